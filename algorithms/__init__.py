@@ -1,0 +1,1 @@
+"""CFR solvers, exact equilibria and exploitability for two-player zero-sum OpenSpiel games."""

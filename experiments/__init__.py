@@ -1,0 +1,1 @@
+"""Experiments: convergence, reference checks, sweeps and reports."""

@@ -1,0 +1,5 @@
+"""Kuhn poker variants as OpenSpiel (pyspiel) Python games.
+
+Importing this package registers every game with pyspiel, so that
+``pyspiel.load_game("kuhn_poker_ante(ante=2.0)")`` works.
+"""
