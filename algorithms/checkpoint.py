@@ -1,0 +1,81 @@
+"""Checkpoint files: numpy arrays plus a JSON header in one ``.npz``, written atomically.
+
+Layout: an uncompressed ``np.savez`` archive with an entry ``header`` (a 0-d unicode array
+holding JSON) and one entry per array. The header carries ``format`` ("kuhn-cfr-checkpoint"),
+``version``, the caller's fields (game string, solver class and options, iteration, ...) and
+``sha256``, a digest of the arrays' names, dtypes, shapes and bytes. Nothing is pickled; reading
+uses ``allow_pickle=False``. Any file that is truncated, corrupt, of another format or version, or
+whose digest does not match gives a one-line ``ValueError`` naming the file.
+"""
+
+import hashlib
+import json
+import os
+import tempfile
+import zipfile
+from typing import Dict, Tuple
+
+import numpy as np
+
+FORMAT = "kuhn-cfr-checkpoint"
+VERSION = 1
+
+
+def _digest(arrays: Dict[str, np.ndarray]) -> str:
+  h = hashlib.sha256()
+  for name in sorted(arrays):
+    a = np.ascontiguousarray(arrays[name])
+    h.update(f"{name}|{a.dtype.str}|{a.shape}|".encode())
+    h.update(a.tobytes())
+  return h.hexdigest()
+
+
+def atomic_write(path: str, write) -> None:
+  """Calls ``write(file)`` on a temporary file next to ``path``, then renames it to ``path``."""
+  folder = os.path.dirname(os.path.abspath(path))
+  fd, tmp = tempfile.mkstemp(dir=folder, prefix=".tmp-", suffix=os.path.basename(path))
+  try:
+    with os.fdopen(fd, "wb") as f:
+      write(f)
+      f.flush()
+      os.fsync(f.fileno())
+    os.replace(tmp, path)
+  except BaseException:
+    if os.path.exists(tmp):
+      os.remove(tmp)
+    raise
+
+
+def write_checkpoint(path: str, header: dict, arrays: Dict[str, np.ndarray]) -> None:
+  """Writes ``arrays`` and ``header`` (JSON-serialisable) to ``path`` atomically."""
+  if "header" in arrays:
+    raise ValueError("'header' is reserved and cannot be an array name")
+  full = dict(header, format=FORMAT, version=VERSION, sha256=_digest(arrays))
+  text = json.dumps(full, sort_keys=True)
+  atomic_write(path, lambda f: np.savez(f, header=np.array(text), **arrays))
+
+
+def read_checkpoint(path: str) -> Tuple[dict, Dict[str, np.ndarray]]:
+  """Reads a checkpoint; returns (header, arrays) or raises a one-line ValueError."""
+  try:
+    with np.load(path, allow_pickle=False) as data:
+      contents = {name: data[name] for name in data.files}
+  except FileNotFoundError:
+    raise ValueError(f"{path}: no such checkpoint file") from None
+  except (OSError, ValueError, EOFError, zipfile.BadZipFile, KeyError) as e:
+    raise ValueError(f"{path}: not a readable checkpoint ({type(e).__name__}: "
+                     f"{str(e).splitlines()[0] if str(e) else ''})") from None
+  if "header" not in contents or contents["header"].dtype.kind != "U":
+    raise ValueError(f"{path}: not a {FORMAT} file (no JSON header)")
+  try:
+    header = json.loads(str(contents.pop("header")))
+  except json.JSONDecodeError:
+    raise ValueError(f"{path}: not a {FORMAT} file (header is not JSON)") from None
+  if not isinstance(header, dict) or header.get("format") != FORMAT:
+    raise ValueError(f"{path}: not a {FORMAT} file")
+  if header.get("version") != VERSION:
+    raise ValueError(f"{path}: {FORMAT} version {header.get('version')} is not supported "
+                     f"(supported: {VERSION})")
+  if header.get("sha256") != _digest(contents):
+    raise ValueError(f"{path}: checkpoint arrays do not match their recorded digest (corrupt)")
+  return header, contents

@@ -1,0 +1,338 @@
+"""OpenSpiel-compatible CFR solvers running on the flat-array engine.
+
+Drop-in replacements for ``open_spiel.python.algorithms.cfr`` and ``discounted_cfr``: same class
+names, same public API (``evaluate_and_update_policy()``, ``current_policy()``,
+``average_policy()`` returning ``policy.TabularPolicy``), and subclasses of OpenSpiel's
+``cfr._CFRSolver`` (hence of ``cfr._CFRSolverBase``) so that ``isinstance`` checks keep working::
+
+  from algorithms import CFRSolver          # instead of: from open_spiel.python.algorithms.cfr
+  solver = CFRSolver(game)
+  for _ in range(1000):
+    solver.evaluate_and_update_policy()
+  solver.average_policy()
+
+Differences from OpenSpiel, all documented on the methods:
+
+* ``__init__`` does not call ``_CFRSolverBase.__init__``, which walks the game twice
+  (``TabularPolicy(game)`` and ``_initialize_info_state_nodes``); the game is walked once into a
+  ``GameTree`` and both policies are built from it.
+* ``current_policy()`` and ``average_policy()`` return the same ``TabularPolicy`` objects on
+  every call (as OpenSpiel does), refreshed from the engine's arrays when called.
+* ``_info_state_nodes`` is a read-only snapshot built on access; its ``cumulative_policy`` holds
+  the sequence-form numerators sum_t w_t x_i(I, a), which are OpenSpiel's divided by the number
+  of histories in I (the normalised average policy is identical).
+
+Extras: ``solve(iterations, progress=...)``, ``nash_conv()``, ``exploitability()``,
+``save(path)`` and ``load(path)`` (exact resume, see ``checkpoint``).
+"""
+
+import json
+from typing import Callable, Dict, Optional
+
+import numpy as np
+import pyspiel
+import tqdm
+
+from open_spiel.python import policy as policy_lib
+from open_spiel.python.algorithms import cfr
+
+from algorithms import checkpoint
+from algorithms.cfr_engine import CFREngine, TreeArrays, UpdateRule
+from algorithms.chance_sampling import ChanceSampler
+from algorithms.game_tree import DEFAULT_MAX_NODES, GameTree
+from algorithms.tree_exploitability import TreeEvaluator
+
+
+class _EngineSolver(cfr._CFRSolver):  # pylint: disable=protected-access
+  """Common part of the solvers: the tree, the engine and OpenSpiel's attributes."""
+
+  def __init__(self, game: pyspiel.Game, rule: UpdateRule, tree: Optional[GameTree],
+               max_nodes: int):
+    # Deliberately not calling _CFRSolverBase.__init__: it walks the game twice. The same
+    # attributes are set from one walk.
+    if tree is None:
+      tree = GameTree.from_game(game, max_nodes)
+    elif str(tree.game) != str(game):
+      raise ValueError(f"tree is for game {tree.game}, not {game}")
+    self._game = game
+    self._num_players = game.num_players()
+    self._root_node = game.new_initial_state()
+    self._current_policy = tree.tabular_policy()
+    self._average_policy = self._current_policy.__copy__()
+    self._linear_averaging = rule.averaging_gamma > 0
+    self._alternating_updates = rule.alternating_updates
+    self._regret_matching_plus = rule.regret_matching_plus
+    self._tree = tree
+    self._arrays = TreeArrays(tree)
+    self._engine = CFREngine(self._arrays, rule)
+    self._evaluator = None
+
+  # OpenSpiel's interface ---------------------------------------------------------------------
+
+  @property
+  def _iteration(self) -> int:
+    return self._engine.iteration
+
+  def evaluate_and_update_policy(self) -> None:
+    """One iteration: regrets and average numerators updated, current policy refreshed."""
+    self._engine.iterate(self._sampler())
+
+  def _sampler(self) -> Optional[Callable]:
+    return None
+
+  def current_policy(self) -> policy_lib.TabularPolicy:
+    """The current policy (regret matching of the cumulative regrets), as a TabularPolicy.
+
+    The same object is returned on every call and refreshed in place, as in OpenSpiel.
+    """
+    self._arrays.to_tabular(self._engine.sigma, self._current_policy.action_probability_array)
+    return self._current_policy
+
+  def average_policy(self) -> policy_lib.TabularPolicy:
+    """The average policy sum_t w_t x_i^t(I, a) / sum_t w_t x_i^t(I), uniform where unreached.
+
+    The same object is returned on every call and refreshed in place, as in OpenSpiel.
+    """
+    self._arrays.to_tabular(self._engine.average(), self._average_policy.action_probability_array)
+    return self._average_policy
+
+  @property
+  def _info_state_nodes(self) -> Dict[str, cfr._InfoStateNode]:  # pylint: disable=protected-access
+    """Read-only snapshot in OpenSpiel's form (see the module docstring)."""
+    a, e = self._arrays, self._engine
+    nodes = {}
+    for pl, p in enumerate(self._tree.players):
+      for i, key in enumerate(p.infoset_keys):
+        g = a.global_infoset[pl][i]
+        s = slice(a.infoset_start[g], a.infoset_start[g] + a.infoset_num_actions[g])
+        node = cfr._InfoStateNode(  # pylint: disable=protected-access
+            legal_actions=list(p.legal_actions[i]), index_in_tabular_policy=int(p.tabular_row[i]))
+        node.cumulative_regret.update(zip(p.legal_actions[i], e.regrets[s].tolist()))
+        node.cumulative_policy.update(zip(p.legal_actions[i], e.cumulative[s].tolist()))
+        nodes[key] = node
+    return nodes
+
+  # Extras ------------------------------------------------------------------------------------
+
+  @property
+  def tree(self) -> GameTree:
+    return self._tree
+
+  @property
+  def engine(self) -> CFREngine:
+    return self._engine
+
+  @property
+  def iteration(self) -> int:
+    return self._engine.iteration
+
+  def solve(self, iterations: int, progress: bool = False,
+            callback: Optional[Callable[["_EngineSolver"], None]] = None) -> "_EngineSolver":
+    """Runs ``iterations`` more iterations, with a tqdm progress bar if ``progress``.
+
+    Args:
+      iterations: number of iterations (>= 0).
+      progress: show a progress bar.
+      callback: called with the solver after every iteration.
+    """
+    if iterations < 0:
+      raise ValueError(f"iterations must be >= 0, got {iterations}")
+    for _ in tqdm.trange(iterations, disable=not progress, desc=type(self).__name__,
+                         leave=False):
+      self.evaluate_and_update_policy()
+      if callback is not None:
+        callback(self)
+    return self
+
+  def _tree_evaluator(self) -> TreeEvaluator:
+    if self._evaluator is None:
+      self._evaluator = TreeEvaluator(self._arrays)
+    return self._evaluator
+
+  def nash_conv(self, average: bool = True) -> float:
+    """Exact NashConv of the average (or current) policy, computed on the tree."""
+    sigma = self._engine.average() if average else self._engine.sigma
+    return self._tree_evaluator().nash_conv(sigma)
+
+  def exploitability(self, average: bool = True) -> float:
+    """Exact exploitability of the average (or current) policy, computed on the tree."""
+    sigma = self._engine.average() if average else self._engine.sigma
+    return self._tree_evaluator().exploitability(sigma)
+
+  def options(self) -> dict:
+    """Constructor keyword arguments that rebuild an equivalent solver (JSON-serialisable)."""
+    raise NotImplementedError
+
+  def save(self, path: str) -> None:
+    """Writes a checkpoint (regrets, numerators, policy, iteration, random state) atomically.
+
+    ``load(path)`` followed by more iterations gives exactly the arrays of an uninterrupted run.
+    """
+    e = self._engine
+    header = {"game": str(self._game), "solver": type(self).__name__, "options": self.options(),
+              "iteration": e.iteration, "num_sequences": self._arrays.num_sequences,
+              "rng_state": self._rng_state()}
+    checkpoint.write_checkpoint(path, header, {"regrets": e.regrets, "cumulative": e.cumulative,
+                                               "sigma": e.sigma})
+
+  def _rng_state(self) -> Optional[dict]:
+    return None
+
+  def _set_rng_state(self, state: Optional[dict]) -> None:
+    pass
+
+  @classmethod
+  def load(cls, path: str, game: Optional[pyspiel.Game] = None,
+           tree: Optional[GameTree] = None) -> "_EngineSolver":
+    """Rebuilds a solver from ``save``'s file.
+
+    Args:
+      path: the checkpoint file.
+      game: the game; loaded from the file's game string if None (Python games of OpenSpiel and
+        of ``spiel_games`` are registered first). Must be the checkpoint's game.
+      tree: optionally the game's ``GameTree``, to skip the walk.
+
+    Raises:
+      ValueError: unreadable or corrupt file, another game, or a checkpoint of a solver class
+        that is not ``cls`` (or a subclass of it).
+    """
+    header, arrays = checkpoint.read_checkpoint(path)
+    solver_cls = SOLVERS.get(header.get("solver"))
+    if solver_cls is None or not issubclass(solver_cls, cls):
+      raise ValueError(f"{path}: checkpoint of solver {header.get('solver')!r} cannot be loaded "
+                       f"as {cls.__name__} (known: {sorted(SOLVERS)})")
+    if game is None:
+      game = _load_game(header["game"])
+    elif str(game) != header["game"]:
+      raise ValueError(f"{path}: checkpoint is for game {header['game']!r}, not {str(game)!r}")
+    solver = solver_cls(game, tree=tree, **header["options"])
+    e = solver._engine  # pylint: disable=protected-access
+    g = solver._arrays.num_sequences  # pylint: disable=protected-access
+    for name in ("regrets", "cumulative", "sigma"):
+      if name not in arrays or arrays[name].shape != (g,) or arrays[name].dtype != np.float64:
+        raise ValueError(f"{path}: array {name!r} missing or not float64 of shape ({g},)")
+    e.regrets[:] = arrays["regrets"]
+    e.cumulative[:] = arrays["cumulative"]
+    e.sigma[:] = arrays["sigma"]
+    e.iteration = int(header["iteration"])
+    solver._set_rng_state(header.get("rng_state"))  # pylint: disable=protected-access
+    return solver
+
+
+def _load_game(game_string: str) -> pyspiel.Game:
+  """Loads a game by string after registering the Python games this project knows."""
+  # pylint: disable=import-outside-toplevel,unused-import
+  from open_spiel.python import games as _openspiel_games
+  try:
+    import spiel_games as _project_games
+  except ImportError:
+    pass
+  return pyspiel.load_game(game_string)
+
+
+class CFRSolver(_EngineSolver):
+  """Vanilla CFR (Zinkevich et al., NeurIPS 2007) as OpenSpiel's ``cfr.CFRSolver``.
+
+  Defaults as OpenSpiel's: alternating updates, regret matching, uniform averaging. The options
+  of OpenSpiel's ``cfr._CFRSolver`` are accepted as keywords.
+  """
+
+  def __init__(self, game: pyspiel.Game, *, alternating_updates: bool = True,
+               linear_averaging: bool = False, regret_matching_plus: bool = False,
+               tree: Optional[GameTree] = None, max_nodes: int = DEFAULT_MAX_NODES):
+    rule = UpdateRule(alternating_updates=alternating_updates,
+                      regret_matching_plus=regret_matching_plus,
+                      averaging_gamma=1.0 if linear_averaging else 0.0)
+    super().__init__(game, rule, tree, max_nodes)
+
+  def options(self) -> dict:
+    return {"alternating_updates": self._alternating_updates,
+            "linear_averaging": self._linear_averaging,
+            "regret_matching_plus": self._regret_matching_plus}
+
+
+class CFRPlusSolver(CFRSolver):
+  """CFR+ (Tammelin 2014) as OpenSpiel's ``cfr.CFRPlusSolver``: RM+, alternating, linear avg."""
+
+  def __init__(self, game: pyspiel.Game, *, tree: Optional[GameTree] = None,
+               max_nodes: int = DEFAULT_MAX_NODES):
+    super().__init__(game, alternating_updates=True, linear_averaging=True,
+                     regret_matching_plus=True, tree=tree, max_nodes=max_nodes)
+
+  def options(self) -> dict:
+    return {}
+
+
+class DCFRSolver(_EngineSolver):
+  """Discounted CFR (Brown and Sandholm, AAAI 2019) as OpenSpiel's ``discounted_cfr.DCFRSolver``.
+
+  After each player's update its positive regrets are scaled by t^alpha / (t^alpha + 1), its
+  negative ones by t^beta / (t^beta + 1); iteration t weighs t^gamma in the average policy.
+  """
+
+  def __init__(self, game: pyspiel.Game, *, alpha: float = 1.5, beta: float = 0.0,
+               gamma: float = 2.0, tree: Optional[GameTree] = None,
+               max_nodes: int = DEFAULT_MAX_NODES):
+    self.alpha, self.beta, self.gamma = float(alpha), float(beta), float(gamma)
+    rule = UpdateRule(alternating_updates=True, averaging_gamma=self.gamma,
+                      discount_alpha=self.alpha, discount_beta=self.beta)
+    super().__init__(game, rule, tree, max_nodes)
+
+  def options(self) -> dict:
+    return {"alpha": self.alpha, "beta": self.beta, "gamma": self.gamma}
+
+
+class LCFRSolver(DCFRSolver):
+  """Linear CFR (Brown and Sandholm 2019): DCFR with alpha = beta = gamma = 1."""
+
+  def __init__(self, game: pyspiel.Game, *, tree: Optional[GameTree] = None,
+               max_nodes: int = DEFAULT_MAX_NODES):
+    super().__init__(game, alpha=1.0, beta=1.0, gamma=1.0, tree=tree, max_nodes=max_nodes)
+
+  def options(self) -> dict:
+    return {}
+
+
+class ChanceSamplingCFRSolver(_EngineSolver):
+  """Chance-sampling CFR (Lanctot, Waugh, Zinkevich, Bowling, NeurIPS 2009).
+
+  Every pass samples one outcome at every chance node (``chance_sampling.ChanceSampler``) and
+  updates regrets and the average policy on all player actions below the sampled outcomes. With
+  alternating updates (the default, as OpenSpiel's CFR) each player's pass draws its own sample,
+  so that each regret update is unbiased given the policy it is computed against (player 1's
+  pass sees player 0's policy updated from player 0's sample). Deterministic for a given seed.
+  """
+
+  def __init__(self, game: pyspiel.Game, *, seed: Optional[int] = None,
+               alternating_updates: bool = True, linear_averaging: bool = False,
+               regret_matching_plus: bool = False, tree: Optional[GameTree] = None,
+               max_nodes: int = DEFAULT_MAX_NODES):
+    rule = UpdateRule(alternating_updates=alternating_updates,
+                      regret_matching_plus=regret_matching_plus,
+                      averaging_gamma=1.0 if linear_averaging else 0.0)
+    super().__init__(game, rule, tree, max_nodes)
+    self._seed = seed
+    self._chance_sampler = ChanceSampler(self._arrays, np.random.default_rng(seed))
+
+  def _sampler(self) -> Callable:
+    return self._chance_sampler
+
+  def options(self) -> dict:
+    return {"seed": self._seed, "alternating_updates": self._alternating_updates,
+            "linear_averaging": self._linear_averaging,
+            "regret_matching_plus": self._regret_matching_plus}
+
+  def _rng_state(self) -> dict:
+    return self._chance_sampler.rng.bit_generator.state
+
+  def _set_rng_state(self, state: Optional[dict]) -> None:
+    generator = self._chance_sampler.rng.bit_generator
+    try:
+      generator.state = json.loads(json.dumps(state))
+    except (TypeError, ValueError, KeyError) as e:
+      raise ValueError(f"checkpoint random state is not a {type(generator).__name__} state "
+                       f"({e})") from None
+
+
+SOLVERS = {cls.__name__: cls for cls in (CFRSolver, CFRPlusSolver, DCFRSolver, LCFRSolver,
+                                         ChanceSamplingCFRSolver)}

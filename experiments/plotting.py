@@ -1,0 +1,69 @@
+"""Plot helpers shared by the experiments: atomic PNG output, convergence axes, regime markers.
+
+Figures are drawn with matplotlib's Agg backend (no display needed).
+"""
+
+import pathlib
+import re
+from typing import Optional, Sequence
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.figure  # pylint: disable=g-import-not-at-top
+import matplotlib.pyplot as plt  # pylint: disable=g-import-not-at-top
+import numpy as np
+
+from experiments import sweep
+
+
+def slug(text: str) -> str:
+  """A file-name-safe version of ``text`` (e.g. of a game string)."""
+  return re.sub(r"[^A-Za-z0-9.=-]+", "_", text).strip("_")
+
+
+def save_figure(fig: matplotlib.figure.Figure, path: pathlib.Path) -> pathlib.Path:
+  """Saves ``fig`` as a PNG at ``path`` atomically, closes it, and returns ``path``."""
+  sweep.atomic_write(path, lambda tmp: fig.savefig(tmp, format="png", dpi=110,
+                                                   bbox_inches="tight"))
+  plt.close(fig)
+  return pathlib.Path(path)
+
+
+def line_with_band(ax: matplotlib.axes.Axes, x: np.ndarray, runs: np.ndarray, label: str,
+                   **style) -> None:
+  """Draws the median of ``runs`` (one row per seed) against ``x``; with several rows, the
+  min-max band over the rows around it."""
+  runs = np.atleast_2d(runs)
+  line, = ax.plot(x, np.median(runs, axis=0), label=label, **style)
+  if runs.shape[0] > 1:
+    ax.fill_between(x, runs.min(axis=0), runs.max(axis=0), color=line.get_color(), alpha=0.2,
+                    linewidth=0)
+
+
+def sqrt_guide(ax: matplotlib.axes.Axes, x: Sequence[float], anchor_x: float,
+               anchor_y: float) -> None:
+  """Draws the O(1/sqrt(T)) guide line y = anchor_y sqrt(anchor_x / x) (dashed, grey), the rate
+  of CFR's regret bound (Zinkevich et al., NeurIPS 2007)."""
+  x = np.asarray(x, dtype=float)
+  ax.plot(x, anchor_y * np.sqrt(anchor_x / x), linestyle="--", color="grey", linewidth=1,
+          label=r"$O(1/\sqrt{T})$")
+
+
+def mark_regimes(ax: matplotlib.axes.Axes, boundaries: Sequence[float],
+                 labels: Optional[Sequence[str]] = None) -> None:
+  """Draws vertical dotted lines at regime boundaries and names the regimes between them.
+
+  Args:
+    ax: the axes (x is the swept parameter).
+    boundaries: x positions where the regime changes.
+    labels: names of the len(boundaries) + 1 regimes, left to right (optional).
+  """
+  for b in boundaries:
+    ax.axvline(b, color="black", linestyle=":", linewidth=1)
+  if labels:
+    lo, hi = ax.get_xlim()
+    edges = [lo, *[b for b in boundaries if lo < b < hi], hi]
+    for left, right, label in zip(edges[:-1], edges[1:], labels):
+      ax.text((left + right) / 2, 0.98, label, transform=ax.get_xaxis_transform(),
+              ha="center", va="top", fontsize=8, color="dimgrey")

@@ -1,0 +1,96 @@
+"""Playthrough golden files of ``kuhn_poker_ante``, made with OpenSpiel's ``generate_playthrough``.
+
+A playthrough records one hand of a game with every string, tensor, legal action and
+return at every state, in OpenSpiel's own format; ``tests/test_playthroughs.py`` replays each file
+and fails when the game's behaviour changes. After an intended change, regenerate them with::
+
+  python -m spiel_games.playthroughs            # rewrites tests/playthroughs/*.txt
+  python -m spiel_games.playthroughs --check    # exit status 1 if any file is out of date
+
+and review the difference with ``git diff tests/playthroughs``.
+"""
+
+import argparse
+import os
+import pathlib
+import sys
+from typing import Dict, List, Optional, Sequence, Tuple
+
+from absl import flags
+from open_spiel.python.algorithms import generate_playthrough
+
+# Importing this module runs spiel_games/__init__.py, which registers the games.
+
+# File name -> (game string, actions: the two deals, then the players' actions, 0 pass, 1 bet).
+# Together the hands show a showdown after a call, folds of either player and a bluff.
+GAMES: Dict[str, Tuple[str, Tuple[int, ...]]] = {
+    "kuhn_poker_ante.txt": ("kuhn_poker_ante", (2, 0, 0, 1, 1)),
+    "kuhn_poker_ante_ante2_bet1.txt": ("kuhn_poker_ante(ante=2.0,bet=1.0)", (0, 2, 1, 0)),
+    "kuhn_poker_ante_simplified_ante1.txt": ("kuhn_poker_ante(ante=1.0,simplified=True)",
+                                             (0, 1, 1, 1)),
+    "kuhn_poker_ante_simplified_ante2.txt": ("kuhn_poker_ante(ante=2.0,simplified=True)",
+                                             (2, 1, 1, 0)),
+    "kuhn_poker_ante_deck4.txt": ("kuhn_poker_ante(deck_size=4)", (3, 1, 0, 1, 0)),
+}
+DEFAULT_FOLDER = pathlib.Path(__file__).resolve().parents[1] / "tests" / "playthroughs"
+
+
+def generate(name: str) -> str:
+  """The playthrough text of the golden file ``name`` (a key of ``GAMES``)."""
+  game_string, actions = GAMES[name]
+  return generate_playthrough.playthrough(game_string, action_sequence=list(actions))
+
+
+def replay(path: os.PathLike) -> Tuple[str, str]:
+  """Replays the actions recorded in a golden file; returns (recorded text, regenerated text).
+
+  Wraps ``generate_playthrough.replay``, which reads an absl flag, so flags are marked parsed
+  (at their defaults) when the caller has not parsed them, as under pytest.
+  """
+  if not flags.FLAGS.is_parsed():
+    flags.FLAGS.mark_as_parsed()
+  return generate_playthrough.replay(str(path))
+
+
+def _write_atomically(path: pathlib.Path, text: str) -> None:
+  """Writes a temporary file next to ``path``, then renames it over ``path``."""
+  tmp = path.parent / f".{path.name}.{os.getpid()}.tmp"
+  try:
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, path)
+  finally:
+    tmp.unlink(missing_ok=True)
+
+
+def out_of_date(folder: pathlib.Path) -> List[str]:
+  """Names of golden files in ``folder`` that are missing or differ from a fresh generation."""
+  return [name for name in GAMES
+          if not (folder / name).is_file()
+          or (folder / name).read_text(encoding="utf-8") != generate(name)]
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+  parser = argparse.ArgumentParser(prog="python -m spiel_games.playthroughs",
+                                   description=__doc__.splitlines()[0])
+  parser.add_argument("--folder", type=pathlib.Path, default=DEFAULT_FOLDER,
+                      help=f"where the golden files live (default: {DEFAULT_FOLDER})")
+  parser.add_argument("--check", action="store_true",
+                      help="only report out-of-date files; exit status 1 if there are any")
+  args = parser.parse_args(argv)
+  if args.check and not args.folder.is_dir():
+    print(f"error: --folder {args.folder} is not a directory", file=sys.stderr)
+    return 2
+  stale = out_of_date(args.folder)
+  if args.check:
+    for name in stale:
+      print(f"out of date: {args.folder / name}")
+    return 1 if stale else 0
+  args.folder.mkdir(parents=True, exist_ok=True)
+  for name in stale:
+    _write_atomically(args.folder / name, generate(name))
+    print(f"wrote {args.folder / name}")
+  return 0
+
+
+if __name__ == "__main__":
+  sys.exit(main())

@@ -1,0 +1,127 @@
+"""Tests of the head-to-head experiment and the named policies (experiments/head_to_head.py,
+experiments/policies.py)."""
+
+import numpy as np
+import pandas as pd
+import pytest
+import pyspiel
+from scipy import stats
+
+import spiel_games  # pylint: disable=unused-import  (registers kuhn_poker_ante)
+from algorithms import policy_io
+from experiments import cli
+from experiments import head_to_head
+from experiments import policies
+from spiel_games import kuhn_rules
+
+
+def kuhn_value(rules, bet_0, bet_1):
+  """Player 0's expected return by direct enumeration of deals and betting histories with
+  ``KuhnRules`` (independent of OpenSpiel's tree walk); bet_i(card, history) is player i's
+  probability of action 1 (bet/call)."""
+  total = 0.0
+  for cards in rules.deals():
+    stack = [("", 1.0)]
+    while stack:
+      history, reach = stack.pop()
+      if rules.is_terminal(history):
+        total += float(rules.deal_probability()) * reach * rules.returns(history, cards)[0]
+        continue
+      player = rules.current_player(history)
+      p_bet = (bet_0, bet_1)[player](cards[player], history)
+      stack += [(history + "p", reach * (1 - p_bet)), (history + "b", reach * p_bet)]
+  return total
+
+
+@pytest.fixture(scope="module")
+def kuhn():
+  return pyspiel.load_game("kuhn_poker_ante")
+
+
+def test_named_policies_have_their_exact_values(kuhn):
+  rules = kuhn_rules.KuhnRules()
+  uniform = lambda card, history: 0.5
+  bet = lambda card, history: 1.0
+  cases = [("uniform", "always-bet", uniform, bet), ("always-bet", "uniform", bet, uniform),
+           ("always-bet", "always-bet", bet, bet)]
+  for name_0, name_1, bet_0, bet_1 in cases:
+    exact = policies.expected_value(kuhn, policies.make_policy(kuhn, name_0),
+                                    policies.make_policy(kuhn, name_1))
+    assert exact == pytest.approx(kuhn_value(rules, bet_0, bet_1), abs=1e-12)
+  # Kuhn (1950): the game value is -1/18 for player 0.
+  equilibrium = policies.make_policy(kuhn, "equilibrium")
+  assert policies.expected_value(kuhn, equilibrium, equilibrium) == pytest.approx(-1 / 18,
+                                                                                  abs=1e-12)
+
+
+def test_solver_policy_name(kuhn):
+  cfr = policies.make_policy(kuhn, "cfr:50")
+  again = policies.make_policy(kuhn, "cfr:50")
+  np.testing.assert_array_equal(cfr.action_probability_array, again.action_probability_array)
+  # CFR's average after 50 iterations is close to the value -1/18, within its NashConv.
+  from open_spiel.python.algorithms import exploitability  # pylint: disable=g-import-not-at-top
+  nash_conv = exploitability.nash_conv(kuhn, cfr)
+  assert policies.expected_value(kuhn, cfr, cfr) == pytest.approx(-1 / 18, abs=nash_conv)
+
+
+def test_policy_file_name(kuhn, tmp_path):
+  cfr = policies.make_policy(kuhn, "cfr:20")
+  path = tmp_path / "cfr.json"
+  policy_io.save_policy(str(path), cfr)
+  loaded = policies.make_policy(kuhn, f"file:{path}")
+  np.testing.assert_array_equal(loaded.action_probability_array, cfr.action_probability_array)
+
+
+@pytest.mark.parametrize("name, message", [
+    ("bogus", "unknown policy"), ("cfr:0", "positive integer"), ("cfr:x", "positive integer"),
+    ("nosolver:10", "unknown solver"), ("file:/nonexistent/policy.json", "no such file")])
+def test_bad_policy_names(kuhn, name, message):
+  with pytest.raises(ValueError, match=message):
+    policies.make_policy(kuhn, name)
+
+
+def test_play_counts_and_interval(kuhn):
+  hands = 20000
+  result = head_to_head.play(kuhn, ["uniform", "always-bet"], hands, seed=0)
+  wins, draws, losses = result.wins_draws_losses
+  assert wins + losses == hands and draws == 0  # Kuhn poker has no draws.
+  half = stats.norm.ppf(0.975) * result.returns.std(ddof=1) / np.sqrt(hands)
+  assert result.half_width == pytest.approx(half, rel=1e-9)
+  rules = kuhn_rules.KuhnRules()
+  assert result.exact == pytest.approx(kuhn_value(rules, lambda c, h: 0.5, lambda c, h: 1.0),
+                                       abs=1e-12)
+  # Seeded, so deterministic: the exact value lies in this run's 95% interval.
+  assert result.exact_in_interval
+  assert set(np.unique(result.returns)) <= {-2.0, -1.0, 1.0, 2.0}
+
+
+def test_sampled_outcome_frequencies_match_exact_probabilities(kuhn):
+  # always-bet vs always-bet: every hand is a showdown for 2 chips, player 0 wins with the higher
+  # card: probability 1/2 exactly (three of the six equally likely deals).
+  result = head_to_head.play(kuhn, ["always-bet", "always-bet"], 4000, seed=1)
+  assert set(np.unique(result.returns)) == {-2.0, 2.0}
+  wins = result.wins_draws_losses[0]
+  assert abs(wins / 4000 - 0.5) < 5 * np.sqrt(0.25 / 4000)  # 5 standard errors.
+  assert result.exact == 0.0
+
+
+def test_play_is_reproducible(kuhn):
+  a = head_to_head.play(kuhn, ["uniform", "equilibrium"], 300, seed=3)
+  b = head_to_head.play(kuhn, ["uniform", "equilibrium"], 300, seed=3)
+  np.testing.assert_array_equal(a.returns, b.returns)
+
+
+def test_cli_quick_run(tmp_path):
+  code = cli.main(["head-to-head", "--quick", "--quiet", "--p0", "cfr:100", "--p1", "uniform",
+                   "--out", str(tmp_path)])
+  assert code == 0
+  frame = pd.read_csv(tmp_path / "head-to-head" / "head_to_head.csv")
+  row = frame.iloc[0]
+  assert row.hands == head_to_head.QUICK_HANDS
+  assert row.wins + row.draws + row.losses == row.hands
+  assert row.ci95_low <= row.exact_value <= row.ci95_high
+
+
+def test_cli_rejects_bad_policy(tmp_path, capsys):
+  assert cli.main(["head-to-head", "--p0", "bogus", "--out", str(tmp_path)]) == 2
+  assert "unknown policy 'bogus'" in capsys.readouterr().err

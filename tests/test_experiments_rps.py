@@ -1,0 +1,105 @@
+"""Tests of the rock-paper-scissors regret-matching experiment (experiments/rps.py)."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from experiments import cli
+from experiments import rps
+
+
+def test_modified_game_doubles_every_payoff_involving_scissors():
+  # ReBeL (Brown et al. 2020), modified RPS example: scissors' wins and losses pay 2, the rest
+  # as in RPS.
+  base, modified = rps.rps_game(), rps.modified_rps_game()
+  expected = base.row_utilities().copy()
+  expected[2, :] *= 2
+  expected[:, 2] *= 2
+  np.testing.assert_array_equal(modified.row_utilities(), expected)
+  np.testing.assert_array_equal(modified.col_utilities(), -expected)
+  assert modified.row_utility(2, 1) == 2  # Scissors beats paper: +2.
+  assert modified.row_utility(0, 1) == -1  # Rock loses to paper: -1.
+
+
+@pytest.mark.parametrize("game, expected", [
+    (rps.rps_game(), [1 / 3, 1 / 3, 1 / 3]),  # Symmetric game: uniform.
+    (rps.modified_rps_game(), [0.4, 0.4, 0.2]),  # Brown et al. 2020 (ReBeL), modified RPS example.
+])
+def test_lemke_howson_equilibrium_matches_published(game, expected):
+  row, col = rps.equilibrium(game)
+  np.testing.assert_allclose(row, expected, atol=1e-12)
+  np.testing.assert_allclose(col, expected, atol=1e-12)
+  assert rps.nash_conv(game, row, col) == pytest.approx(0.0, abs=1e-12)
+
+
+def test_first_steps_against_0_90_10_by_hand():
+  # By hand: u = A y = (-0.8, -0.1, 0.9) against y = (0, 0.9, 0.1); iteration 1 plays uniform
+  # (no regret yet), so regrets = u - 0 = (-0.8, -0.1, 0.9) and iteration 2 plays pure scissors.
+  run = rps.against_fixed(rps.rps_game(), (0.0, 0.9, 0.1), 2)
+  np.testing.assert_allclose(run.average[0], [1 / 3, 1 / 3, 1 / 3])
+  np.testing.assert_allclose(run.average[1], [1 / 6, 1 / 6, 2 / 3])
+  # Average regret after 2: (0.9 + 0.9) / 2 - (0 + 0.9) / 2 = 0.45.
+  assert run.regret[1] == pytest.approx(0.45, abs=1e-12)
+
+
+@pytest.mark.parametrize("opponent, best_value", [((0.0, 0.9, 0.1), 0.9), ((0.1, 0.8, 0.1), 0.7)])
+def test_pure_best_response_against_fixed_opponent(opponent, best_value):
+  # Best response: scissors, value 0.9 (resp. 0.8 - 0.1 = 0.7), exact from the payoff matrix.
+  iterations = 2000
+  run = rps.against_fixed(rps.rps_game(), opponent, iterations)
+  bound = rps.regret_bound(run.game, iterations)  # Zinkevich et al. 2007: Delta sqrt(|A|/T).
+  assert 0 <= run.regret[-1] <= bound
+  payoff = run.average[-1] @ (run.game.row_utilities() @ np.asarray(opponent))
+  assert best_value - bound <= payoff <= best_value
+  # Regret >= (1 - sigma_bar(S)) * gap, with gap 0.9 - (-0.1) = 1.0 (resp. 0.7 - 0 = 0.7).
+  assert run.average[-1, 2] >= 1 - bound / 0.7
+
+
+def test_uniform_opponent_every_strategy_is_a_best_response():
+  game = rps.rps_game()
+  # Exact: A (1/3, 1/3, 1/3) = 0 for every pure strategy, so regret is 0 whatever is played.
+  np.testing.assert_array_equal(game.row_utilities() @ np.full(3, 1 / 3), np.zeros(3))
+  run = rps.against_fixed(game, (1 / 3, 1 / 3, 1 / 3), 500)
+  np.testing.assert_allclose(run.average[-1], np.full(3, 1 / 3), atol=1e-15)
+  assert np.all(run.regret == 0.0)
+  sampled = rps.against_fixed(game, (1 / 3, 1 / 3, 1 / 3), 2000, rng=np.random.default_rng(0))
+  # Sampled feedback drifts away from uniform, yet its exact expected payoff is still 0.
+  assert np.abs(sampled.average[-1] - 1 / 3).max() > 0.01
+  assert sampled.average[-1] @ game.row_utilities() @ np.full(3, 1 / 3) == pytest.approx(0.0,
+                                                                                        abs=1e-15)
+
+
+@pytest.mark.parametrize("game", [rps.rps_game(), rps.modified_rps_game()])
+def test_self_play_average_converges_to_equilibrium(game):
+  iterations = 3000
+  run = rps.self_play(game, iterations, np.random.default_rng(0))
+  # Folk theorem: NashConv of the average <= sum of the two players' average regrets.
+  bound = 2 * rps.regret_bound(game, iterations)
+  assert run.regret[-1] <= bound
+  assert run.regret[-1] < run.regret[9] / 3  # It actually decreases, not just stays bounded.
+  row_eq, col_eq = rps.equilibrium(game)
+  value = run.average[-1] @ game.row_utilities() @ run.average_col[-1]
+  assert value == pytest.approx(row_eq @ game.row_utilities() @ col_eq, abs=run.regret[-1])
+  # Independent recomputation: in a zero-sum game NashConv = max_r (A y)_r - min_c (x A)_c.
+  x, y, a = run.average[-1], run.average_col[-1], game.row_utilities()
+  assert run.regret[-1] == pytest.approx((a @ y).max() - (x @ a).min(), abs=1e-12)
+
+
+def test_bad_opponent_is_a_value_error():
+  with pytest.raises(ValueError, match="opponent strategy"):
+    rps.against_fixed(rps.rps_game(), (0.5, 0.5, 0.5), 10)
+
+
+def test_cli_quick_run_writes_outputs_and_checks_pass(tmp_path):
+  assert cli.main(["rps", "--quick", "--quiet", "--out", str(tmp_path)]) == 0
+  out = tmp_path / "rps"
+  for name in ("rps.csv", "rps_strategies.png", "rps_exploitability.png"):
+    assert (out / name).stat().st_size > 0
+  frame = pd.read_csv(out / "rps.csv")
+  final = frame[frame["iteration"] == rps.QUICK_ITERATIONS].set_index("scenario")
+  assert final.loc["vs 0/90/10", "Scissors"] > 0.99
+
+
+def test_cli_rejects_bad_iterations(tmp_path, capsys):
+  assert cli.main(["rps", "--iterations", "-3", "--out", str(tmp_path)]) == 2
+  assert "iterations" in capsys.readouterr().err

@@ -1,0 +1,97 @@
+"""Tests of the strategy-tables experiment (experiments/strategy_tables.py)."""
+
+import numpy as np
+import pandas as pd
+import pytest
+import pyspiel
+
+import spiel_games  # pylint: disable=unused-import  (registers kuhn_poker_ante)
+from experiments import cli
+from experiments import policies
+from experiments import strategy_tables
+
+
+@pytest.fixture(scope="module")
+def kuhn():
+  return pyspiel.load_game("kuhn_poker_ante")
+
+
+@pytest.fixture(scope="module")
+def cfr_policy(kuhn):
+  return policies.make_policy(kuhn, "cfr:300")
+
+
+def test_information_states_of_kuhn_poker():
+  # OpenSpiel's kuhn_poker: 12 information states, "card" then "p"/"b" history.
+  states = strategy_tables.information_states(pyspiel.load_game("kuhn_poker"))
+  assert len(states) == 12
+  assert states["0pb"] == (0, 0, "pb")
+  assert states["2b"] == (1, 2, "b")
+  assert states["1"] == (0, 1, "")
+
+
+def test_table_of_the_equilibrium_matches_kuhn_1950(kuhn):
+  equilibrium = policies.make_policy(kuhn, "equilibrium")
+  reference = strategy_tables.reference_for(kuhn, equilibrium)
+  frame = strategy_tables.strategy_table(kuhn, equilibrium, reference.policy).set_index(
+      ["info_state", "action"])
+  assert len(frame) == 24
+  assert np.all(frame["difference"] == 0.0)
+  # Kuhn (1950): player 1 calls a bet with the queen w.p. 1/3 and bluffs the jack after a check
+  # w.p. 1/3; nobody calls with the jack; the king always calls.
+  assert frame.loc[("1b", "Call"), "probability"] == pytest.approx(1 / 3, abs=1e-12)
+  assert frame.loc[("0p", "Bet"), "probability"] == pytest.approx(1 / 3, abs=1e-12)
+  assert frame.loc[("0b", "Call"), "probability"] == 0.0
+  assert frame.loc[("2pb", "Call"), "probability"] == 1.0
+  assert frame.loc[("0", "Check"), "card"] == "J"
+  assert frame.loc[("1pb", "Fold"), "betting"] == "Check, Bet"
+
+
+def test_reference_is_the_nearest_member_of_kuhns_family(kuhn, cfr_policy):
+  reference = strategy_tables.reference_for(kuhn, cfr_policy)
+  alpha = cfr_policy.policy_for_key("0")[1]
+  assert 0 <= alpha <= 1 / 3  # CFR's bluff frequency lies in Kuhn's range here.
+  # The member with the same alpha: player 0 bets the king w.p. 3 alpha, calls with the queen
+  # w.p. alpha + 1/3 (Kuhn 1950).
+  assert reference.policy.policy_for_key("0")[1] == pytest.approx(alpha, abs=1e-12)
+  assert reference.policy.policy_for_key("2")[1] == pytest.approx(3 * alpha, abs=1e-12)
+  assert reference.policy.policy_for_key("1pb")[1] == pytest.approx(alpha + 1 / 3, abs=1e-12)
+  assert reference.value == pytest.approx(-1 / 18, abs=1e-15)
+
+
+def test_checks_pass_for_cfr(kuhn, cfr_policy):
+  reference = strategy_tables.reference_for(kuhn, cfr_policy)
+  checks = strategy_tables.checks(kuhn, "cfr:300", cfr_policy, reference)
+  assert all(c.passed for c in checks), checks
+
+
+def test_simplified_game_uses_pass_and_an_lp_reference_for_four_cards():
+  simplified = pyspiel.load_game("kuhn_poker_ante(ante=2.0,simplified=True)")
+  pol = policies.make_policy(simplified, "equilibrium")
+  reference = strategy_tables.reference_for(simplified, pol)
+  frame = strategy_tables.strategy_table(simplified, pol, reference.policy)
+  assert set(frame["action"]) == {"Pass", "Bet", "Fold", "Call"}
+  four = pyspiel.load_game("kuhn_poker_ante(deck_size=4)")
+  reference = strategy_tables.reference_for(four, policies.make_policy(four, "uniform"))
+  assert reference.source == "sequence-form LP"
+  frame = strategy_tables.strategy_table(four, policies.make_policy(four, "uniform"),
+                                         reference.policy)
+  assert list(frame["card"].unique()) == ["T", "J", "Q", "K"]
+
+
+def test_non_kuhn_game_is_a_value_error():
+  with pytest.raises(ValueError, match="Kuhn game"):
+    strategy_tables.rules_of(pyspiel.load_game("leduc_poker"))
+
+
+def test_cli_quick_run(tmp_path):
+  assert cli.main(["strategy-tables", "--quick", "--quiet", "--out", str(tmp_path)]) == 0
+  frame = pd.read_csv(tmp_path / "strategy-tables" / "strategy_table.csv")
+  assert len(frame) == 24
+  sums = frame.groupby("info_state")[["probability", "reference"]].sum()
+  np.testing.assert_allclose(sums.to_numpy(), 1.0, atol=1e-12)
+
+
+def test_cli_rejects_non_kuhn_game(tmp_path, capsys):
+  assert cli.main(["strategy-tables", "--game", "leduc_poker", "--out", str(tmp_path)]) == 2
+  assert "Kuhn game" in capsys.readouterr().err

@@ -1,0 +1,57 @@
+"""Golden-file tests: the playthroughs in tests/playthroughs replay to the same text.
+
+The files are OpenSpiel playthroughs (open_spiel/python/algorithms/generate_playthrough.py) made
+by ``python -m spiel_games.playthroughs``; run it again after an intended change of the game.
+"""
+
+import pathlib
+
+import pytest
+
+from open_spiel.python.algorithms import generate_playthrough
+from spiel_games import playthroughs
+
+FOLDER = pathlib.Path(__file__).parent / "playthroughs"
+
+
+def test_folder_holds_exactly_the_listed_playthroughs():
+  assert sorted(p.name for p in FOLDER.iterdir()) == sorted(playthroughs.GAMES)
+
+
+@pytest.mark.parametrize("name", sorted(playthroughs.GAMES))
+def test_playthrough_replays_identically(name):
+  recorded, replayed = playthroughs.replay(FOLDER / name)
+  assert replayed == recorded, f"regenerate with: python -m spiel_games.playthroughs ({name})"
+  assert recorded.startswith(f"game: {playthroughs.GAMES[name][0]}\n")
+
+
+def test_default_playthrough_is_cpp_kuhn_poker_apart_from_the_game_description():
+  """Every state line (strings, tensors, actions, returns) equals C++ kuhn_poker's."""
+  _, actions = playthroughs.GAMES["kuhn_poker_ante.txt"]
+  cpp = generate_playthrough.playthrough("kuhn_poker", list(actions)).splitlines()
+  ours = (FOLDER / "kuhn_poker_ante.txt").read_text(encoding="utf-8").splitlines()
+  assert len(ours) == len(cpp)
+  describe_game = ("game:", "GameType.long_name", "GameType.max_num_players",
+                   "GameType.parameter_specification", "GameType.short_name", "GetParameters()",
+                   "ToString()")
+  differing = [(a, b) for a, b in zip(ours, cpp) if a != b]
+  assert [a.split(" ")[0] for a, _ in differing] == [d.split(" ")[0] for d in describe_game]
+  assert len(ours) > 100  # The hand has 6 states, each described in many lines.
+
+
+def test_check_mode_reports_no_stale_file():
+  assert playthroughs.main(["--check", "--folder", str(FOLDER)]) == 0
+
+
+def test_check_mode_reports_a_changed_file(tmp_path):
+  for name in playthroughs.GAMES:
+    (tmp_path / name).write_text((FOLDER / name).read_text(encoding="utf-8"), encoding="utf-8")
+  changed = tmp_path / "kuhn_poker_ante.txt"
+  changed.write_text(changed.read_text(encoding="utf-8").replace("Returns() = [2, -2]",
+                                                                 "Returns() = [-2, 2]"))
+  assert playthroughs.out_of_date(tmp_path) == ["kuhn_poker_ante.txt"]
+  assert playthroughs.main(["--check", "--folder", str(tmp_path)]) == 1
+  assert playthroughs.main(["--folder", str(tmp_path)]) == 0  # Regenerates it.
+  assert changed.read_text(encoding="utf-8") == (FOLDER / "kuhn_poker_ante.txt").read_text(
+      encoding="utf-8")
+  assert not list(tmp_path.glob(".*.tmp"))
