@@ -21,7 +21,10 @@ venv: $(STAMP)
 run: $(STAMP)
 	$(PY) -m experiments run $(ARGS)
 
+# The reference check (CI's guard against drift from the golden equilibria) runs first, so that
+# pytest's summary is the last line printed.
 test: $(STAMP)
+	$(PY) -m experiments reference-check --quick --quiet --out results/ci
 	$(PY) -m pytest -q $(ARGS)
 
 clean:

@@ -1,5 +1,6 @@
 """CFR solvers, exact equilibria and exploitability for two-player zero-sum OpenSpiel games."""
 
+from algorithms.cfr_avg import CFRAvgSolver
 from algorithms.game_tree import GameTree
 from algorithms.solvers import (CFRPlusSolver, CFRSolver, ChanceSamplingCFRSolver, DCFRSolver,
                                 LCFRSolver)

@@ -36,9 +36,9 @@ import numpy as np
 from algorithms import regret_matching as rm
 from algorithms.game_tree import GameTree
 
-# A chance sampler returns, per pass, the visited terminals (their chance weight becomes 1, all
-# others 0) and, per global information set, the number of visited histories (which scales the
-# average-policy update).
+# A chance sampler returns, per pass, the visited terminals (chance weight 1, all others 0) and,
+# per global information set, the number of visited histories (which scales the average-policy
+# update).
 Sampler = Callable[[], Tuple[np.ndarray, np.ndarray]]
 
 
@@ -183,13 +183,14 @@ class TreeArrays:
     Args:
       x: realization plans (G,).
       player: 0, 1, or None for both players.
-      weighted_utility: (T, 2) u_p(z) times the chance weight of z, or (len(terminals), 2).
-      terminals: if given, only these terminals enter the sums (``weighted_utility`` then has one
-        row per listed terminal).
+      weighted_utility: (T, 2), u_p(z) times the chance weight of z; with ``terminals``, one
+        row per listed terminal.
+      terminals: if given, only these terminals enter the sums.
     """
     g = self.num_sequences
-    t0, t1 = (self._t0, self._t1) if terminals is None else (self._t0[terminals],
-                                                              self._t1[terminals])
+    t0, t1 = self._t0, self._t1
+    if terminals is not None:
+      t0, t1 = t0[terminals], t1[terminals]
     if player == 0:
       return np.bincount(t0, weights=weighted_utility[:, 0] * x[t1], minlength=g)
     if player == 1:
@@ -198,14 +199,19 @@ class TreeArrays:
             np.bincount(t1, weights=weighted_utility[:, 1] * x[t0], minlength=g))
 
   def regret_increments(self, sigma: np.ndarray, player: Optional[int],
-                        terminals: Optional[np.ndarray] = None) -> Tuple[np.ndarray, np.ndarray]:
+                        terminals: Optional[np.ndarray] = None,
+                        chance_weight: Optional[np.ndarray] = None
+                        ) -> Tuple[np.ndarray, np.ndarray]:
     """Instantaneous counterfactual regrets r(I, a) = q(I, a) - v(I) of one pass.
 
     Args:
       sigma: the current policy (G,).
       player: the updated player, or None for both.
-      terminals: chance sampling: the visited terminals, whose chance weight pi_c(z) is replaced
-        by the importance weight pi_c(z) / q(z) = 1; all terminals with pi_c(z) if None.
+      terminals: chance sampling: the visited terminals; the others get chance weight 0.
+        All terminals, weighted by pi_c(z), if None.
+      chance_weight: with ``terminals``, the weight of each listed terminal replacing pi_c(z);
+        default 1, the importance weight pi_c(z) / q(z) when outcomes are sampled with their
+        chance probabilities (Lanctot et al. 2009).
 
     Returns:
       (r, x): r (G,) is 0 on the empty sequences and on the other player's sequences; x (G,) are
@@ -215,7 +221,10 @@ class TreeArrays:
     if terminals is None:
       c = self.terminal_values(x, player, self.weighted_utility)
     else:
-      c = self.terminal_values(x, player, self.tree.utility[terminals], terminals)
+      utility = self.tree.utility[terminals]
+      if chance_weight is not None:
+        utility = utility * chance_weight[:, None]
+      c = self.terminal_values(x, player, utility, terminals)
     v = self.backup(c, sigma)
     c[:2] = 0.0
     c[2:] -= v[self.seq_infoset[2:]]
@@ -229,8 +238,8 @@ class TreeArrays:
     """
     v = np.empty(self.num_infosets)
     for lv in reversed(self.levels):
-      vl = np.add.reduceat(sigma[lv.sa:lv.sb] * c[lv.sa:lv.sb], lv.block_starts)
-      v[lv.ia:lv.ib] = vl
+      vl = np.add.reduceat(sigma[lv.sa:lv.sb] * c[lv.sa:lv.sb], lv.block_starts,
+                           out=v[lv.ia:lv.ib])
       c[lv.pa:lv.pb] += np.bincount(lv.parent_local, weights=vl, minlength=lv.pb - lv.pa)
     return v
 
@@ -238,8 +247,7 @@ class TreeArrays:
     """As ``backup`` with v(I) = max_a q(I, a): best-response values; returns v (K,)."""
     v = np.empty(self.num_infosets)
     for lv in reversed(self.levels):
-      vl = np.maximum.reduceat(c[lv.sa:lv.sb], lv.block_starts)
-      v[lv.ia:lv.ib] = vl
+      vl = np.maximum.reduceat(c[lv.sa:lv.sb], lv.block_starts, out=v[lv.ia:lv.ib])
       c[lv.pa:lv.pb] += np.bincount(lv.parent_local, weights=vl, minlength=lv.pb - lv.pa)
     return v
 
@@ -319,7 +327,7 @@ class CFREngine:
     w = rm.averaging_weight(self.iteration, self.rule.averaging_gamma)
     own = x * (a.player_mask[player] if player is not None else a.both_mask)
     if visits is not None:
-      own[2:] *= visits[a.seq_infoset[2:]]
+      own *= np.append(visits, 0.0)[a.seq_infoset]  # Empty sequences: infoset -1, weight 0.
     self.cumulative += w * own
     if self.rule.regret_matching_plus:
       rm.clip_regrets_plus(self.regrets)

@@ -23,25 +23,14 @@ from algorithms.cfr_engine import TreeArrays
 from algorithms.game_tree import CHANCE
 
 
-def _ranges(starts: np.ndarray, counts: np.ndarray) -> np.ndarray:
-  """Concatenation of arange(starts[k], starts[k] + counts[k]) over k."""
-  total = int(counts.sum())
-  if total == 0:
-    return np.zeros(0, dtype=np.int64)
-  ends = np.cumsum(counts)
-  offsets = np.repeat(starts - (ends - counts), counts)
-  return offsets + np.arange(total)
-
-
 class ChanceSampler:
   """Samples chance outcomes for one pass; called by ``CFREngine.iterate``.
 
   The tree is cut into segments: the root's, and one below every chance outcome, each running
-  down to the next chance nodes. A pass walks only the visited segments, level by level: it
-  draws one uniform number per chance node met, follows the chosen outcome into its segment,
-  and finally lists the terminals and decision nodes of the visited segments, so its cost grows
-  with the sampled part of the tree. Chance nodes in unvisited segments are not drawn: their
-  outcomes cannot affect the pass.
+  down to the next chance nodes. A sample draws one uniform number per chance node, picks each
+  chance node's outcome by inverse CDF, and marks a segment visited when its parent segment is
+  and the outcome leading into it was picked (top-down over the few chance depths). Terminals
+  and decision nodes are visited with their segment.
 
   Attributes:
     rng: the ``np.random.Generator`` (its state is part of a solver's checkpoint).
@@ -53,72 +42,69 @@ class ChanceSampler:
     tree = arrays.tree
     parent = tree.node_parent
     is_chance = tree.node_player == CHANCE
-    # Segment of each node (preorder: parents first).
+    # Segments: a new one starts at the root and at every child of a chance node.
     starts_segment = np.zeros(tree.num_nodes, dtype=bool)
     starts_segment[0] = True
     starts_segment[1:] = is_chance[parent[1:]]
-    segment = np.cumsum(starts_segment) - 1  # Preorder numbering; fixed below for non-roots.
-    for d in range(1, int(tree.node_depth.max()) + 1):
+    segment_root = np.flatnonzero(starts_segment)
+    segment = np.zeros(tree.num_nodes, dtype=np.int64)
+    segment[segment_root] = np.arange(len(segment_root))
+    for d in range(1, int(tree.node_depth.max()) + 1):  # Preorder depth levels, parents first.
       nodes = np.flatnonzero((tree.node_depth == d) & ~starts_segment)
       segment[nodes] = segment[parent[nodes]]
-    num_segments = int(starts_segment.sum())
-
-    def grouped(nodes):
-      """Nodes sorted by segment, and per segment the start and count in that order."""
-      order = nodes[np.argsort(segment[nodes], kind="stable")]
-      counts = np.bincount(segment[order], minlength=num_segments)
-      return order, np.concatenate([[0], np.cumsum(counts)[:-1]]), counts
-
-    chance_nodes, self._seg_chance_start, self._seg_chance_count = grouped(
-        np.flatnonzero(is_chance))
-    # Outcome edges, grouped by chance node (in the order of chance_nodes), in action order.
+    chance_nodes = np.flatnonzero(is_chance)
+    self.num_chance_nodes = len(chance_nodes)
     chance_rank = np.full(tree.num_nodes, -1, dtype=np.int64)
     chance_rank[chance_nodes] = np.arange(len(chance_nodes))
-    edge_child = np.flatnonzero(starts_segment)[1:]
-    edge_child = edge_child[np.argsort(chance_rank[parent[edge_child]], kind="stable")]
-    edge_owner = chance_rank[parent[edge_child]]
-    counts = np.bincount(edge_owner, minlength=len(chance_nodes))
-    self._edge_start = np.concatenate([[0], np.cumsum(counts)[:-1]]).astype(np.int64)
-    self._edge_count = counts
-    prob = tree.node_prob[edge_child]
+    # Segment k > 0 is entered through the outcome edge into segment_root[k].
+    edge_child = segment_root[1:]
+    self._edge_owner = chance_rank[parent[edge_child]]
+    order = np.argsort(self._edge_owner, kind="stable")  # Group edges by chance node.
+    owner = self._edge_owner[order]
+    prob = tree.node_prob[edge_child][order]
     cum = np.cumsum(prob)
-    before = np.concatenate([[0.0], cum])[self._edge_start[edge_owner]]
-    cum_hi = cum - before
-    last = np.append(edge_owner[1:] != edge_owner[:-1], True)
-    self._edge_cum_hi = np.where(last, np.inf, cum_hi)  # No gap from rounding at the top.
-    self._edge_segment = segment[edge_child]
-    self._terminal_order, self._seg_terminal_start, self._seg_terminal_count = grouped(
-        tree.terminal_node)
-    self._terminal_order = tree.node_terminal[self._terminal_order]
-    decision, self._seg_decision_start, self._seg_decision_count = grouped(
-        np.flatnonzero(tree.node_player >= 0))
+    first = np.append(True, owner[1:] != owner[:-1])[:len(owner)]
+    group_start = np.maximum.accumulate(np.where(first, np.arange(len(owner)), 0))
+    cum_hi = cum - np.append(0.0, cum)[group_start]
+    # [lo, hi) intervals that partition [0, inf) exactly: lo is the previous edge's hi, and the
+    # last outcome of a chance node takes any rounding gap below 1.
+    cum_lo = np.where(first, 0.0, np.append(0.0, cum_hi[:-1]))
+    cum_hi[np.append(first[1:], True)[:len(owner)]] = np.inf
+    self._edge_lo = np.empty_like(cum_lo)
+    self._edge_hi = np.empty_like(cum_hi)
+    self._edge_lo[order], self._edge_hi[order] = cum_lo, cum_hi
+    # Segments by chance depth (number of chance edges above them), for top-down propagation.
+    segment_depth = np.zeros(len(segment_root), dtype=np.int64)
+    segment_parent = np.zeros(len(segment_root), dtype=np.int64)
+    segment_parent[1:] = segment[parent[edge_child]]
+    for k in range(1, len(segment_root)):  # Segments are numbered in preorder.
+      segment_depth[k] = segment_depth[segment_parent[k]] + 1
+    self._levels = []
+    for d in range(1, int(segment_depth.max(initial=0)) + 1):
+      segs = np.flatnonzero(segment_depth == d)
+      self._levels.append((segs, segment_parent[segs], segs - 1))
+    self._num_segments = len(segment_root)
+    self._terminal_segment = segment[tree.terminal_node]
+    decision = np.flatnonzero(tree.node_player >= 0)
+    self._decision_segment = segment[decision]
     self._decision_infoset = np.empty(len(decision), dtype=np.int64)
     for pl in (0, 1):
       mine = tree.node_player[decision] == pl
       self._decision_infoset[mine] = arrays.global_infoset[pl][tree.node_infoset[decision[mine]]]
 
-  def sample_segments(self) -> np.ndarray:
-    """The visited segments of one sample (root segment first)."""
-    visited = [np.zeros(1, dtype=np.int64)]
-    frontier = visited[0]
-    while True:
-      nodes = _ranges(self._seg_chance_start[frontier], self._seg_chance_count[frontier])
-      if len(nodes) == 0:
-        break
-      u = self.rng.random(len(nodes))
-      counts = self._edge_count[nodes]
-      edges = _ranges(self._edge_start[nodes], counts)
-      below = self._edge_cum_hi[edges] <= np.repeat(u, counts)
-      chosen = self._edge_start[nodes] + np.add.reduceat(below, np.cumsum(counts) - counts)
-      frontier = self._edge_segment[chosen]
-      visited.append(frontier)
-    return np.concatenate(visited)
+  def visited_segments(self) -> np.ndarray:
+    """One sample: a boolean per segment, True where every chance node above chose its way."""
+    u = self.rng.random(self.num_chance_nodes)[self._edge_owner]
+    picked = (self._edge_lo <= u) & (u < self._edge_hi)
+    visited = np.ones(self._num_segments, dtype=bool)
+    for segs, parents, edges in self._levels:
+      visited[segs] = visited[parents] & picked[edges]
+    return visited
 
   def __call__(self) -> Tuple[np.ndarray, np.ndarray]:
     """One sample: (visited terminals, visited histories of each global information set)."""
-    seg = self.sample_segments()
-    terminals = self._terminal_order[_ranges(self._seg_terminal_start[seg],
-                                             self._seg_terminal_count[seg])]
-    decisions = _ranges(self._seg_decision_start[seg], self._seg_decision_count[seg])
+    visited = self.visited_segments()
+    terminals = np.flatnonzero(visited[self._terminal_segment])
+    decisions = np.flatnonzero(visited[self._decision_segment])
     visits = np.bincount(self._decision_infoset[decisions], minlength=self.arrays.num_infosets)
     return terminals, visits

@@ -31,8 +31,8 @@ def save_policy(path: str, policy: policy_lib.TabularPolicy) -> None:
   mask = policy.legal_actions_mask.astype(bool)
   for key, row in policy.state_lookup.items():
     actions = np.flatnonzero(mask[row])
-    table[key] = {"actions": [int(a) for a in actions],
-                  "probabilities": [float(p) for p in policy.action_probability_array[row, actions]]}
+    probs = policy.action_probability_array[row, actions]
+    table[key] = {"actions": [int(a) for a in actions], "probabilities": [float(p) for p in probs]}
   doc = {"format": FORMAT, "version": VERSION, "game": str(policy.game), "policy": table}
   text = json.dumps(doc, indent=1, sort_keys=True).encode()
   atomic_write(path, lambda f: f.write(text))

@@ -67,9 +67,12 @@ def regret_matching(regrets: np.ndarray, blocks: Blocks) -> np.ndarray:
     The policy (num_items,).
   """
   positive = np.maximum(regrets, 0.0)
-  total = blocks.sums(positive)[blocks.block_of]
+  total = blocks.sums(positive)
   has = total > 0.0
-  return np.where(has, positive / np.where(has, total, 1.0), 1.0 / blocks.sizes[blocks.block_of])
+  # Where the sum is 0 every positive part is 0: dividing by 1 and adding 1/|A(I)| is uniform.
+  sigma = positive / np.where(has, total, 1.0)[blocks.block_of]
+  sigma += np.where(has, 0.0, 1.0 / blocks.sizes)[blocks.block_of]
+  return sigma
 
 
 def clip_regrets_plus(regrets: np.ndarray) -> None:
@@ -107,6 +110,8 @@ def normalize_average(cumulative: np.ndarray, blocks: Blocks) -> np.ndarray:
   sigma_bar(I, a) = S(I, a) / sum_b S(I, b), uniform where the sum is zero (information sets
   never reached), as OpenSpiel's ``cfr._update_average_policy``.
   """
-  total = blocks.sums(cumulative)[blocks.block_of]
+  total = blocks.sums(cumulative)
   has = total > 0.0
-  return np.where(has, cumulative / np.where(has, total, 1.0), 1.0 / blocks.sizes[blocks.block_of])
+  average = cumulative / np.where(has, total, 1.0)[blocks.block_of]
+  average += np.where(has, 0.0, 1.0 / blocks.sizes)[blocks.block_of]
+  return average

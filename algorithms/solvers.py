@@ -170,7 +170,7 @@ class _EngineSolver(cfr._CFRSolver):  # pylint: disable=protected-access
     """
     e = self._engine
     header = {"game": str(self._game), "solver": type(self).__name__, "options": self.options(),
-              "iteration": e.iteration, "num_sequences": self._arrays.num_sequences,
+              "iteration": int(e.iteration), "num_sequences": int(self._arrays.num_sequences),
               "rng_state": self._rng_state()}
     checkpoint.write_checkpoint(path, header, {"regrets": e.regrets, "cumulative": e.cumulative,
                                                "sigma": e.sigma})
@@ -194,13 +194,14 @@ class _EngineSolver(cfr._CFRSolver):  # pylint: disable=protected-access
 
     Raises:
       ValueError: unreadable or corrupt file, another game, or a checkpoint of a solver class
-        that is not ``cls`` (or a subclass of it).
+        that is not ``cls`` or one of its subclasses (found by class name).
     """
     header, arrays = checkpoint.read_checkpoint(path)
-    solver_cls = SOLVERS.get(header.get("solver"))
-    if solver_cls is None or not issubclass(solver_cls, cls):
+    known = _solver_classes(cls)
+    solver_cls = known.get(header.get("solver"))
+    if solver_cls is None:
       raise ValueError(f"{path}: checkpoint of solver {header.get('solver')!r} cannot be loaded "
-                       f"as {cls.__name__} (known: {sorted(SOLVERS)})")
+                       f"as {cls.__name__} (allowed: {sorted(known)})")
     if game is None:
       game = _load_game(header["game"])
     elif str(game) != header["game"]:
@@ -217,6 +218,16 @@ class _EngineSolver(cfr._CFRSolver):  # pylint: disable=protected-access
     e.iteration = int(header["iteration"])
     solver._set_rng_state(header.get("rng_state"))  # pylint: disable=protected-access
     return solver
+
+
+def _solver_classes(root: type) -> Dict[str, type]:
+  """``root`` and its subclasses (e.g. CFR-AVG's solver, defined elsewhere) by class name."""
+  found, todo = {}, [root]
+  while todo:
+    cls = todo.pop()
+    found[cls.__name__] = cls
+    todo.extend(cls.__subclasses__())
+  return {name: c for name, c in found.items() if not name.startswith("_")}
 
 
 def _load_game(game_string: str) -> pyspiel.Game:
@@ -334,5 +345,6 @@ class ChanceSamplingCFRSolver(_EngineSolver):
                        f"({e})") from None
 
 
+# The solvers of this module, by class name.
 SOLVERS = {cls.__name__: cls for cls in (CFRSolver, CFRPlusSolver, DCFRSolver, LCFRSolver,
                                          ChanceSamplingCFRSolver)}

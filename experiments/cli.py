@@ -1,4 +1,4 @@
-"""Command line: ``python -m experiments <command> [options]`` (console script ``kuhn-experiments``).
+"""Command line: ``python -m experiments <command> [options]`` (script ``kuhn-experiments``).
 
 Every experiment module listed in ``EXPERIMENT_MODULES`` follows one protocol: ``NAME``, ``HELP``,
 ``add_arguments(parser)`` and ``run(args) -> ReportSection``; each becomes a subcommand. The
@@ -33,7 +33,12 @@ from experiments.report_section import ReportSection
 EXPERIMENT_MODULES = (
     "experiments.reference_check",
     "experiments.convergence",
+    "experiments.ante_sweep",
     "experiments.rps",
+    "experiments.head_to_head",
+    "experiments.strategy_tables",
+    "experiments.landscape",
+    "experiments.rebel",
 )
 RUN = "run"
 DEFAULT_OUT = "results"
@@ -47,6 +52,17 @@ def positive_int(text: str) -> int:
     raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
   if value <= 0:
     raise argparse.ArgumentTypeError(f"expected a positive integer, got {value}")
+  return value
+
+
+def positive_float(text: str) -> float:
+  """argparse type: a finite number > 0."""
+  try:
+    value = float(text)
+  except ValueError:
+    raise argparse.ArgumentTypeError(f"expected a positive number, got {text!r}") from None
+  if not 0 < value < float("inf"):
+    raise argparse.ArgumentTypeError(f"expected a finite positive number, got {text}")
   return value
 
 
@@ -121,8 +137,8 @@ def build_parser(modules: Sequence[ModuleType]) -> argparse.ArgumentParser:
                           choices=[m.NAME for m in modules],
                           help="run only this experiment (repeatable)")
   for module in modules:
-    _experiment_parser(module, commands.add_parser(module.NAME, help=module.HELP,
-                                                   description=module.HELP))
+    text = module.HELP.replace("%", "%%")  # argparse %-formats help strings.
+    _experiment_parser(module, commands.add_parser(module.NAME, help=text, description=text))
   return parser
 
 

@@ -2,31 +2,33 @@
 
 For every (game, solver) pair the solver runs T iterations; at log-spaced iterations t the
 exploitability of its average policy, (max_s0 u_0(s0, sbar_1) + max_s1 u_1(sbar_0, s1)) / 2, is
-measured with OpenSpiel's ``exploitability.exploitability``, and the solver's own time (the
+measured exactly on the game tree (``algorithms.TreeEvaluator``), and the solver's own time (the
 measurement excluded) is recorded. Sampled solvers run with several seeds and are drawn as the
 median with a min-max band. The plots are log-log with an O(1/sqrt(T)) guide line, the rate of
 CFR's bound (Zinkevich, Johanson, Bowling, Piccione, "Regret minimization in games with incomplete
 information", NeurIPS 2007, Theorem 4).
 
-Checks: for full-traversal CFR variants, the final exploitability is within Theorem 4's bound
-Delta |I| sqrt(|A|) / sqrt(T) (Delta the utility range, |I| the larger player's number of
-information sets, |A| the most actions at one); when both are run, OpenSpiel's Python and C++ CFR
-and this project's CFR and CFR+ agree with OpenSpiel's at the final point (same algorithm, so
+Checks, at the final point of every run: the tree exploitability equals OpenSpiel's
+``exploitability.exploitability``; the value of the average policy is within its NashConv
+(2 exploitability) of the game value from the sequence-form LP (for any profile both lie between
+player 0's best-response values against each side); and when both are run, OpenSpiel's C++ CFR
+and this project's CFR and CFR+ agree with OpenSpiel's Python CFR and CFR+ (same algorithm, so
 the same numbers up to rounding).
 """
 
 import argparse
 import math
 import pathlib
-from typing import Dict, List, Sequence, Tuple
+from typing import List, Sequence, Tuple
 
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
-from open_spiel.python import policy as policy_lib
 
+from algorithms import sequence_form_lp
 from experiments import cli
 from experiments import plotting
+from experiments import reference_check
 from experiments import report
 from experiments import solver_registry
 from experiments import sweep
@@ -38,17 +40,18 @@ HELP = "Exploitability against iterations and wall time for every solver on ever
 # (game string, iterations, iterations at --quick).
 DEFAULT_GAMES: Tuple[Tuple[str, int, int], ...] = (
     ("kuhn_poker", 1000, 100),
-    ("kuhn_poker_ante(ante=0.5)", 1000, 100),
+    ("kuhn_poker_ante(ante=0.25)", 1000, 100),
+    ("kuhn_poker_ante(ante=0.75)", 1000, 100),
     ("kuhn_poker_ante(ante=2.0)", 1000, 100),
     ("kuhn_poker_ante(ante=0.25,simplified=True)", 1000, 100),
     ("kuhn_poker_ante(ante=1.0,simplified=True)", 1000, 100),
-    ("kuhn_poker_ante(ante=2.0,simplified=True)", 1000, 100),
     ("leduc_poker", 60, 8),
 )
-DEFAULT_SOLVERS = ("cfr", "cfr_plus", "cs_cfr", "cfr_avg")
+DEFAULT_SOLVERS = ("cfr", "cfr_plus", "our_cfr", "cs_cfr", "cfr_avg_d1")
 DEFAULT_SEEDS = 3
 QUICK_SEEDS = 2
 NUM_CHECKPOINTS = 20
+LINE_STYLES = ("-", "--", "-.", ":")  # Solvers of the same algorithm overlap; styles tell them.
 # Pairs (solver, reference solver) that implement the same algorithm, so must agree exactly.
 SAME_ALGORITHM = (("cfr_cpp", "cfr"), ("our_cfr", "cfr"), ("our_cfr_plus", "cfr_plus"))
 SAME_ALGORITHM_TOLERANCE = 1e-9  # Floating-point summation order only.
@@ -69,13 +72,15 @@ def convergence_job(job: sweep.Job) -> sweep.JobResult:
 def make_jobs(games: Sequence[Tuple[str, int]], solvers: Sequence[str], seed: int,
               num_seeds: int) -> List[sweep.Job]:
   """The sweep: every solver on every (game, iterations); sampled solvers with seeds
-  seed, seed + 1, ..., seed + num_seeds - 1, the others with ``seed`` only."""
+  seed, seed + 1, ..., seed + num_seeds - 1 and ``solver_registry.SAMPLED_BUDGET_FACTOR`` times
+  the iterations, the others with ``seed`` only."""
   jobs = []
   for game, iterations in games:
     for solver in solvers:
       spec = solver_registry.get_solver(solver)
+      budget = iterations * (solver_registry.SAMPLED_BUDGET_FACTOR if spec.sampled else 1)
       for s in range(seed, seed + (num_seeds if spec.sampled else 1)):
-        jobs.append(sweep.Job(NAME, game, solver, s, iterations))
+        jobs.append(sweep.Job(NAME, game, solver, s, budget))
   return jobs
 
 
@@ -96,14 +101,15 @@ def plot_game(frame: pd.DataFrame, game: str, path: pathlib.Path) -> pathlib.Pat
   data = frame[frame.game == game]
   fig, (ax_it, ax_time) = plt.subplots(1, 2, figsize=(11, 4.2))
   anchor = None
-  for solver, runs in data.groupby("solver", sort=False):
+  for index, (solver, runs) in enumerate(data.groupby("solver", sort=False)):
     label = solver_registry.SOLVERS[solver].label
+    style = {"linestyle": LINE_STYLES[index % len(LINE_STYLES)]}
     pivot = runs.pivot(index="seed", columns="iteration", values="exploitability")
     iterations = pivot.columns.to_numpy(dtype=float)
-    plotting.line_with_band(ax_it, iterations, pivot.to_numpy(), label)
+    plotting.line_with_band(ax_it, iterations, pivot.to_numpy(), label, **style)
     times = runs.pivot(index="seed", columns="iteration", values="seconds")
     plotting.line_with_band(ax_time, np.median(times.to_numpy(), axis=0), pivot.to_numpy(),
-                            label)
+                            label, **style)
     start = float(np.median(pivot.to_numpy()[:, 0]))
     anchor = start if anchor is None else max(anchor, start)
   all_iterations = np.sort(data.iteration.unique()).astype(float)
@@ -116,39 +122,34 @@ def plot_game(frame: pd.DataFrame, game: str, path: pathlib.Path) -> pathlib.Pat
     ax.set_ylabel("exploitability of the average policy")
     ax.grid(True, which="both", alpha=0.3)
   ax_it.legend(fontsize=8)
-  fig.suptitle(f"{game}: exploitability (OpenSpiel)")
+  fig.suptitle(f"{game}: exact exploitability of the average policy")
   return plotting.save_figure(fig, path)
 
 
-def regret_bound(game_string: str, iterations: int) -> float:
-  """Zinkevich et al. 2007, Theorem 4: exploitability <= Delta |I| sqrt(|A|) / sqrt(T)."""
-  game = solver_registry.load_game(game_string)
-  tabular = policy_lib.TabularPolicy(game)
-  delta = game.max_utility() - game.min_utility()
-  infosets = max(len(states) for states in tabular.states_per_player)
-  return delta * infosets * math.sqrt(game.num_distinct_actions()) / math.sqrt(iterations)
-
-
-def checks(frame: pd.DataFrame) -> List[Check]:
-  """The regret-bound checks and the same-algorithm agreement checks (see module docstring)."""
+def checks(results: Sequence[sweep.JobResult]) -> List[Check]:
+  """Checks of the final points (see the module docstring)."""
+  lp_values = {game: sequence_form_lp.solve_game(solver_registry.load_game(game)).value
+               for game in {r["job"]["game"] for r in results}}
   found = []
-  final = frame.loc[frame.groupby(["game", "solver", "seed"]).iteration.idxmax()]
-  for row in final.itertuples():
-    if solver_registry.SOLVERS[row.solver].cfr_bound:
-      found.append(Check(
-          name=f"final exploitability {row.game} {row.solver} T={row.iteration}",
-          value=row.exploitability, reference=0.0,
-          tolerance=regret_bound(row.game, row.iteration),
-          source="CFR regret bound, Zinkevich et al. 2007 Thm 4"))
-  by_key = {(r.game, r.solver): r.exploitability for r in final.itertuples()}
-  for game in final.game.unique():
-    for solver, reference in SAME_ALGORITHM:
-      if (game, solver) in by_key and (game, reference) in by_key:
+  final = {}
+  for r in results:
+    job = r["job"]
+    label = f"{job['game']} {job['solver']} seed {job['seed']} T={job['budget']}"
+    expl = r["exploitability"][-1]
+    final[(job["game"], job["solver"], job["seed"])] = expl
+    found.append(Check(f"{label}: exact tree exploitability", expl,
+                       r["openspiel_exploitability"], SAME_ALGORITHM_TOLERANCE,
+                       "OpenSpiel exploitability.exploitability"))
+    found.append(Check(f"{label}: value of the average policy", r["value"], lp_values[job["game"]],
+                       2 * expl + reference_check.LP_TOLERANCE,
+                       "sequence-form LP; tolerance NashConv"))
+  for (game, solver, seed), expl in final.items():
+    for other, reference in SAME_ALGORITHM:
+      if solver == other and (game, reference, seed) in final:
         found.append(Check(
-            name=f"{solver} vs {reference} final exploitability {game}",
-            value=by_key[(game, solver)], reference=by_key[(game, reference)],
-            tolerance=SAME_ALGORITHM_TOLERANCE,
-            source=f"{solver_registry.SOLVERS[reference].label} (same algorithm)"))
+            f"{game} {solver} vs {reference}: final exploitability", expl,
+            final[(game, reference, seed)], SAME_ALGORITHM_TOLERANCE,
+            f"{solver_registry.SOLVERS[reference].label} (same algorithm)"))
   return found
 
 
@@ -202,4 +203,4 @@ def run(args: argparse.Namespace) -> ReportSection:
       f"({args.seed}..{args.seed + num_seeds - 1}). Dashed: O(1/sqrt(T)).\n\n"
       + report.markdown_table(summary, digits=3))
   return ReportSection(title="Convergence of CFR solvers", markdown=markdown, figures=figures,
-                       tables=["convergence.csv"], checks=checks(frame))
+                       tables=["convergence.csv"], checks=checks(results))

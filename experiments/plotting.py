@@ -55,15 +55,17 @@ def mark_regimes(ax: matplotlib.axes.Axes, boundaries: Sequence[float],
   """Draws vertical dotted lines at regime boundaries and names the regimes between them.
 
   Args:
-    ax: the axes (x is the swept parameter).
-    boundaries: x positions where the regime changes.
+    ax: the axes (x is the swept parameter; set its scale and limits first).
+    boundaries: increasing x positions inside the axes where the regime changes.
     labels: names of the len(boundaries) + 1 regimes, left to right (optional).
   """
   for b in boundaries:
     ax.axvline(b, color="black", linestyle=":", linewidth=1)
   if labels:
     lo, hi = ax.get_xlim()
-    edges = [lo, *[b for b in boundaries if lo < b < hi], hi]
+    edges = [lo, *boundaries, hi]
+    log = ax.get_xscale() == "log"
     for left, right, label in zip(edges[:-1], edges[1:], labels):
-      ax.text((left + right) / 2, 0.98, label, transform=ax.get_xaxis_transform(),
-              ha="center", va="top", fontsize=8, color="dimgrey")
+      middle = np.sqrt(left * right) if log else (left + right) / 2
+      ax.text(middle, 0.98, label, transform=ax.get_xaxis_transform(), ha="center", va="top",
+              fontsize=7, color="dimgrey")

@@ -99,7 +99,8 @@ def _ratio(check: Check) -> float:
 
 def checks_table(checks: Sequence[Check]) -> str:
   """A markdown table of checks: value, reference, distance, tolerance, source, result."""
-  lines = ["| check | value | reference | abs. difference | tolerance | reference source | result |",
+  lines = ["| check | value | reference | abs. difference | tolerance | reference source "
+           "| result |",
            "|---|---:|---:|---:|---:|---|---|"]
   for c in checks:
     lines.append(f"| {c.name} | {_num(c.value)} | {_num(c.reference)} | "

@@ -7,9 +7,10 @@ average policy, a ``open_spiel.python.policy.Policy``. A new solver is one ``Sol
 lists only those that exist.
 
 ``solve`` runs a solver for a number of iterations and measures the exploitability of its average
-policy with OpenSpiel's ``exploitability.exploitability`` (NashConv / 2; Johanson et al.,
-"Accelerating best response calculation in large extensive games", IJCAI 2011) at given
-iterations, and the value of the final average policy with
+policy (NashConv / 2; Johanson et al., "Accelerating best response calculation in large
+extensive games", IJCAI 2011) at given iterations, exactly on the game tree with the project's
+``algorithms.TreeEvaluator`` and, at the last iteration, also with OpenSpiel's
+``exploitability.exploitability``; and the value of the final average policy with OpenSpiel's
 ``expected_game_score.policy_value``.
 """
 
@@ -19,7 +20,7 @@ import os
 import tempfile
 import threading
 import time
-from typing import Any, Callable, Dict, List, Optional, Sequence
+from typing import Any, Callable, Dict, List, Sequence
 
 import numpy as np
 from open_spiel.python import policy as policy_lib
@@ -30,7 +31,12 @@ from open_spiel.python.algorithms import external_sampling_mccfr
 from open_spiel.python.algorithms import outcome_sampling_mccfr
 import pyspiel
 
+import algorithms
 import spiel_games  # pylint: disable=unused-import  (registers the project's games)
+
+# Sampled solvers touch one chance outcome per iteration instead of all; experiments give them
+# this many times the iterations of full-traversal solvers.
+SAMPLED_BUDGET_FACTOR = 10
 
 # OpenSpiel's MCCFR draws from NumPy's global generator; each solver keeps its own generator state
 # and swaps it in under this lock, so that concurrent solvers in one process stay reproducible.
@@ -76,12 +82,13 @@ class _CppCFR:
                                                       self._solver.tabular_average_policy())
 
 
-def _ours(class_name: str, seeded: bool = False) -> Callable[[pyspiel.Game, int], Any]:
-  """Builder of the project's solver ``algorithms.<class_name>``."""
+def _ours(class_name: str, seeded: bool = False, **options: Any
+          ) -> Callable[[pyspiel.Game, int], Any]:
+  """Builder of the project's solver ``algorithms.<class_name>`` with keyword ``options``."""
 
   def build(game: pyspiel.Game, seed: int):
     cls = getattr(importlib.import_module("algorithms"), class_name)
-    return cls(game, seed=seed) if seeded else cls(game)
+    return cls(game, seed=seed, **options) if seeded else cls(game, **options)
 
   build.requires = class_name
   return build
@@ -97,17 +104,12 @@ class SolverSpec:
     build: ``build(game, seed)`` returns a solver with ``evaluate_and_update_policy()`` and
       ``average_policy()``.
     sampled: True if the iterations are random, so results depend on the seed.
-    cfr_bound: True for full-traversal CFR variants, whose average policy after T iterations is
-      a Delta |I| sqrt(|A|) / sqrt(T)-equilibrium (Zinkevich et al., "Regret minimization in
-      games with incomplete information", NeurIPS 2007, Theorem 4; Tammelin, Burch, Johanson,
-      Bowling, "Solving heads-up limit Texas hold'em", IJCAI 2015, for CFR+).
   """
 
   name: str
   label: str
   build: Callable[[pyspiel.Game, int], Any]
   sampled: bool = False
-  cfr_bound: bool = True
 
   @property
   def available(self) -> bool:
@@ -127,15 +129,19 @@ SOLVERS: Dict[str, SolverSpec] = {s.name: s for s in [
     SolverSpec("cfr_cpp", "CFR (OpenSpiel C++)", lambda game, seed: _CppCFR(game)),
     SolverSpec("mccfr_external", "external-sampling MCCFR (OpenSpiel)",
                lambda game, seed: _SeededMCCFR(external_sampling_mccfr.ExternalSamplingSolver,
-                                               game, seed), sampled=True, cfr_bound=False),
+                                               game, seed), sampled=True),
     SolverSpec("mccfr_outcome", "outcome-sampling MCCFR (OpenSpiel)",
                lambda game, seed: _SeededMCCFR(outcome_sampling_mccfr.OutcomeSamplingSolver,
-                                               game, seed), sampled=True, cfr_bound=False),
+                                               game, seed), sampled=True),
     SolverSpec("our_cfr", "CFR (ours)", _ours("CFRSolver")),
     SolverSpec("our_cfr_plus", "CFR+ (ours)", _ours("CFRPlusSolver")),
     SolverSpec("cs_cfr", "chance-sampling CFR (ours)", _ours("ChanceSamplingCFRSolver", True),
-               sampled=True, cfr_bound=False),
-    SolverSpec("cfr_avg", "CFR-AVG (ours)", _ours("CFRAvgSolver"), cfr_bound=False),
+               sampled=True),
+    SolverSpec("our_lcfr", "linear CFR (ours)", _ours("LCFRSolver")),
+    SolverSpec("our_dcfr", "discounted CFR (ours)", _ours("DCFRSolver")),
+    SolverSpec("cfr_avg", "CFR-AVG, no depth limit (ours)", _ours("CFRAvgSolver")),
+    SolverSpec("cfr_avg_d1", "CFR-AVG, depth limit 1 (ours)",
+               _ours("CFRAvgSolver", depth_limit=1)),
 ]}
 
 
@@ -177,7 +183,7 @@ def load_game(game_string: str) -> pyspiel.Game:
     os.dup2(sink.fileno(), 2)
     try:
       game = pyspiel.load_game(game_string)
-    except pyspiel.SpielError as e:
+    except (pyspiel.SpielError, ValueError) as e:  # C++ games raise the first, Python games both.
       message = str(e).splitlines()[0] if str(e) else type(e).__name__
       raise ValueError(f"bad game string {game_string!r}: {message}") from None
     finally:
@@ -206,9 +212,12 @@ def policy_table(tabular: policy_lib.TabularPolicy) -> Dict[str, List[float]]:
 
 
 def solve(game_string: str, solver: str, seed: int, iterations: int,
-          checkpoints: Sequence[int] = (), keep_policy: bool = True,
-          progress: Optional[Callable[[int], None]] = None) -> Dict[str, Any]:
+          checkpoints: Sequence[int] = (), keep_policy: bool = True) -> Dict[str, Any]:
   """Runs a solver and measures its average policy.
+
+  Exploitability along the run is the exact one of the project's tree evaluator
+  (``algorithms.TreeEvaluator``, a sequence-form best response); at the final iteration
+  OpenSpiel's ``exploitability.exploitability`` is computed too, as the independent reference.
 
   Args:
     game_string: the game.
@@ -217,12 +226,11 @@ def solve(game_string: str, solver: str, seed: int, iterations: int,
     iterations: number of iterations T (> 0).
     checkpoints: iterations (1..T) at which to measure exploitability; T is always included.
     keep_policy: include the final average policy's table.
-    progress: called with the iteration number after each iteration.
 
   Returns:
-    ``{"iterations": checkpoints, "exploitability": OpenSpiel exploitability at each,
-    "value": expected return of player 0 when both play the final average policy,
-    "policy": {info state: probabilities} (if kept),
+    ``{"iterations": checkpoints, "exploitability": exact exploitability at each,
+    "openspiel_exploitability": OpenSpiel's at T, "value": expected return of player 0 when both
+    play the final average policy, "policy": {info state: probabilities} (if kept),
     "timing": {"seconds": solver time (measurement excluded) up to each checkpoint}}``.
   """
   if not isinstance(iterations, int) or iterations <= 0:
@@ -232,6 +240,7 @@ def solve(game_string: str, solver: str, seed: int, iterations: int,
     raise ValueError(f"checkpoints must lie in 1..{iterations}, got {bad}")
   game = load_game(game_string)
   instance = get_solver(solver).build(game, seed)
+  evaluator = algorithms.TreeEvaluator(game)
   marks = set(checkpoints) | {iterations}
   result = {"iterations": sorted(marks), "exploitability": [], "timing": {"seconds": []}}
   elapsed = 0.0
@@ -240,12 +249,11 @@ def solve(game_string: str, solver: str, seed: int, iterations: int,
     start = time.perf_counter()
     instance.evaluate_and_update_policy()
     elapsed += time.perf_counter() - start
-    if progress is not None:
-      progress(t)
     if t in marks:
       average = tabular_average_policy(game, instance)
-      result["exploitability"].append(float(exploitability.exploitability(game, average)))
+      result["exploitability"].append(float(evaluator.exploitability(average)))
       result["timing"]["seconds"].append(elapsed)
+  result["openspiel_exploitability"] = float(exploitability.exploitability(game, average))
   result["value"] = float(expected_game_score.policy_value(
       game.new_initial_state(), [average, average])[0])
   if keep_policy:

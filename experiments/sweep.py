@@ -41,6 +41,7 @@ def atomic_write(path: pathlib.Path, write: Callable[[pathlib.Path], None]) -> N
   os.close(fd)
   try:
     write(pathlib.Path(tmp))
+    os.chmod(tmp, 0o644)  # mkstemp creates the file private to its owner.
     os.replace(tmp, path)
   except BaseException:
     if os.path.exists(tmp):

@@ -110,7 +110,8 @@ def test_bilinear_value_matches_openspiel(game_and_tree):
                    plans[1][tree.terminal_seq[:, 1]])
     reference = expected_game_score.policy_value(game.new_initial_state(), [tabular, tabular])
     assert value == pytest.approx(reference[0], abs=1e-12)
-    back = tree.tabular_from_behavioural(sigmas, out=np.zeros_like(tabular.action_probability_array))
+    back = tree.tabular_from_behavioural(
+        sigmas, out=np.zeros_like(tabular.action_probability_array))
     np.testing.assert_array_equal(back, tabular.action_probability_array)
 
 

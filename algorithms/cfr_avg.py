@@ -1,0 +1,232 @@
+"""ReBeL's CFR-AVG and CFR-D: depth-limited CFR over public states with exact leaf solutions.
+
+References: Burch, Johanson, Bowling, "Solving imperfect information games using
+decomposition", AAAI 2014 (CFR-D); Brown, Bakhtin, Lerer, Gong, "Combining deep reinforcement
+learning and search for imperfect-information games" (ReBeL), NeurIPS 2020, arXiv 2007.13544,
+Section 5 and Appendix I (CFR-AVG, Theorem 5; the modified variant). Our readings of the paper
+are in ``/work/shared/notes/cfr_avg.md``.
+
+``CFRAvgSolver(game, depth_limit=k)`` cuts the game after k player actions (``public_tree``).
+Each pass of an iteration t updating player(s) P:
+
+1. pi^t is regret matching of the trunk's cumulative regrets (the engine's current policy);
+2. the average numerators of P's trunk sequences get w_t x_P^t FIRST, so that pibar^t includes
+   pi^t (w_t = 1, or t with ``weighting="linear"``);
+3. every leaf public state gets the belief beta(h) proportional to pi_c(h) r_0(h) r_1(h) with r
+   the trunk reach of the average policy (``leaf_beliefs="average"``, CFR-AVG) or of pi^t
+   (``"current"``, CFR-D); a leaf that this makes unreachable gets the chance-only prior;
+4. the leaf solver (default: exact sequence-form LP) returns a continuation sigma^t, completed by
+   best responses where the PBS gives a player's own plan zero mass
+   (``leaf_solvers.complete_with_best_response``);
+5. player i's counterfactual leaf value at its trunk sequence s is
+   v_i(s) = sum_{z below a leaf, seq_i(root(z)) = s} u_i(z) pi_c(z) x^{sigma^t}(z) pi^t_{-i}(root(z)),
+   with the opponent's CURRENT trunk reach; these are the terminal values of the trunk's CFR
+   update (regrets of P's trunk sequences, RM+ clipping if asked);
+6. P's average numerators of leaf sequences get w_t x_P(s) for the full profile (pi^t on the
+   trunk, sigma^t below), so the average policy is the reach-weighted average of the full
+   profiles: a full-game ``TabularPolicy`` that OpenSpiel's exploitability measures.
+
+With ``variant="modified"`` (ReBeL's experiments; needs average beliefs) step 5 uses de-averaged
+values: V^t_i(s) is step 5's sum with the opponent's AVERAGE trunk reach (normalised, so the
+PBS values of beta(pibar^t)), and v^t_i = (W_t V^t_i - W_{t-1} V^{t-1}_i) / w_t with
+W_t = sum_{k <= t} w_k.
+
+Alternating updates (the default, as OpenSpiel's CFR) run steps 1-6 for player 0, then for
+player 1 against player 0's new trunk policy; so in player 0's pass the average beliefs hold
+player 1's average up to t - 1. ``alternating_updates=False`` solves the leaves once per
+iteration for both players.
+
+Without a depth limit there are no leaves and the solver IS the project's CFR engine
+(``solvers.CFRSolver``), identical to OpenSpiel's ``cfr._CFRSolver`` with the same options.
+"""
+
+from typing import Dict, Optional
+
+import numpy as np
+import pyspiel
+
+from algorithms import regret_matching as rm
+from algorithms.cfr_engine import UpdateRule
+from algorithms.game_tree import DEFAULT_MAX_NODES, GameTree
+from algorithms.leaf_solvers import (LeafSolution, LeafSolver, SequenceFormLPSolver,
+                                     complete_with_best_response)
+from algorithms.public_tree import PublicTree
+from algorithms.solvers import _EngineSolver  # pylint: disable=protected-access
+from spiel_games.public_belief_state import PublicBeliefState
+
+LEAF_BELIEFS = ("average", "current")
+VARIANTS = ("standard", "modified")
+WEIGHTINGS = ("uniform", "linear")
+
+
+def _check_choice(name: str, value, allowed) -> None:
+  if value not in allowed:
+    raise ValueError(f"{name} must be one of {', '.join(map(repr, allowed))}, got {value!r}")
+
+
+class CFRAvgSolver(_EngineSolver):
+  """CFR-AVG / CFR-D with OpenSpiel's CFR interface (see the module docstring).
+
+  Public API as OpenSpiel's ``cfr._CFRSolver``: ``evaluate_and_update_policy()``,
+  ``current_policy()`` (trunk pi^{t+1} and the last leaf continuations), ``average_policy()``
+  (the full-game reach-weighted average), plus the project's ``solve``, ``exploitability`` and
+  ``nash_conv`` (exact, on the tree).
+  """
+
+  def __init__(self, game: pyspiel.Game, *, depth_limit: Optional[int] = None,
+               leaf_beliefs: str = "average", variant: str = "standard",
+               weighting: str = "uniform", alternating_updates: bool = True,
+               regret_matching_plus: bool = False, leaf_solver: Optional[LeafSolver] = None,
+               tree: Optional[GameTree] = None, max_nodes: int = DEFAULT_MAX_NODES):
+    """Builds the solver.
+
+    Args:
+      game: a two-player zero-sum sequential game; with a depth limit its public states must be
+        readable from its public observation.
+      depth_limit: None for the full game, or k >= 1 player actions in the trunk.
+      leaf_beliefs: "average" (CFR-AVG) or "current" (CFR-D).
+      variant: "standard", or "modified" for ReBeL's de-averaged leaf values (average beliefs).
+      weighting: "uniform" (w_t = 1) or "linear" (w_t = t) average.
+      alternating_updates: update player 0, then player 1 (OpenSpiel's default).
+      regret_matching_plus: clip the trunk's cumulative regrets at 0 (CFR+).
+      leaf_solver: ``leaf(leaf, belief) -> LeafSolution``; the exact LP if None.
+      tree: the game's ``GameTree``, to skip the walk.
+      max_nodes: refuse games with more histories.
+
+    Raises:
+      ValueError: for a bad option or an unsupported game, naming the problem.
+    """
+    _check_choice("leaf_beliefs", leaf_beliefs, LEAF_BELIEFS)
+    _check_choice("variant", variant, VARIANTS)
+    _check_choice("weighting", weighting, WEIGHTINGS)
+    if variant == "modified" and leaf_beliefs != "average":
+      raise ValueError("variant='modified' de-averages values at average PBSs: it needs "
+                       "leaf_beliefs='average'")
+    rule = UpdateRule(alternating_updates=bool(alternating_updates),
+                      regret_matching_plus=bool(regret_matching_plus),
+                      averaging_gamma=1.0 if weighting == "linear" else 0.0)
+    super().__init__(game, rule, tree, max_nodes)
+    self.depth_limit = depth_limit
+    self.leaf_beliefs = leaf_beliefs
+    self.variant = variant
+    self.weighting = weighting
+    self._public_tree = (None if depth_limit is None
+                         else PublicTree.cut(self._arrays, depth_limit))
+    self._leaf_solver = leaf_solver if leaf_solver is not None else SequenceFormLPSolver()
+    a = self._arrays
+    g = a.num_sequences
+    self._leaf_mask = np.zeros(g, dtype=bool)
+    self._trunk_mask = np.zeros(g)
+    self._last_beliefs: Dict[str, np.ndarray] = {}
+    self._last_solutions: Dict[str, LeafSolution] = {}
+    self._previous_values = np.zeros((2, g))  # V^{t-1}_i of the modified variant.
+    self._total_weight = 0.0
+    if self._public_tree is not None:
+      pt = self._public_tree
+      self._leaf_mask = pt.seq_leaf >= 0
+      self._trunk_mask = pt.trunk_mask
+      terminals = [leaf.full_terminal for leaf in pt.leaves]
+      self._leaf_terminals = np.concatenate(terminals) if terminals else np.zeros(0, int)
+      roots = [leaf.root_seq[leaf.terminal_root] for leaf in pt.leaves]
+      self._leaf_terminal_root_seq = (np.concatenate(roots) if roots
+                                      else np.zeros((0, 2), dtype=np.int64))
+      self._trunk_weighted_utility = a.weighted_utility.copy()
+      self._trunk_weighted_utility[self._leaf_terminals] = 0.0
+
+  # Properties ------------------------------------------------------------------------------
+
+  @property
+  def public_tree(self) -> Optional[PublicTree]:
+    """The trunk/leaf cut, or None without a depth limit."""
+    return self._public_tree
+
+  def last_leaf_beliefs(self) -> Dict[str, np.ndarray]:
+    """Belief over each leaf's roots (``LeafSubgame.root_nodes`` order) of the last pass."""
+    return dict(self._last_beliefs)
+
+  def last_leaf_solutions(self) -> Dict[str, LeafSolution]:
+    """The leaf solver's (uncompleted) solution of each leaf in the last pass."""
+    return dict(self._last_solutions)
+
+  def last_leaf_pbs(self) -> Dict[str, PublicBeliefState]:
+    """The last pass's leaf beliefs as Kuhn ``PublicBeliefState`` objects (Kuhn games only)."""
+    leaves = {leaf.public_state: leaf for leaf in self._public_tree.leaves}
+    return {s: leaves[s].pbs(b) for s, b in self._last_beliefs.items()}
+
+  def options(self) -> dict:
+    if not isinstance(self._leaf_solver, SequenceFormLPSolver):
+      raise ValueError("a CFRAvgSolver with a custom leaf solver has no serialisable options")
+    return {"depth_limit": self.depth_limit, "leaf_beliefs": self.leaf_beliefs,
+            "variant": self.variant, "weighting": self.weighting,
+            "alternating_updates": self._alternating_updates,
+            "regret_matching_plus": self._regret_matching_plus}
+
+  def save(self, path: str) -> None:
+    """Not supported: ``solvers.SOLVERS`` (used by ``load``) does not list this class, and the
+    modified variant's V^{t-1} is not part of the engine's checkpoint arrays."""
+    raise ValueError(f"CFRAvgSolver cannot be checkpointed yet; {path!r} was not written")
+
+  # Iterations ------------------------------------------------------------------------------
+
+  def evaluate_and_update_policy(self) -> None:
+    """One iteration: the engine's CFR without a depth limit, else the six steps per pass."""
+    if self._public_tree is None:
+      super().evaluate_and_update_policy()
+      return
+    e = self._engine
+    e.iteration += 1
+    w = rm.averaging_weight(e.iteration, e.rule.averaging_gamma)
+    previous_total, self._total_weight = self._total_weight, self._total_weight + w
+    for player in ((0, 1) if e.rule.alternating_updates else (None,)):
+      self._pass(player, w, previous_total)
+
+  def _pass(self, player: Optional[int], w: float, previous_total: float) -> None:
+    """Steps 1-6 of the module docstring for ``player`` (None: both players)."""
+    a, e, pt = self._arrays, self._engine, self._public_tree
+    updated = (0, 1) if player is None else (player,)
+    own = a.player_mask[player] if player is not None else a.both_mask
+    trunk_sigma = np.where(self._leaf_mask, 1.0, e.sigma)  # Step 1: pi^t on the trunk.
+    x = a.realization(trunk_sigma)  # Trunk reach; at a leaf sequence, the reach of its root.
+    e.cumulative += w * x * own * self._trunk_mask  # Step 2.
+    if self.leaf_beliefs == "current":
+      belief_reach = x
+    else:
+      belief_reach = a.realization(np.where(self._leaf_mask, 1.0, e.average()))
+    value_reach = belief_reach if self.variant == "modified" else x
+    leaf_sigma = np.ones(a.num_sequences)
+    for leaf in pt.leaves:  # Steps 3 and 4.
+      mass = leaf.root_chance * belief_reach[leaf.root_seq[:, 0]] * \
+          belief_reach[leaf.root_seq[:, 1]]
+      total = mass.sum()
+      belief = mass / total if total > 0 else leaf.root_chance / leaf.root_chance.sum()
+      solution = self._leaf_solver(leaf, belief)
+      # omega_i(h) = pi_c(h) times the opponent's trunk reach (column i holds player 1 - i's).
+      weights = leaf.root_chance[:, None] * value_reach[leaf.root_seq[:, ::-1]]
+      policy = complete_with_best_response(leaf, solution.policy, belief, weights)
+      leaf_sigma[leaf.full_seq[2:]] = policy[2:]
+      self._last_beliefs[leaf.public_state] = belief
+      self._last_solutions[leaf.public_state] = solution
+    # Step 5: trunk terminal values plus the leaf values, then the trunk's CFR update.
+    c = a.terminal_values(x, player, self._trunk_weighted_utility)
+    lt = self._leaf_terminals
+    root_seq = self._leaf_terminal_root_seq
+    below = a.realization(np.where(self._leaf_mask, leaf_sigma, 1.0))  # Leaf-only reach.
+    continuation = below[a.terminal_seq[lt, 0]] * below[a.terminal_seq[lt, 1]]
+    for i in updated:
+      values = np.bincount(root_seq[:, i], weights=a.weighted_utility[lt, i] * continuation *
+                           value_reach[root_seq[:, 1 - i]], minlength=a.num_sequences)
+      if self.variant == "modified":
+        values, self._previous_values[i] = ((self._total_weight * values - previous_total *
+                                             self._previous_values[i]) / w, values)
+      c += values
+    v = a.backup(c, trunk_sigma)
+    c[:2] = 0.0
+    c[2:] -= v[a.seq_infoset[2:]]
+    e.regrets += c * self._trunk_mask
+    # Step 6: the leaf part of the full profile's average.
+    full = a.realization(np.where(self._leaf_mask, leaf_sigma, e.sigma))
+    e.cumulative += w * full * own * self._leaf_mask
+    if e.rule.regret_matching_plus:
+      rm.clip_regrets_plus(e.regrets)
+    e.refresh_policy()
+    e.sigma[self._leaf_mask] = leaf_sigma[self._leaf_mask]

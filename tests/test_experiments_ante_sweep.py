@@ -1,0 +1,40 @@
+"""Tests of experiments.ante_sweep: closed-form curves, solved frame, and the command."""
+
+import pytest
+
+from experiments import ante_sweep
+from experiments import cli
+from experiments import report
+
+
+def test_sweep_games_cover_both_rule_sets():
+  games = ante_sweep.sweep_games([0.5], [2.0])
+  assert games == [("kuhn_poker_ante(ante=0.5,bet=1.0)", "ante"),
+                   ("kuhn_poker_ante(ante=1.0,bet=2.0)", "bet"),
+                   ("kuhn_poker_ante(ante=0.5,bet=1.0,simplified=True)", "ante"),
+                   ("kuhn_poker_ante(ante=1.0,bet=2.0,simplified=True)", "bet")]
+
+
+def test_closed_form_curves_at_kuhns_game():
+  curves = ante_sweep.closed_form_curves(simplified=False)
+  at_one = curves[curves.r == 1.0].set_index("quantity")
+  # Kuhn 1950: J bluff alpha in [0, 1/3], value -1/18.
+  assert at_one.loc["0"].low == 0 and at_one.loc["0"].high == pytest.approx(1 / 3)
+  assert at_one.loc[ante_sweep.VALUE].low == pytest.approx(-1 / 18)
+  simplified = ante_sweep.closed_form_curves(simplified=True)
+  at_one = simplified[simplified.r == 1.0].set_index("quantity")
+  # Variable-ante game at S = 1: bluff 1/(1 + 2S) = 1/3, call (2S - 1)/(1 + 2S) = 1/3.
+  assert at_one.loc["0"].low == at_one.loc["0"].high == pytest.approx(1 / 3)
+  assert at_one.loc["1b"].low == pytest.approx(1 / 3)
+
+
+def test_command_solves_and_checks(tmp_path):
+  out = tmp_path / "results"
+  assert cli.main(["ante-sweep", "--quiet", "--ante", "0.25", "--ante", "2.0", "--bet", "4.0",
+                   "--iterations", "200", "--out", str(out)]) == 0
+  record = report.load_sections(out, [ante_sweep.NAME])[0]
+  assert record.status == "PASS"
+  # 6 games, 7 checks per standard game and 4 per simplified game (reference_check).
+  assert len(record.section.checks) == 3 * 7 + 3 * 4
+  assert sorted(record.section.figures) == ["ante_sweep_simplified.png",
+                                            "ante_sweep_standard.png"]

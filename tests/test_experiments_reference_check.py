@@ -1,0 +1,99 @@
+"""Tests of experiments.reference_check: golden files, family membership, solver checks, CLI."""
+
+import fractions
+import json
+import shutil
+
+import pytest
+
+from algorithms import kuhn_equilibria
+from experiments import cli
+from experiments import reference_check
+from experiments import solver_registry
+from spiel_games import kuhn_rules
+
+Fraction = fractions.Fraction
+KUHN = kuhn_rules.KuhnRules()
+
+
+def test_golden_file_matches_recomputed_references():
+  golden = reference_check.load_golden()
+  assert set(golden) == set(reference_check.REFERENCE_GAMES)
+  for game in reference_check.REFERENCE_GAMES:
+    recomputed = reference_check.compute_reference(game)
+    checks = (reference_check.golden_checks(recomputed, golden[game])
+              + reference_check.consistency_checks(recomputed))
+    assert all(c.passed for c in checks), [c for c in checks if not c.passed]
+
+
+def test_golden_values_are_the_published_ones():
+  golden = reference_check.load_golden()
+  # Kuhn 1950: the game value of standard Kuhn poker for player 0 is -1/18.
+  assert golden["kuhn_poker"]["closed_form"]["value"] == "-1/18"
+  assert golden["kuhn_poker"]["closed_form"]["family"]["0"] == ["0", "1/3"]  # alpha in [0, 1/3].
+  # Leduc poker's value for player 0, -0.0856 (e.g. OpenSpiel's sequence-form LP tests).
+  assert golden["leduc_poker"]["lp_value"] == pytest.approx(-0.085606424078, abs=1e-9)
+
+
+def test_family_member_follows_kuhns_relations():
+  # Kuhn 1950: with J bluff alpha, player 0 bets K with 3 alpha and calls with Q alpha + 1/3.
+  member = reference_check.family_member(KUHN, {"0": 0.2}).action_probabilities()
+  assert float(member["2"]) == pytest.approx(0.6)
+  assert float(member["1pb"]) == pytest.approx(0.2 + 1 / 3)
+  clipped = reference_check.family_member(KUHN, {"0": 0.5})  # Outside [0, 1/3]: clipped.
+  assert clipped.family["p0_bluff"] == Fraction(1, 3)
+
+
+def test_strategy_checks_accept_family_members_and_reject_others():
+  for alpha in (0, Fraction(1, 10), Fraction(1, 3)):
+    probs = {s: float(p) for s, p in
+             kuhn_equilibria.kuhn_equilibrium(p0_bluff=alpha).action_probabilities().items()}
+    assert all(c.passed for c in reference_check.strategy_checks("t", KUHN, probs, 1e-12))
+  probs["2"] = 0.5  # Breaks K bet = 3 alpha.
+  failed = [c for c in reference_check.strategy_checks("t", KUHN, probs, 1e-3) if not c.passed]
+  assert [c.name for c in failed] == ["t: P0 bets K [2]"]
+
+
+def test_family_ranges_at_the_edge_of_the_standard_game():
+  # At ante/bet = 1/2 (kuhn_equilibria): P1 bluffs J with y in [0, 1/2] and calls with Q d <= y.
+  ranges = reference_check.family_ranges(kuhn_rules.KuhnRules(ante=0.5))
+  assert ranges["0p"] == [0, Fraction(1, 2)] and ranges["1b"] == [0, Fraction(1, 2)]
+
+
+def test_solver_checks_pass_for_cfr_and_fail_for_uniform_play():
+  reference = reference_check.compute_reference("kuhn_poker_ante(ante=2.0)")
+  result = solver_registry.solve("kuhn_poker_ante(ante=2.0)", "our_cfr_plus", 0, 300)
+  result["job"] = {"game": "kuhn_poker_ante(ante=2.0)", "solver": "our_cfr_plus", "budget": 300}
+  checks = reference_check.solver_checks(result, reference)
+  assert len(checks) == 7 and all(c.passed for c in checks)
+  uniform = solver_registry.solve("kuhn_poker_ante(ante=2.0)", "our_cfr", 0, 1)
+  uniform["job"] = {"game": "kuhn_poker_ante(ante=2.0)", "solver": "our_cfr", "budget": 300}
+  failed = [c for c in reference_check.solver_checks(uniform, reference) if not c.passed]
+  assert any("exploitability" in c.name for c in failed)
+  assert any("P1 calls a bet with Q" in c.name for c in failed)
+
+
+def test_make_jobs_budgets():
+  jobs = reference_check.make_jobs(["kuhn_poker", "leduc_poker"], ["our_cfr", "cs_cfr"], 0,
+                                   None, quick=True)
+  budgets = {(j.game, j.solver): j.budget for j in jobs}
+  assert budgets == {("kuhn_poker", "our_cfr"): reference_check.QUICK_ITERATIONS,
+                     ("kuhn_poker", "cs_cfr"): reference_check.QUICK_ITERATIONS
+                     * solver_registry.SAMPLED_BUDGET_FACTOR,
+                     ("leduc_poker", "our_cfr"): reference_check.LEDUC_ITERATIONS}
+
+
+def test_cli_passes_then_fails_on_a_corrupted_golden_file(tmp_path, monkeypatch, capsys):
+  argv = ["reference-check", "--quick", "--quiet", "--solver", "our_cfr", "--solver", "cs_cfr",
+          "--game", "kuhn_poker", "--game", "kuhn_poker_ante(ante=0.75)"]
+  assert cli.main(argv + ["--out", str(tmp_path / "good")]) == 0
+  assert "| pass |" in capsys.readouterr().out
+  corrupted = tmp_path / "golden.json"
+  shutil.copy(reference_check.GOLDEN_PATH, corrupted)
+  data = json.loads(corrupted.read_text())
+  data["games"]["kuhn_poker"]["closed_form"]["value"] = "-1/17"
+  corrupted.write_text(json.dumps(data))
+  monkeypatch.setattr(reference_check, "GOLDEN_PATH", corrupted)
+  assert cli.main(argv + ["--out", str(tmp_path / "bad")]) == 1
+  out = capsys.readouterr().out
+  assert "kuhn_poker: closed-form value -1/18 = golden" in out and "**FAIL**" in out
