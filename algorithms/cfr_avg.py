@@ -10,8 +10,9 @@ are in ``/work/shared/notes/cfr_avg.md``.
 Each pass of an iteration t updating player(s) P:
 
 1. pi^t is regret matching of the trunk's cumulative regrets (the engine's current policy);
-2. the average numerators of P's trunk sequences get w_t x_P^t FIRST, so that pibar^t includes
-   pi^t (w_t = 1, or t with ``weighting="linear"``);
+2. the average pibar^t on the trunk includes pi^t: the beliefs of step 3 use the numerators plus
+   this iteration's w_t x_P^t (w_t = 1, or t with ``weighting="linear"``), which the engine
+   adds in step 6;
 3. every leaf public state gets the belief beta(h) proportional to pi_c(h) r_0(h) r_1(h) with r
    the trunk reach of the average policy (``leaf_beliefs="average"``, CFR-AVG) or of pi^t
    (``"current"``, CFR-D); a leaf that this makes unreachable gets the chance-only prior;
@@ -22,9 +23,13 @@ Each pass of an iteration t updating player(s) P:
    v_i(s) = sum_{z below a leaf, seq_i(root(z)) = s} u_i(z) pi_c(z) x^{sigma^t}(z) pi^t_{-i}(root(z)),
    with the opponent's CURRENT trunk reach; these are the terminal values of the trunk's CFR
    update (regrets of P's trunk sequences, RM+ clipping if asked);
-6. P's average numerators of leaf sequences get w_t x_P(s) for the full profile (pi^t on the
-   trunk, sigma^t below), so the average policy is the reach-weighted average of the full
-   profiles: a full-game ``TabularPolicy`` that OpenSpiel's exploitability measures.
+6. P's average numerators get w_t x_P(s) for the full profile (pi^t on the trunk, sigma^t
+   below), so the average policy is the reach-weighted average of the full profiles: a
+   full-game ``TabularPolicy`` that OpenSpiel's exploitability measures.
+
+The update itself (step 5's regrets, step 6, RM+, regret matching) is the engine's
+``CFREngine.update`` with the trunk's terminals and the leaf values injected, the same code as
+full-game CFR; this module forms the beliefs, solves the leaves and computes the leaf values.
 
 With ``variant="modified"`` (ReBeL's experiments; needs average beliefs) step 5 uses de-averaged
 values: V^t_i(s) is step 5's sum with the opponent's AVERAGE trunk reach (normalised, so the
@@ -38,20 +43,25 @@ iteration for both players.
 
 Without a depth limit there are no leaves and the solver IS the project's CFR engine
 (``solvers.CFRSolver``), identical to OpenSpiel's ``cfr._CFRSolver`` with the same options.
+
+``save(path)`` / ``CFRAvgSolver.load(path)`` are the other solvers' checkpoints
+(``solvers._EngineSolver``) plus W_t and the modified variant's V^t; a built-in leaf solver is
+recorded by name and parameters, a custom one makes ``save`` refuse.
 """
 
-from typing import Dict, Optional
+from typing import Dict, Optional, Tuple
 
 import numpy as np
 import pyspiel
 
+from algorithms import leaf_solvers
 from algorithms import regret_matching as rm
 from algorithms.cfr_engine import UpdateRule
 from algorithms.game_tree import DEFAULT_MAX_NODES, GameTree
 from algorithms.leaf_solvers import (LeafSolution, LeafSolver, SequenceFormLPSolver,
                                      complete_with_best_response)
 from algorithms.public_tree import PublicTree
-from algorithms.solvers import _EngineSolver  # pylint: disable=protected-access
+from algorithms.solvers import _EngineSolver, checked_array  # pylint: disable=protected-access
 from spiel_games.public_belief_state import PublicBeliefState
 
 LEAF_BELIEFS = ("average", "current")
@@ -130,8 +140,6 @@ class CFRAvgSolver(_EngineSolver):
       roots = [leaf.root_seq[leaf.terminal_root] for leaf in pt.leaves]
       self._leaf_terminal_root_seq = (np.concatenate(roots) if roots
                                       else np.zeros((0, 2), dtype=np.int64))
-      self._trunk_weighted_utility = a.weighted_utility.copy()
-      self._trunk_weighted_utility[self._leaf_terminals] = 0.0
 
   # Properties ------------------------------------------------------------------------------
 
@@ -154,17 +162,37 @@ class CFRAvgSolver(_EngineSolver):
     return {s: leaves[s].pbs(b) for s, b in self._last_beliefs.items()}
 
   def options(self) -> dict:
-    if not isinstance(self._leaf_solver, SequenceFormLPSolver):
-      raise ValueError("a CFRAvgSolver with a custom leaf solver has no serialisable options")
+    """The constructor options; the leaf solver by ``leaf_solvers.spec``.
+
+    Raises:
+      ValueError: for a leaf solver that is not a built-in one (it cannot be recorded), so
+        ``save`` refuses such a solver and writes nothing.
+    """
     return {"depth_limit": self.depth_limit, "leaf_beliefs": self.leaf_beliefs,
             "variant": self.variant, "weighting": self.weighting,
             "alternating_updates": self._alternating_updates,
-            "regret_matching_plus": self._regret_matching_plus}
+            "regret_matching_plus": self._regret_matching_plus,
+            "leaf_solver": leaf_solvers.spec(self._leaf_solver)}
 
-  def save(self, path: str) -> None:
-    """Not supported: ``solvers.SOLVERS`` (used by ``load``) does not list this class, and the
-    modified variant's V^{t-1} is not part of the engine's checkpoint arrays."""
-    raise ValueError(f"CFRAvgSolver cannot be checkpointed yet; {path!r} was not written")
+  @classmethod
+  def _options_to_kwargs(cls, options: dict) -> dict:
+    return dict(options, leaf_solver=leaf_solvers.from_spec(options.get("leaf_solver")))
+
+  def _extra_state(self) -> Tuple[dict, Dict[str, np.ndarray]]:
+    """W_t and the modified variant's V^t, for ``save``.
+
+    The ``last_leaf_*`` reports do not affect later iterations and are not kept: they are empty
+    after ``load`` until the next iteration.
+    """
+    return {"total_weight": self._total_weight}, {"previous_values": self._previous_values}
+
+  def _restore_extra_state(self, path: str, header: dict, arrays: Dict[str, np.ndarray]) -> None:
+    total = header.get("total_weight")
+    if isinstance(total, bool) or not isinstance(total, (int, float)):
+      raise ValueError(f"{path}: header field 'total_weight' missing or not a number")
+    self._total_weight = float(total)
+    self._previous_values[:] = checked_array(path, arrays, "previous_values",
+                                             self._previous_values.shape)
 
   # Iterations ------------------------------------------------------------------------------
 
@@ -178,23 +206,42 @@ class CFRAvgSolver(_EngineSolver):
     w = rm.averaging_weight(e.iteration, e.rule.averaging_gamma)
     previous_total, self._total_weight = self._total_weight, self._total_weight + w
     for player in ((0, 1) if e.rule.alternating_updates else (None,)):
-      self._pass(player, w, previous_total)
+      self._update(player, w, previous_total)
 
-  def _pass(self, player: Optional[int], w: float, previous_total: float) -> None:
-    """Steps 1-6 of the module docstring for ``player`` (None: both players)."""
-    a, e, pt = self._arrays, self._engine, self._public_tree
-    updated = (0, 1) if player is None else (player,)
-    own = a.player_mask[player] if player is not None else a.both_mask
+  def _update(self, player: Optional[int], w: float, previous_total: float) -> None:
+    """Steps 1-6 of the module docstring for ``player`` (None: both players).
+
+    Steps 1, 3, 4 and the leaf values of step 5 are CFR-AVG's; the trunk's regret update, both
+    parts of the average (steps 2 and 6) and RM+ are the engine's ``CFREngine.update`` on the
+    full profile (pi^t on the trunk, sigma^t below the leaves).
+    """
+    a, e = self._arrays, self._engine
     trunk_sigma = np.where(self._leaf_mask, 1.0, e.sigma)  # Step 1: pi^t on the trunk.
     x = a.realization(trunk_sigma)  # Trunk reach; at a leaf sequence, the reach of its root.
-    e.cumulative += w * x * own * self._trunk_mask  # Step 2.
     if self.leaf_beliefs == "current":
       belief_reach = x
-    else:
-      belief_reach = a.realization(np.where(self._leaf_mask, 1.0, e.average()))
+    else:  # Step 2 comes first: pibar^t includes pi^t.
+      average = e.average(pending=e.average_increment(player, x) * self._trunk_mask)
+      belief_reach = a.realization(np.where(self._leaf_mask, 1.0, average))
     value_reach = belief_reach if self.variant == "modified" else x
-    leaf_sigma = np.ones(a.num_sequences)
-    for leaf in pt.leaves:  # Steps 3 and 4.
+    leaf_sigma = self._solve_leaves(belief_reach, value_reach)
+    leaf_values = self._leaf_values(player, leaf_sigma, value_reach, w, previous_total)
+    e.sigma[self._leaf_mask] = leaf_sigma[self._leaf_mask]
+    e.update(player, trunk_terminals=self._public_tree.trunk_terminals, leaf_values=leaf_values)
+    e.sigma[self._leaf_mask] = leaf_sigma[self._leaf_mask]  # current_policy() shows sigma^t.
+
+  def _solve_leaves(self, belief_reach: np.ndarray, value_reach: np.ndarray) -> np.ndarray:
+    """Steps 3 and 4: every leaf's PBS, solved and completed; the continuations (G,).
+
+    Args:
+      belief_reach: trunk reach (G,) that forms the beliefs: of pibar^t or of pi^t.
+      value_reach: trunk reach (G,) whose opponent part weights the counterfactual values.
+
+    Returns:
+      The leaf continuations sigma^t on the leaf sequences, 1 elsewhere.
+    """
+    leaf_sigma = np.ones(self._arrays.num_sequences)
+    for leaf in self._public_tree.leaves:
       mass = leaf.root_chance * belief_reach[leaf.root_seq[:, 0]] * \
           belief_reach[leaf.root_seq[:, 1]]
       total = mass.sum()
@@ -206,27 +253,26 @@ class CFRAvgSolver(_EngineSolver):
       leaf_sigma[leaf.full_seq[2:]] = policy[2:]
       self._last_beliefs[leaf.public_state] = belief
       self._last_solutions[leaf.public_state] = solution
-    # Step 5: trunk terminal values plus the leaf values, then the trunk's CFR update.
-    c = a.terminal_values(x, player, self._trunk_weighted_utility)
-    lt = self._leaf_terminals
-    root_seq = self._leaf_terminal_root_seq
+    return leaf_sigma
+
+  def _leaf_values(self, player: Optional[int], leaf_sigma: np.ndarray,
+                   value_reach: np.ndarray, w: float, previous_total: float) -> np.ndarray:
+    """Step 5's leaf values v_i(s) of the updated player(s) (G,), de-averaged if "modified".
+
+    v_i(s) = sum_{z below a leaf, seq_i(root(z)) = s} u_i(z) pi_c(z) x^{sigma^t}(z)
+    pi_{-i}(root(z)), with pi_{-i} the opponent's part of ``value_reach``; the modified variant
+    returns (W_t V^t_i - W_{t-1} V^{t-1}_i) / w_t and keeps V^t_i for the next iteration.
+    """
+    a = self._arrays
+    lt, root_seq = self._leaf_terminals, self._leaf_terminal_root_seq
     below = a.realization(np.where(self._leaf_mask, leaf_sigma, 1.0))  # Leaf-only reach.
     continuation = below[a.terminal_seq[lt, 0]] * below[a.terminal_seq[lt, 1]]
-    for i in updated:
+    out = np.zeros(a.num_sequences)
+    for i in ((0, 1) if player is None else (player,)):
       values = np.bincount(root_seq[:, i], weights=a.weighted_utility[lt, i] * continuation *
                            value_reach[root_seq[:, 1 - i]], minlength=a.num_sequences)
       if self.variant == "modified":
         values, self._previous_values[i] = ((self._total_weight * values - previous_total *
                                              self._previous_values[i]) / w, values)
-      c += values
-    v = a.backup(c, trunk_sigma)
-    c[:2] = 0.0
-    c[2:] -= v[a.seq_infoset[2:]]
-    e.regrets += c * self._trunk_mask
-    # Step 6: the leaf part of the full profile's average.
-    full = a.realization(np.where(self._leaf_mask, leaf_sigma, e.sigma))
-    e.cumulative += w * full * own * self._leaf_mask
-    if e.rule.regret_matching_plus:
-      rm.clip_regrets_plus(e.regrets)
-    e.refresh_policy()
-    e.sigma[self._leaf_mask] = leaf_sigma[self._leaf_mask]
+      out += values  # Player 0's and player 1's root sequences are disjoint: exact.
+    return out

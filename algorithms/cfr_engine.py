@@ -26,6 +26,13 @@ Global sequences 0 and 1 are the empty sequences of players 0 and 1.
 Chance sampling (Lanctot, Waugh, Zinkevich, Bowling, "Monte Carlo sampling for regret
 minimization in extensive games", NeurIPS 2009) runs the same pass with pi_c(z) replaced by a
 per-terminal weight (see ``chance_sampling``).
+
+Depth-limited CFR (CFR-D: Burch, Johanson, Bowling, "Solving imperfect information games using
+decomposition", AAAI 2014; CFR-AVG: Brown, Bakhtin, Lerer, Gong, ReBeL, NeurIPS 2020) runs the
+same pass on the trunk of a cut game: only the trunk's terminals enter step 2, and the leaf
+subgames' counterfactual values are injected at the sequences leading to the leaf roots,
+c_i[s] += v_i(s), before step 3 (``CFREngine.update(player, trunk_terminals=...,
+leaf_values=...)``; see ``cfr_avg``).
 """
 
 import dataclasses
@@ -54,6 +61,11 @@ class _Level:
   seq_parent: np.ndarray  # (sb - sa,) global parent sequence of each sequence.
   block_starts: np.ndarray  # (ib - ia,) infoset block starts relative to sa.
   parent_local: np.ndarray  # (ib - ia,) parent sequence of each infoset, relative to pa.
+
+
+def _sum_by(index: np.ndarray, weights: np.ndarray, length: int) -> np.ndarray:
+  """Float sums of ``weights`` per ``index`` (``np.bincount``, which is int64 if none given)."""
+  return np.bincount(index, weights=weights, minlength=length).astype(np.float64, copy=False)
 
 
 class TreeArrays:
@@ -192,26 +204,31 @@ class TreeArrays:
     if terminals is not None:
       t0, t1 = t0[terminals], t1[terminals]
     if player == 0:
-      return np.bincount(t0, weights=weighted_utility[:, 0] * x[t1], minlength=g)
+      return _sum_by(t0, weighted_utility[:, 0] * x[t1], g)
     if player == 1:
-      return np.bincount(t1, weights=weighted_utility[:, 1] * x[t0], minlength=g)
-    return (np.bincount(t0, weights=weighted_utility[:, 0] * x[t1], minlength=g) +
-            np.bincount(t1, weights=weighted_utility[:, 1] * x[t0], minlength=g))
+      return _sum_by(t1, weighted_utility[:, 1] * x[t0], g)
+    return _sum_by(t0, weighted_utility[:, 0] * x[t1], g) + \
+        _sum_by(t1, weighted_utility[:, 1] * x[t0], g)
 
   def regret_increments(self, sigma: np.ndarray, player: Optional[int],
                         terminals: Optional[np.ndarray] = None,
-                        chance_weight: Optional[np.ndarray] = None
+                        chance_weight: Optional[np.ndarray] = None,
+                        leaf_values: Optional[np.ndarray] = None
                         ) -> Tuple[np.ndarray, np.ndarray]:
     """Instantaneous counterfactual regrets r(I, a) = q(I, a) - v(I) of one pass.
 
     Args:
       sigma: the current policy (G,).
       player: the updated player, or None for both.
-      terminals: chance sampling: the visited terminals; the others get chance weight 0.
+      terminals: only these terminals enter the terminal values, the others get weight 0:
+        chance sampling's visited terminals, or a depth-limited pass's trunk terminals.
         All terminals, weighted by pi_c(z), if None.
       chance_weight: with ``terminals``, the weight of each listed terminal replacing pi_c(z);
         default 1, the importance weight pi_c(z) / q(z) when outcomes are sampled with their
         chance probabilities (Lanctot et al. 2009).
+      leaf_values: (G,) counterfactual values added to the terminal values before the backup,
+        c_i[s] += leaf_values[s]: a depth-limited pass's leaf values at the sequences leading to
+        the leaf roots (CFR-D, Burch et al. 2014), 0 elsewhere.
 
     Returns:
       (r, x): r (G,) is 0 on the empty sequences and on the other player's sequences; x (G,) are
@@ -225,6 +242,8 @@ class TreeArrays:
       if chance_weight is not None:
         utility = utility * chance_weight[:, None]
       c = self.terminal_values(x, player, utility, terminals)
+    if leaf_values is not None:
+      c += leaf_values
     v = self.backup(c, sigma)
     c[:2] = 0.0
     c[2:] -= v[self.seq_infoset[2:]]
@@ -303,32 +322,78 @@ class CFREngine:
     """sigma = regret matching of the cumulative regrets."""
     self.sigma[2:] = rm.regret_matching(self.regrets[2:], self.arrays.blocks)
 
-  def average(self) -> np.ndarray:
-    """The average policy (G,), uniform at information sets with zero numerators."""
+  def average(self, pending: Optional[np.ndarray] = None) -> np.ndarray:
+    """The average policy (G,), uniform at information sets with zero numerators.
+
+    Args:
+      pending: an increment (G,) of the numerators not yet added, e.g. this iteration's
+        ``average_increment`` when the average pibar^t including pi^t is needed before
+        ``update`` (CFR-AVG's leaf beliefs); the numerators are S + pending.
+    """
+    numerators = self.cumulative if pending is None else self.cumulative + pending
     out = np.ones(self.arrays.num_sequences)
-    out[2:] = rm.normalize_average(self.cumulative[2:], self.arrays.blocks)
+    out[2:] = rm.normalize_average(numerators[2:], self.arrays.blocks)
     return out
+
+  def average_increment(self, player: Optional[int], x: np.ndarray,
+                        visits: Optional[np.ndarray] = None) -> np.ndarray:
+    """This iteration's average-policy numerators w_t x_P(s) on ``player``'s sequences (G,).
+
+    Args:
+      player: the updated player, or None for both.
+      x: realization plans (G,) of the profile played in the iteration.
+      visits: chance sampling: per global information set, the number of visited histories,
+        which multiplies the increment (Lanctot et al. 2009).
+    """
+    a = self.arrays
+    own = x * (a.player_mask[player] if player is not None else a.both_mask)
+    if visits is not None:
+      own *= np.append(visits, 0.0)[a.seq_infoset]  # Empty sequences: infoset -1, weight 0.
+    return rm.averaging_weight(self.iteration, self.rule.averaging_gamma) * own
 
   def iterate(self, sampler: Optional[Sampler] = None) -> None:
     """One CFR iteration; with a sampler, chance is sampled afresh for every pass."""
     self.iteration += 1
     passes = (0, 1) if self.rule.alternating_updates else (None,)
     for player in passes:
-      self._pass(player, sampler)
+      self.update(player, sampler=sampler)
 
-  def _pass(self, player: Optional[int], sampler: Optional[Sampler]) -> None:
+  def update(self, player: Optional[int], *, sampler: Optional[Sampler] = None,
+             trunk_terminals: Optional[np.ndarray] = None,
+             leaf_values: Optional[np.ndarray] = None) -> None:
+    """One player's CFR update (one pass of iteration ``iteration``) against ``sigma``.
+
+    R(I, a) += q(I, a) - v(I) on ``player``'s sequences, S += w_t x_P (``average_increment``),
+    then RM+ clipping and discounting as the rule asks, and sigma = regret matching of R.
+    ``iterate`` calls it once per player (or once with None); depth-limited CFR calls it
+    directly after ``iteration += 1``, with sigma holding pi^t on the trunk and the leaf
+    continuation sigma^t below the leaves, so that S accumulates the full profile; regret
+    matching then leaves sigma uniform below the leaves (their regrets stay 0).
+
+    Args:
+      player: 0, 1, or None for both players from the same policy (simultaneous updates).
+      sampler: chance sampling: draws the visited terminals and visit counts for this pass.
+      trunk_terminals: depth-limited CFR: the terminals above the cut, weighted by pi_c(z);
+        terminals below the cut are left out (their value comes from ``leaf_values``).
+      leaf_values: depth-limited CFR: counterfactual values (G,) of the updated player(s) at the
+        sequences leading to the leaf roots, the terminal values of the trunk's update
+        (``TreeArrays.regret_increments``).
+
+    Raises:
+      ValueError: if both ``sampler`` and ``trunk_terminals`` are given.
+    """
     a = self.arrays
-    terminals = visits = None
+    terminals = chance_weight = visits = None
     if sampler is not None:
+      if trunk_terminals is not None:
+        raise ValueError("chance sampling and a trunk cut cannot be combined in one update")
       terminals, visits = sampler()
-    r, x = a.regret_increments(self.sigma, player, terminals)
+    elif trunk_terminals is not None:
+      terminals, chance_weight = trunk_terminals, a.tree.chance_reach[trunk_terminals]
+    r, x = a.regret_increments(self.sigma, player, terminals, chance_weight, leaf_values)
     # For a player not updated r is exactly 0, so its regrets are unchanged.
     self.regrets += r
-    w = rm.averaging_weight(self.iteration, self.rule.averaging_gamma)
-    own = x * (a.player_mask[player] if player is not None else a.both_mask)
-    if visits is not None:
-      own *= np.append(visits, 0.0)[a.seq_infoset]  # Empty sequences: infoset -1, weight 0.
-    self.cumulative += w * own
+    self.cumulative += self.average_increment(player, x, visits)
     if self.rule.regret_matching_plus:
       rm.clip_regrets_plus(self.regrets)
     if self.rule.discount_alpha is not None:

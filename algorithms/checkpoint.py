@@ -10,12 +10,12 @@ whose digest does not match gives a one-line ``ValueError`` naming the file.
 
 import hashlib
 import json
-import os
-import tempfile
 import zipfile
 from typing import Dict, Tuple
 
 import numpy as np
+
+from algorithms.atomic_file import atomic_write
 
 FORMAT = "kuhn-cfr-checkpoint"
 VERSION = 1
@@ -30,29 +30,18 @@ def _digest(arrays: Dict[str, np.ndarray]) -> str:
   return h.hexdigest()
 
 
-def atomic_write(path: str, write) -> None:
-  """Calls ``write(file)`` on a temporary file next to ``path``, then renames it to ``path``."""
-  folder = os.path.dirname(os.path.abspath(path))
-  fd, tmp = tempfile.mkstemp(dir=folder, prefix=".tmp-", suffix=os.path.basename(path))
-  try:
-    with os.fdopen(fd, "wb") as f:
-      write(f)
-      f.flush()
-      os.fsync(f.fileno())
-    os.replace(tmp, path)
-  except BaseException:
-    if os.path.exists(tmp):
-      os.remove(tmp)
-    raise
-
-
 def write_checkpoint(path: str, header: dict, arrays: Dict[str, np.ndarray]) -> None:
   """Writes ``arrays`` and ``header`` (JSON-serialisable) to ``path`` atomically."""
   if "header" in arrays:
     raise ValueError("'header' is reserved and cannot be an array name")
   full = dict(header, format=FORMAT, version=VERSION, sha256=_digest(arrays))
   text = json.dumps(full, sort_keys=True)
-  atomic_write(path, lambda f: np.savez(f, header=np.array(text), **arrays))
+
+  def savez(tmp):
+    with open(tmp, "wb") as f:  # A file object: given a path, np.savez would append ".npz".
+      np.savez(f, header=np.array(text), **arrays)
+
+  atomic_write(path, savez)
 
 
 def read_checkpoint(path: str) -> Tuple[dict, Dict[str, np.ndarray]]:

@@ -13,6 +13,9 @@ expected utility from each root under it; the PBS value is sum_h beta(h) u_0(h).
 * ``CFRLeafSolver``: N iterations of the project's CFR engine on the leaf; its average policy is an
   approximate equilibrium, to measure what inexact leaves cost.
 
+The built-in solvers are recorded in checkpoints by name and parameters (``spec`` and
+``from_spec``); any other callable cannot be serialised.
+
 ``complete_with_best_response`` is step 4's completion (``/work/shared/notes/cfr_avg.md``): an
 equilibrium leaves a player's play arbitrary where the PBS gives the player's own plan zero mass,
 but CFR-D's trunk regrets need counterfactual best-response values there (Burch et al., AAAI
@@ -21,7 +24,7 @@ but CFR-D's trunk regrets need counterfactual best-response values there (Burch 
 
 import copy
 import dataclasses
-from typing import Callable, Dict, Optional, Tuple
+from typing import Any, Callable, Dict, Optional, Tuple
 
 import numpy as np
 from scipy import optimize
@@ -236,3 +239,43 @@ class CFRLeafSolver:
       engine.iterate()
     policy = engine.average()
     return LeafSolution(policy=policy, root_values=leaf.root_values(policy))
+
+
+
+_BUILT_IN = ("SequenceFormLPSolver", "CFRLeafSolver")
+
+
+def spec(solver: LeafSolver) -> Dict[str, Any]:
+  """The JSON description of a built-in leaf solver: class name and parameters.
+
+  ``SequenceFormLPSolver`` has none (its matrix cache is rebuilt on demand); ``CFRLeafSolver``
+  has its iterations and ``UpdateRule``. Both are stateless between calls.
+
+  Raises:
+    ValueError: for any other callable (subclasses included), which cannot be serialised.
+  """
+  kind = type(solver)
+  if kind is SequenceFormLPSolver:
+    return {"name": kind.__name__}
+  if kind is CFRLeafSolver:
+    return {"name": kind.__name__, "iterations": solver.iterations,
+            "rule": dataclasses.asdict(solver.rule)}
+  raise ValueError(f"leaf solver {kind.__name__} is not a built-in one "
+                   f"({', '.join(_BUILT_IN)}) and cannot be recorded")
+
+
+def from_spec(description: Dict[str, Any]) -> LeafSolver:
+  """Rebuilds a built-in leaf solver from ``spec``'s description.
+
+  Raises:
+    ValueError: for an unknown name or bad parameters.
+  """
+  name = description.get("name") if isinstance(description, dict) else None
+  try:
+    if name == "SequenceFormLPSolver":
+      return SequenceFormLPSolver()
+    if name == "CFRLeafSolver":
+      return CFRLeafSolver(description["iterations"], UpdateRule(**description["rule"]))
+  except (KeyError, TypeError) as e:
+    raise ValueError(f"bad {name} description {description!r}: {e!r}") from None
+  raise ValueError(f"unknown leaf solver {description!r} (built-in: {', '.join(_BUILT_IN)})")

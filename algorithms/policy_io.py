@@ -18,7 +18,7 @@ import pyspiel
 
 from open_spiel.python import policy as policy_lib
 
-from algorithms.checkpoint import atomic_write
+from algorithms.atomic_file import atomic_write_json
 
 FORMAT = "kuhn-cfr-policy"
 VERSION = 1
@@ -34,8 +34,7 @@ def save_policy(path: str, policy: policy_lib.TabularPolicy) -> None:
     probs = policy.action_probability_array[row, actions]
     table[key] = {"actions": [int(a) for a in actions], "probabilities": [float(p) for p in probs]}
   doc = {"format": FORMAT, "version": VERSION, "game": str(policy.game), "policy": table}
-  text = json.dumps(doc, indent=1, sort_keys=True).encode()
-  atomic_write(path, lambda f: f.write(text))
+  atomic_write_json(path, doc)
 
 
 def load_policy(path: str, game: pyspiel.Game) -> policy_lib.TabularPolicy:

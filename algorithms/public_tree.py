@@ -36,21 +36,12 @@ from open_spiel.python import observation
 
 from algorithms.cfr_engine import TreeArrays
 from algorithms.game_tree import CHANCE, TERMINAL, GameTree, PlayerSequences
+from spiel_games import kuhn_poker_ante
 from spiel_games.kuhn_rules import KuhnRules
 from spiel_games.public_belief_state import PublicBeliefState
 
 PUBLIC_OBSERVATION = pyspiel.IIGObservationType(
     perfect_recall=True, public_info=True, private_info=pyspiel.PrivateInfoType.NONE)
-
-
-def kuhn_rules_of(game: pyspiel.Game) -> Optional[KuhnRules]:
-  """The ``KuhnRules`` of ``kuhn_poker`` (two players) or ``kuhn_poker_ante``, else None."""
-  name = game.get_type().short_name
-  if name == "kuhn_poker" and game.num_players() == 2:
-    return KuhnRules()
-  if name == "kuhn_poker_ante":
-    return game.rules
-  return None
 
 
 @dataclasses.dataclass(frozen=True)
@@ -222,7 +213,7 @@ def _cut(arrays: TreeArrays, k: int) -> PublicTree:
     seq_leaf[arrays.global_seq[pl][1:]] = lo[p.seq_infoset[1:]]
 
   chance_reach = _node_chance_reach(tree)
-  rules = kuhn_rules_of(game)
+  rules = kuhn_poker_ante.rules_of(game)
   leaves = []
   for index, public_state in enumerate(names):
     leaf_roots = np.array([n for n, s in zip(roots, public_of_root) if s == public_state])

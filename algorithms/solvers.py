@@ -27,7 +27,7 @@ Extras: ``solve(iterations, progress=...)``, ``nash_conv()``, ``exploitability()
 """
 
 import json
-from typing import Callable, Dict, Optional
+from typing import Callable, Dict, Optional, Tuple
 
 import numpy as np
 import pyspiel
@@ -160,26 +160,43 @@ class _EngineSolver(cfr._CFRSolver):  # pylint: disable=protected-access
     return self._tree_evaluator().exploitability(sigma)
 
   def options(self) -> dict:
-    """Constructor keyword arguments that rebuild an equivalent solver (JSON-serialisable)."""
+    """Constructor options that rebuild an equivalent solver (JSON-serialisable).
+
+    ``load`` passes them through ``_options_to_kwargs`` to the constructor.
+    """
     raise NotImplementedError
 
+  @classmethod
+  def _options_to_kwargs(cls, options: dict) -> dict:
+    """Constructor keyword arguments from ``options()``'s JSON form (the same by default)."""
+    return dict(options)
+
+  def _extra_state(self) -> Tuple[dict, Dict[str, np.ndarray]]:
+    """State beyond the engine's arrays that later iterations depend on, for ``save``.
+
+    Returns:
+      (header fields, JSON-serialisable; float64 arrays), both empty by default.
+    """
+    return {}, {}
+
+  def _restore_extra_state(self, path: str, header: dict, arrays: Dict[str, np.ndarray]) -> None:
+    """Restores ``_extra_state``'s fields from a checkpoint's header and arrays (``load``)."""
+
   def save(self, path: str) -> None:
-    """Writes a checkpoint (regrets, numerators, policy, iteration, random state) atomically.
+    """Writes a checkpoint (regrets, numerators, policy, iteration, extra state) atomically.
 
     ``load(path)`` followed by more iterations gives exactly the arrays of an uninterrupted run.
+
+    Raises:
+      ValueError: if the solver's options cannot be recorded (nothing is written).
     """
     e = self._engine
+    extra_header, extra_arrays = self._extra_state()
     header = {"game": str(self._game), "solver": type(self).__name__, "options": self.options(),
               "iteration": int(e.iteration), "num_sequences": int(self._arrays.num_sequences),
-              "rng_state": self._rng_state()}
+              **extra_header}
     checkpoint.write_checkpoint(path, header, {"regrets": e.regrets, "cumulative": e.cumulative,
-                                               "sigma": e.sigma})
-
-  def _rng_state(self) -> Optional[dict]:
-    return None
-
-  def _set_rng_state(self, state: Optional[dict]) -> None:
-    pass
+                                               "sigma": e.sigma, **extra_arrays})
 
   @classmethod
   def load(cls, path: str, game: Optional[pyspiel.Game] = None,
@@ -206,18 +223,22 @@ class _EngineSolver(cfr._CFRSolver):  # pylint: disable=protected-access
       game = _load_game(header["game"])
     elif str(game) != header["game"]:
       raise ValueError(f"{path}: checkpoint is for game {header['game']!r}, not {str(game)!r}")
-    solver = solver_cls(game, tree=tree, **header["options"])
+    solver = solver_cls(game, tree=tree, **solver_cls._options_to_kwargs(header["options"]))
     e = solver._engine  # pylint: disable=protected-access
     g = solver._arrays.num_sequences  # pylint: disable=protected-access
     for name in ("regrets", "cumulative", "sigma"):
-      if name not in arrays or arrays[name].shape != (g,) or arrays[name].dtype != np.float64:
-        raise ValueError(f"{path}: array {name!r} missing or not float64 of shape ({g},)")
-    e.regrets[:] = arrays["regrets"]
-    e.cumulative[:] = arrays["cumulative"]
-    e.sigma[:] = arrays["sigma"]
+      getattr(e, name)[:] = checked_array(path, arrays, name, (g,))
     e.iteration = int(header["iteration"])
-    solver._set_rng_state(header.get("rng_state"))  # pylint: disable=protected-access
+    solver._restore_extra_state(path, header, arrays)  # pylint: disable=protected-access
     return solver
+
+
+def checked_array(path: str, arrays: Dict[str, np.ndarray], name: str,
+                  shape: Tuple[int, ...]) -> np.ndarray:
+  """``arrays[name]`` from checkpoint ``path``, or a ValueError unless float64 of ``shape``."""
+  if name not in arrays or arrays[name].shape != shape or arrays[name].dtype != np.float64:
+    raise ValueError(f"{path}: array {name!r} missing or not float64 of shape {shape}")
+  return arrays[name]
 
 
 def _solver_classes(root: type) -> Dict[str, type]:
@@ -333,15 +354,15 @@ class ChanceSamplingCFRSolver(_EngineSolver):
             "linear_averaging": self._linear_averaging,
             "regret_matching_plus": self._regret_matching_plus}
 
-  def _rng_state(self) -> dict:
-    return self._chance_sampler.rng.bit_generator.state
+  def _extra_state(self) -> Tuple[dict, Dict[str, np.ndarray]]:
+    return {"rng_state": self._chance_sampler.rng.bit_generator.state}, {}
 
-  def _set_rng_state(self, state: Optional[dict]) -> None:
+  def _restore_extra_state(self, path: str, header: dict, arrays: Dict[str, np.ndarray]) -> None:
     generator = self._chance_sampler.rng.bit_generator
     try:
-      generator.state = json.loads(json.dumps(state))
+      generator.state = json.loads(json.dumps(header.get("rng_state")))
     except (TypeError, ValueError, KeyError) as e:
-      raise ValueError(f"checkpoint random state is not a {type(generator).__name__} state "
+      raise ValueError(f"{path}: checkpoint random state is not a {type(generator).__name__} state "
                        f"({e})") from None
 
 

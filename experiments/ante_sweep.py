@@ -21,6 +21,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
+from algorithms import atomic_file
 from algorithms import kuhn_equilibria
 from experiments import cli
 from experiments import plotting
@@ -160,7 +161,7 @@ def run(args: argparse.Namespace) -> ReportSection:
     results = sweep.run_jobs(jobs, reference_check.reference_job, args.out / "jobs", executor,
                              quiet=args.quiet, description=NAME)
   solved = solved_frame(results, kinds)
-  sweep.atomic_write(args.out / "ante_sweep.csv", lambda tmp: solved.to_csv(tmp, index=False))
+  atomic_file.atomic_write(args.out / "ante_sweep.csv", lambda tmp: solved.to_csv(tmp, index=False))
   figures = []
   for simplified in (False, True):
     name = f"ante_sweep_{'simplified' if simplified else 'standard'}.png"

@@ -25,6 +25,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
+from algorithms import atomic_file
 from algorithms import sequence_form_lp
 from experiments import cli
 from experiments import plotting
@@ -188,7 +189,7 @@ def run(args: argparse.Namespace) -> ReportSection:
     results = sweep.run_jobs(jobs, convergence_job, args.out / "jobs", executor,
                              quiet=args.quiet, description=NAME)
   frame = results_frame(results)
-  sweep.atomic_write(args.out / "convergence.csv", lambda tmp: frame.to_csv(tmp, index=False))
+  atomic_file.atomic_write(args.out / "convergence.csv", lambda tmp: frame.to_csv(tmp, index=False))
   figures = [plot_game(frame, game, args.out / f"convergence_{plotting.slug(game)}.png").name
              for game, _ in games]
   final = frame.loc[frame.groupby(["game", "solver", "seed"]).iteration.idxmax()]

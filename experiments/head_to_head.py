@@ -21,10 +21,10 @@ from open_spiel.python.algorithms import evaluate_bots
 from open_spiel.python.bots import policy as policy_bot
 from open_spiel.python.bots import uniform_random
 
+from algorithms.atomic_file import atomic_write
 from experiments import policies
 from experiments import solver_registry
 from experiments.report_section import Check, ReportSection
-from experiments.sweep import atomic_write
 
 NAME = "head-to-head"
 HELP = "Two named policies play N hands; chips per hand with a 95% interval vs the exact value."

@@ -48,10 +48,10 @@ from open_spiel.python.algorithms import expected_game_score
 from open_spiel.python.algorithms import exploitability
 
 from algorithms import kuhn_equilibria
+from algorithms.atomic_file import atomic_write
 from experiments import solver_registry
 from experiments.plotting import save_figure
 from experiments.report_section import Check, ReportSection
-from experiments.sweep import atomic_write
 
 NAME = "landscape"
 HELP = "Simplified Kuhn: utility over (bluff, call) probabilities, and CFR's path on it."

@@ -14,7 +14,7 @@ import subprocess
 import sys
 from typing import Any, Dict, Optional, Sequence
 
-from experiments import sweep
+from algorithms import atomic_file
 
 MANIFEST_NAME = "manifest.json"
 _PACKAGES = ("open_spiel", "numpy", "scipy", "pandas", "matplotlib", "tqdm", "dask",
@@ -75,5 +75,5 @@ def build_manifest(argv: Sequence[str], seeds: Dict[str, Any], start: str,
 def write_manifest(folder: pathlib.Path, manifest: Dict[str, Any]) -> pathlib.Path:
   """Writes ``manifest`` to ``folder/manifest.json`` atomically and returns the path."""
   path = pathlib.Path(folder) / MANIFEST_NAME
-  sweep.atomic_write_json(path, manifest)
+  atomic_file.atomic_write_json(path, manifest)
   return path

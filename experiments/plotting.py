@@ -14,7 +14,7 @@ import matplotlib.figure  # pylint: disable=g-import-not-at-top
 import matplotlib.pyplot as plt  # pylint: disable=g-import-not-at-top
 import numpy as np
 
-from experiments import sweep
+from algorithms import atomic_file
 
 
 def slug(text: str) -> str:
@@ -24,8 +24,8 @@ def slug(text: str) -> str:
 
 def save_figure(fig: matplotlib.figure.Figure, path: pathlib.Path) -> pathlib.Path:
   """Saves ``fig`` as a PNG at ``path`` atomically, closes it, and returns ``path``."""
-  sweep.atomic_write(path, lambda tmp: fig.savefig(tmp, format="png", dpi=110,
-                                                   bbox_inches="tight"))
+  atomic_file.atomic_write(path, lambda tmp: fig.savefig(tmp, format="png", dpi=110,
+                                                         bbox_inches="tight"))
   plt.close(fig)
   return pathlib.Path(path)
 

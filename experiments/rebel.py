@@ -31,6 +31,7 @@ from open_spiel.python.algorithms import cfr
 from open_spiel.python.algorithms import exploitability
 
 import spiel_games  # pylint: disable=unused-import  (registers the games)
+from algorithms import atomic_file
 from algorithms import sequence_form_lp
 from algorithms.cfr_avg import CFRAvgSolver
 from algorithms.tree_exploitability import TreeEvaluator
@@ -232,9 +233,9 @@ def run(args: argparse.Namespace) -> ReportSection:
     results = sweep.run_jobs(jobs, run_setting, args.out / "jobs", executor, quiet=args.quiet,
                              description=NAME)
   frame = results_frame(results)
-  sweep.atomic_write(args.out / "rebel.csv", lambda tmp: frame.to_csv(tmp, index=False))
+  atomic_file.atomic_write(args.out / "rebel.csv", lambda tmp: frame.to_csv(tmp, index=False))
   table = summary_table(frame, iterations)
-  sweep.atomic_write(args.out / "rebel_table.csv", lambda tmp: table.to_csv(tmp, index=False))
+  atomic_file.atomic_write(args.out / "rebel_table.csv", lambda tmp: table.to_csv(tmp, index=False))
   plot(frame, games, depths, args.out / "rebel.png")
   reference = {g: openspiel_cfr_exploitability(g, iterations) for g in games}
   leafless = sorted({(r["job"]["game"], parse_setting(r["job"]["solver"])[1]) for r in results

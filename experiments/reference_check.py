@@ -35,13 +35,14 @@ import itertools
 import json
 import math
 import pathlib
-from typing import Any, Dict, List, Mapping, Optional, Sequence
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 import pandas as pd
 import pyspiel
 from open_spiel.python.algorithms import expected_game_score
 from open_spiel.python.algorithms import exploitability
 
+from algorithms import atomic_file
 from algorithms import kuhn_equilibria
 from algorithms import sequence_form_lp
 from experiments import cli
@@ -49,6 +50,7 @@ from experiments import report
 from experiments import solver_registry
 from experiments import sweep
 from experiments.report_section import Check, ReportSection
+from spiel_games import kuhn_poker_ante
 from spiel_games import kuhn_rules
 
 Fraction = fractions.Fraction
@@ -59,6 +61,7 @@ HELP = ("Solvers against closed-form and LP equilibria, and those against the go
 
 GOLDEN_PATH = pathlib.Path(__file__).resolve().parent / "golden" / "reference_equilibria.json"
 REGENERATE_COMMAND = "python -m experiments reference-check --regenerate-golden"
+PASS_FAIL_TABLE = "pass_fail.csv"  # The pass/fail summary (pass_fail_frame), also copied to docs/.
 # One game per regime of both rule sets (algorithms.kuhn_equilibria), a bet other than 1, and
 # Leduc poker (LP reference only).
 REFERENCE_GAMES = (
@@ -126,35 +129,12 @@ def strategy_tolerance(solver: str, iterations: int) -> float:
 
 def kuhn_rules_of(game: pyspiel.Game) -> Optional[kuhn_rules.KuhnRules]:
   """The rules of a three-card Kuhn game (``kuhn_poker`` or ``kuhn_poker_ante``), else None."""
-  name = game.get_type().short_name
-  if name == "kuhn_poker" and game.num_players() == 2:
-    return kuhn_rules.KuhnRules()
-  rules = getattr(game, "rules", None)
-  if name == "kuhn_poker_ante" and rules.deck_size == 3:
-    return rules
-  return None
+  rules = kuhn_poker_ante.rules_of(game)
+  return rules if rules is not None and rules.deck_size == 3 else None
 
 
 def checked_states(rules: kuhn_rules.KuhnRules) -> Dict[str, str]:
   return CHECKED_STATES_SIMPLIFIED if rules.simplified else CHECKED_STATES_STANDARD
-
-
-def family_member(rules: kuhn_rules.KuhnRules,
-                  probabilities: Mapping[str, float]) -> kuhn_equilibria.KuhnEquilibrium:
-  """The member of the closed-form family selected by measured probabilities of action 1.
-
-  Each free parameter takes the measured probability at its information state, clipped into its
-  range (and into its joint constraint ``x <= y``); the rest of the member follows from the
-  closed form. For a unique equilibrium this is the equilibrium.
-  """
-  params = kuhn_equilibria.family_parameters(rules.ante, rules.bet, rules.simplified)
-  chosen = {p.name: min(max(Fraction(probabilities[p.info_state]), p.low), p.high)
-            for p in params}
-  for p in params:
-    if p.constraint:
-      left, right = (s.strip() for s in p.constraint.split("<="))
-      chosen[left] = min(chosen[left], chosen[right])
-  return kuhn_equilibria.kuhn_equilibrium(rules.ante, rules.bet, rules.simplified, **chosen)
 
 
 def family_ranges(rules: kuhn_rules.KuhnRules) -> Dict[str, List[Fraction]]:
@@ -203,7 +183,7 @@ def write_golden(references: Sequence[Dict[str, Any]],
   """Writes the golden file (default ``GOLDEN_PATH``) atomically."""
   path = path or GOLDEN_PATH
   path.parent.mkdir(parents=True, exist_ok=True)
-  sweep.atomic_write_json(path, {
+  atomic_file.atomic_write_json(path, {
       "description": "Reference equilibria: closed forms (algorithms.kuhn_equilibria, exact "
                      "fractions) and sequence-form LP values (algorithms.sequence_form_lp).",
       "regenerate": REGENERATE_COMMAND,
@@ -281,7 +261,8 @@ def policy_probabilities(tabular) -> Dict[str, float]:
 def strategy_checks(label: str, rules: kuhn_rules.KuhnRules, probabilities: Mapping[str, float],
                     tolerance: float) -> List[Check]:
   """Checked bluff and call frequencies against the family member they select."""
-  member = family_member(rules, probabilities).action_probabilities()
+  member = kuhn_equilibria.member_matching(rules.ante, rules.bet, rules.simplified,
+                                          probabilities).action_probabilities()
   regime = kuhn_equilibria.regime_of(rules.ante, rules.bet, rules.simplified).name
   source = (f"closed-form family ({regime})"
             if kuhn_equilibria.family_parameters(rules.ante, rules.bet, rules.simplified)
@@ -340,6 +321,31 @@ def solver_checks(result: sweep.JobResult, reference: Dict[str, Any]) -> List[Ch
   return checks
 
 
+def pass_fail_frame(reference_checks: Mapping[str, Sequence[Check]],
+                    run_checks: Mapping[Tuple[str, str], Sequence[Check]],
+                    solvers: Sequence[str]) -> pd.DataFrame:
+  """The pass/fail summary: one row per game, checks passed / checks made per column.
+
+  Args:
+    reference_checks: by game, the checks of its references (golden file, closed form vs LP).
+    run_checks: by (game, solver), the checks of that solver run.
+    solvers: the solver columns, in order.
+
+  Returns:
+    Columns "game", "references" and one per solver; a cell is "passed/total", with " FAIL"
+    appended when a check failed, or "-" where nothing was checked (e.g. sampled solvers on Leduc).
+  """
+  def cell(checks: Sequence[Check]) -> str:
+    if not checks:
+      return "-"
+    passed = sum(c.passed for c in checks)
+    return f"{passed}/{len(checks)}" + ("" if passed == len(checks) else " FAIL")
+  return pd.DataFrame([{"game": game, "references": cell(checks),
+                        **{s: cell(run_checks.get((game, s), ())) for s in solvers}}
+                       for game, checks in reference_checks.items()],
+                      columns=["game", "references", *solvers])
+
+
 def strategy_frame(results: Sequence[sweep.JobResult]) -> pd.DataFrame:
   """Measured probability of action 1 at every state, per game and solver (Kuhn games)."""
   rows = []
@@ -371,31 +377,36 @@ def run(args: argparse.Namespace) -> ReportSection:
   if args.regenerate_golden:
     write_golden(references + [compute_reference(g) for g in REFERENCE_GAMES if g not in games])
   golden = load_golden()
-  checks = []
-  for r in references:
-    checks += golden_checks(r, golden.get(r["game"])) + consistency_checks(r)
+  reference_checks = {r["game"]: golden_checks(r, golden.get(r["game"])) + consistency_checks(r)
+                      for r in references}
   jobs = make_jobs(games, solvers, args.seed, args.iterations, args.quick)
   with sweep.make_executor(args.workers, args.dask) as executor:
     results = sweep.run_jobs(jobs, reference_job, args.out / "jobs", executor,
                              quiet=args.quiet, description=NAME)
   by_game = {r["game"]: r for r in references}
-  for result in results:
-    checks += solver_checks(result, by_game[result["job"]["game"]])
+  run_checks = {(r["job"]["game"], r["job"]["solver"]): solver_checks(r, by_game[r["job"]["game"]])
+                for r in results}
+  checks = [c for group in (*reference_checks.values(), *run_checks.values()) for c in group]
+  pass_fail = pass_fail_frame(reference_checks, run_checks, solvers)
+  atomic_file.atomic_write(args.out / PASS_FAIL_TABLE,
+                           lambda tmp: pass_fail.to_csv(tmp, index=False))
   summary = pd.DataFrame([{
       "game": r["job"]["game"], "solver": r["job"]["solver"], "T": r["job"]["budget"],
       "exploitability": r["openspiel_exploitability"], "value": r["value"],
       "reference value": (float(Fraction(by_game[r["job"]["game"]]["closed_form"]["value"]))
                           if by_game[r["job"]["game"]]["closed_form"]
                           else by_game[r["job"]["game"]]["lp_value"])} for r in results])
-  sweep.atomic_write(args.out / "solvers.csv", lambda tmp: summary.to_csv(tmp, index=False))
+  atomic_file.atomic_write(args.out / "solvers.csv", lambda tmp: summary.to_csv(tmp, index=False))
   strategies = strategy_frame([r for r in results
                                if by_game[r["job"]["game"]]["closed_form"] is not None])
-  sweep.atomic_write(args.out / "strategies.csv",
-                     lambda tmp: strategies.to_csv(tmp, index=False))
+  atomic_file.atomic_write(args.out / "strategies.csv",
+                           lambda tmp: strategies.to_csv(tmp, index=False))
   refs = pd.DataFrame([{"game": r["game"], "regime": (r["closed_form"] or {}).get("regime", "-"),
                         "closed-form value": (r["closed_form"] or {}).get("value", "-"),
                         "LP value": r["lp_value"]} for r in references])
   markdown = (
+      "Checks passed per game: of the references (golden file; closed form against LP) and of "
+      "each solver's run:\n\n" + report.markdown_table(pass_fail) + "\n\n"
       "References recomputed and compared with the golden file "
       f"`experiments/golden/{GOLDEN_PATH.name}` (regenerate: `{REGENERATE_COMMAND}`):\n\n"
       + report.markdown_table(refs, digits=8)
@@ -408,5 +419,6 @@ def run(args: argparse.Namespace) -> ReportSection:
       "frequency only weakly, e.g. P0's K bet at ante 0.75), and are not checked on Leduc.\n\n"
       + report.markdown_table(summary, digits=5))
   return ReportSection(title="Reference check: solvers against closed forms and the LP",
-                       markdown=markdown, tables=["solvers.csv", "strategies.csv"],
+                       markdown=markdown,
+                       tables=[PASS_FAIL_TABLE, "solvers.csv", "strategies.csv"],
                        checks=checks)

@@ -17,7 +17,7 @@ from typing import Any, Dict, List, Optional, Sequence
 import numpy as np
 import pandas as pd
 
-from experiments import sweep
+from algorithms import atomic_file
 from experiments.report_section import Check, ReportSection
 
 REPORT_NAME = "report.md"
@@ -53,7 +53,7 @@ def save_section(folder: pathlib.Path, record: SectionRecord) -> pathlib.Path:
   sub = pathlib.Path(folder) / record.experiment
   sub.mkdir(parents=True, exist_ok=True)
   path = sub / SECTION_NAME
-  sweep.atomic_write_json(path, dataclasses.asdict(record))
+  atomic_file.atomic_write_json(path, dataclasses.asdict(record))
   return path
 
 
@@ -172,5 +172,5 @@ def render_report(folder: pathlib.Path, order: Sequence[str],
     if s.checks:
       out += ["### Checks", "", checks_table(s.checks), ""]
   path = folder / REPORT_NAME
-  sweep.atomic_write_text(path, "\n".join(out).rstrip() + "\n")
+  atomic_file.atomic_write_text(path, "\n".join(out).rstrip() + "\n")
   return path

@@ -19,24 +19,26 @@ regrets, so the average converges to the game's equilibrium.
 
 Games are OpenSpiel matrix games: ``matrix_rps`` and ReBeL's modified RPS (Brown et al. 2020:
 every win or loss involving scissors pays 2), built from ``matrix_rps``'s payoffs; the payoffs
-are always read from the game object. References: the game's equilibrium by
-Lemke-Howson (``open_spiel.python.algorithms.matrix_nash``, through nashpy).
+are always read from the game object. References: the game's equilibrium and value by the
+project's exact sequence-form LP (``algorithms.sequence_form_lp``), itself checked against the
+published equilibria.
 """
 
 import argparse
 import dataclasses
-from typing import List, Optional, Sequence
+from typing import List, Optional, Sequence, Tuple
 
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 import pyspiel
-from open_spiel.python.algorithms import matrix_nash
+from scipy import sparse
 
 from algorithms import regret_matching
+from algorithms import sequence_form_lp
+from algorithms.atomic_file import atomic_write
 from experiments.plotting import save_figure
 from experiments.report_section import Check, ReportSection
-from experiments.sweep import atomic_write
 
 NAME = "rps"
 HELP = "Regret matching on rock-paper-scissors: fixed opponents, self-play, modified RPS."
@@ -50,10 +52,11 @@ FIXED_OPPONENTS = {
     "uniform": (1 / 3, 1 / 3, 1 / 3),
 }
 SCISSORS_FACTOR = 2.0  # ReBeL's modified RPS: wins and losses involving scissors pay 2.
-# Equilibria from the literature, to check the Lemke-Howson reference itself.
-PUBLISHED_EQUILIBRIA = {  # short name: (equilibrium of both players, source)
-    "matrix_rps": (np.full(3, 1 / 3), "uniform: the unique equilibrium of the symmetric game"),
-    "matrix_rps_modified": (np.array([0.4, 0.4, 0.2]),
+# Equilibria from the literature, to check the LP reference itself.
+PUBLISHED_EQUILIBRIA = {  # short name: (equilibrium of both players, value, source)
+    "matrix_rps": (np.full(3, 1 / 3), 0.0,
+                   "uniform, value 0: the unique equilibrium of the symmetric game"),
+    "matrix_rps_modified": (np.array([0.4, 0.4, 0.2]), 0.0,
                             "Brown et al. 2020 (ReBeL), modified RPS example"),
 }
 
@@ -119,18 +122,33 @@ def nash_conv(game: pyspiel.MatrixGame, row: np.ndarray, col: np.ndarray) -> flo
   return row_vs.max(axis=-1) - value_row + col_vs.max(axis=-1) - value_col
 
 
-def equilibrium(game: pyspiel.MatrixGame) -> tuple:
-  """The game's Nash equilibrium (row, col) by Lemke-Howson (OpenSpiel's ``matrix_nash``).
+def _one_decision_constraints(actions: int) -> sparse.csr_matrix:
+  """E of a player with one information set: x[empty] = 1 and sum_a x[a] - x[empty] = 0."""
+  return sparse.csr_matrix([[1.0] + [0.0] * actions, [-1.0] + [1.0] * actions])
+
+
+def equilibrium(game: pyspiel.MatrixGame) -> Tuple[np.ndarray, np.ndarray, float]:
+  """An equilibrium (row, col) of a zero-sum matrix game and its value for the row player.
+
+  A matrix game is a sequential game in which each player has one information set, so its
+  sequence form (Koller, Megiddo, von Stengel 1996) has the empty sequence and one sequence per
+  action: a realization plan is (1, mixed strategy), with constraints E = [[1, 0...0],
+  [-1, 1...1]], and the payoff between sequences is A bordered by a zero row and column. The
+  project's LP (``sequence_form_lp.solve_sequence_form``: max_x min_y x^T A y, one LP per player
+  on HiGHS) then returns an equilibrium and the value.
 
   Raises:
-    ValueError: if the equilibria found disagree (the game has no unique equilibrium).
+    ValueError: if the game is not zero-sum.
   """
-  found = list(matrix_nash.lemke_howson_solve(game.row_utilities(), game.col_utilities()))
-  row, col = found[0]
-  for other_row, other_col in found[1:]:
-    if not (np.allclose(other_row, row) and np.allclose(other_col, col)):
-      raise ValueError(f"game {game.get_type().short_name} has several equilibria")
-  return row, col
+  a = game.row_utilities()
+  if not np.array_equal(game.col_utilities(), -a):
+    raise ValueError(f"game {game.get_type().short_name} is not zero-sum")
+  payoff = np.zeros((a.shape[0] + 1, a.shape[1] + 1))
+  payoff[1:, 1:] = a
+  solution = sequence_form_lp.solve_sequence_form(
+      payoff, _one_decision_constraints(a.shape[0]), _one_decision_constraints(a.shape[1]))
+  row, col = solution.realization_plans
+  return row[1:], col[1:], solution.value
 
 
 @dataclasses.dataclass
@@ -249,8 +267,8 @@ def checks(runs: Sequence[Run]) -> List[Check]:
   * Uniform opponent: every pure strategy's exact expected payoff is 0.
   * Self-play: NashConv of the average within the sum of both players' regret bounds; the value
     of the average profile equals the equilibrium value within its NashConv (each player's
-    deviation gain bounds its distance to the value); the Lemke-Howson equilibrium equals the
-    published one. (The distance of the average to the equilibrium is reported, not checked: no
+    deviation gain bounds its distance to the value); the LP's equilibrium and value equal the
+    published ones. (The distance of the average to the equilibrium is reported, not checked: no
     a-priori bound on it is at hand that does not restate the NashConv check.)
   """
   out = []
@@ -278,18 +296,18 @@ def checks(runs: Sequence[Run]) -> List[Check]:
                          float(np.abs(payoffs).max()), 0.0, 1e-12,
                          "exact A y for uniform y (every strategy is a best response)"))
     else:
-      row_eq, col_eq = equilibrium(game)
-      value = float(row_eq @ a @ col_eq)
+      row_eq, col_eq, value = equilibrium(game)
       conv = float(run.regret[-1])
       out.append(Check(f"rps {run.name}: NashConv of the average", conv, 0.0, 2 * bound,
                        "0 at equilibrium; sum of two regret-matching bounds"))
       out.append(Check(f"rps {run.name}: value of the average profile",
                        float(run.average[-1] @ a @ run.average_col[-1]), value, conv,
-                       "Lemke-Howson equilibrium value (matrix_nash)"))
-      published, source = PUBLISHED_EQUILIBRIA[game.get_type().short_name]
-      out.append(Check(f"rps {run.name}: max |Lemke-Howson equilibrium - published|",
+                       "equilibrium value (sequence-form LP)"))
+      published, published_value, source = PUBLISHED_EQUILIBRIA[game.get_type().short_name]
+      out.append(Check(f"rps {run.name}: max |LP equilibrium - published|",
                        float(max(np.abs(row_eq - published).max(),
                                  np.abs(col_eq - published).max())), 0.0, 1e-9, source))
+      out.append(Check(f"rps {run.name}: LP value", value, published_value, 1e-9, source))
   return out
 
 
@@ -368,7 +386,7 @@ def summary_markdown(runs: Sequence[Run]) -> str:
                    "pure " + run.game.row_action_name(int(best[0])))
       bound = regret_bound(run.game, t)
     else:
-      row_eq, _ = equilibrium(run.game)
+      row_eq, _, _ = equilibrium(run.game)
       distance = np.abs(run.average[-1] - row_eq).max()
       reference = f"equilibrium {_fmt(row_eq)}, distance {distance:.4f}"
       bound = 2 * regret_bound(run.game, t)

@@ -15,7 +15,6 @@ value and NashConv checks decide.
 """
 
 import argparse
-import fractions
 from typing import Dict, List, Tuple
 
 import pandas as pd
@@ -24,10 +23,12 @@ from open_spiel.python import policy as policy_lib
 from open_spiel.python.algorithms import exploitability
 
 from algorithms import kuhn_equilibria
+from algorithms.atomic_file import atomic_write
 from experiments import policies
+from experiments import reference_check
 from experiments import solver_registry
 from experiments.report_section import Check, ReportSection
-from experiments.sweep import atomic_write
+from spiel_games import kuhn_poker_ante
 from spiel_games import kuhn_rules
 
 NAME = "strategy-tables"
@@ -39,9 +40,7 @@ QUICK_POLICY = "cfr:300"
 
 def rules_of(game: pyspiel.Game) -> kuhn_rules.KuhnRules:
   """The game's ``KuhnRules``; ValueError for a game that is not a two-player Kuhn game."""
-  if game.get_type().short_name == "kuhn_poker" and game.num_players() == 2:
-    return kuhn_rules.KuhnRules()
-  rules = getattr(game, "rules", None)
+  rules = kuhn_poker_ante.rules_of(game)
   if rules is None:
     raise ValueError(f"strategy tables need a Kuhn game (kuhn_poker or kuhn_poker_ante), got "
                      f"{game}")
@@ -75,14 +74,9 @@ def reference_for(game: pyspiel.Game,
   rules = rules_of(game)
   if rules.deck_size != 3:
     return policies.reference_equilibrium(game)
-  chosen = {}
-  for param in kuhn_equilibria.family_parameters(rules.ante, rules.bet, rules.simplified):
-    own = fractions.Fraction(float(pol.policy_for_key(param.info_state)[1]))
-    chosen[param.name] = min(max(own, param.low), param.high)
-  if "p1_call_mid" in chosen and "p1_bluff" in chosen:  # The family's joint constraint.
-    chosen["p1_call_mid"] = min(chosen["p1_call_mid"], chosen["p1_bluff"])
-  closed = kuhn_equilibria.kuhn_equilibrium(rules.ante, rules.bet, rules.simplified, **chosen)
-  member = ", ".join(f"{k} = {float(v):.4f}" for k, v in chosen.items())
+  closed = kuhn_equilibria.member_matching(rules.ante, rules.bet, rules.simplified,
+                                           reference_check.policy_probabilities(pol))
+  member = ", ".join(f"{k} = {float(v):.4f}" for k, v in closed.family.items())
   return policies.Reference(closed.policy(game), float(closed.value),
                             f"closed form ({closed.regime}" + (f"; {member}" if member else "")
                             + ")")

@@ -15,48 +15,15 @@ import contextlib
 import dataclasses
 import hashlib
 import json
-import os
 import pathlib
 import re
-import tempfile
 from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple
 
 import tqdm
 
+from algorithms.atomic_file import atomic_write_json
+
 JobResult = Dict[str, Any]
-
-
-def atomic_write(path: pathlib.Path, write: Callable[[pathlib.Path], None]) -> None:
-  """Creates or replaces ``path`` so that readers never see a half-written file.
-
-  ``write`` is called with a temporary path in the same folder; the temporary file then replaces
-  ``path`` with ``os.replace`` (atomic on POSIX when both are on one file system).
-
-  Args:
-    path: the file to write.
-    write: writes the whole content to the path it is given.
-  """
-  path = pathlib.Path(path)
-  fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-  os.close(fd)
-  try:
-    write(pathlib.Path(tmp))
-    os.chmod(tmp, 0o644)  # mkstemp creates the file private to its owner.
-    os.replace(tmp, path)
-  except BaseException:
-    if os.path.exists(tmp):
-      os.remove(tmp)
-    raise
-
-
-def atomic_write_text(path: pathlib.Path, text: str) -> None:
-  """Writes ``text`` (UTF-8) to ``path`` atomically."""
-  atomic_write(path, lambda tmp: tmp.write_text(text, encoding="utf-8"))
-
-
-def atomic_write_json(path: pathlib.Path, data: Any) -> None:
-  """Writes ``data`` as indented JSON to ``path`` atomically."""
-  atomic_write_text(path, json.dumps(data, indent=1, sort_keys=True) + "\n")
 
 
 @dataclasses.dataclass(frozen=True)

@@ -62,13 +62,16 @@ def _is_number(value: Any) -> bool:
   return isinstance(value, numbers.Real) and not isinstance(value, bool)
 
 
-def rules_from_params(params: Optional[Mapping[str, Any]] = None) -> kuhn_rules.KuhnRules:
+def rules_from_params(params: Optional[Mapping[str, Any]] = None,
+                      game_name: str = SHORT_NAME) -> kuhn_rules.KuhnRules:
   """Validates game parameters and returns the variant they describe.
 
   Args:
     params: any of ``ante``, ``bet`` (finite numbers > 0; ints are accepted here, although
       ``pyspiel.load_game`` itself rejects an int for a float parameter), ``deck_size``
       (int >= 2), ``simplified`` (bool); missing ones take the values of ``DEFAULT_PARAMS``.
+    game_name: the game named at the start of error messages (a game built on these rules,
+      such as ``kuhn_poker_referee``, passes its own name).
 
   Returns:
     The ``KuhnRules`` of the variant.
@@ -79,24 +82,35 @@ def rules_from_params(params: Optional[Mapping[str, Any]] = None) -> kuhn_rules.
   params = dict(params or {})
   for name in sorted(params):
     if name not in DEFAULT_PARAMS:
-      raise ValueError(f"{SHORT_NAME}: unknown parameter {name!r}; allowed: "
+      raise ValueError(f"{game_name}: unknown parameter {name!r}; allowed: "
                        f"{', '.join(DEFAULT_PARAMS)}")
   values = {**DEFAULT_PARAMS, **params}
   for name in ("ante", "bet"):
     value = values[name]
     if not _is_number(value) or not math.isfinite(value) or value <= 0:
-      raise ValueError(f"{SHORT_NAME}: parameter {name!r} must be a finite number > 0 "
+      raise ValueError(f"{game_name}: parameter {name!r} must be a finite number > 0 "
                        f"(e.g. {name}=2.0), got {value!r}")
   deck_size = values["deck_size"]
   if not isinstance(deck_size, numbers.Integral) or isinstance(deck_size, bool) or deck_size < 2:
-    raise ValueError(f"{SHORT_NAME}: parameter 'deck_size' must be an integer >= 2, "
+    raise ValueError(f"{game_name}: parameter 'deck_size' must be an integer >= 2, "
                      f"got {deck_size!r}")
   simplified = values["simplified"]
   if not isinstance(simplified, bool):
-    raise ValueError(f"{SHORT_NAME}: parameter 'simplified' must be true or false, "
+    raise ValueError(f"{game_name}: parameter 'simplified' must be true or false, "
                      f"got {simplified!r}")
   return kuhn_rules.KuhnRules(ante=float(values["ante"]), bet=float(values["bet"]),
                               deck_size=int(deck_size), simplified=simplified)
+
+
+def rules_of(game: pyspiel.Game) -> Optional[kuhn_rules.KuhnRules]:
+  """The ``KuhnRules`` of a Kuhn game: OpenSpiel's two-player ``kuhn_poker`` (the defaults, which
+  this game reproduces) or a ``kuhn_poker_ante`` game; None for any other game."""
+  name = game.get_type().short_name
+  if name == "kuhn_poker" and game.num_players() == NUM_PLAYERS:
+    return kuhn_rules.KuhnRules()
+  if name == SHORT_NAME:
+    return game.rules
+  return None
 
 
 def params_from_rules(rules: kuhn_rules.KuhnRules) -> Dict[str, Any]:

@@ -121,17 +121,15 @@ def _rules_and_grid(params: Mapping[str, Any]) -> Tuple[KuhnRules, int]:
   """Validates the parameters; one-line ValueError naming the parameter and allowed values.
 
   The base-game parameters are checked by ``kuhn_poker_ante.rules_from_params`` (one source of
-  the rules and their validation); ``grid`` and the size limit here.
+  the rules and their validation, its messages naming this game); ``grid`` and the size limit
+  here.
   """
   unknown = sorted(set(params) - set(_DEFAULT_PARAMS))
   if unknown:
     raise ValueError(f"{SHORT_NAME}: unknown parameter(s) {unknown}; allowed: "
                      f"{', '.join(_DEFAULT_PARAMS)}")
   base = {name: value for name, value in params.items() if name != "grid"}
-  try:
-    rules = kuhn_poker_ante.rules_from_params(base)
-  except ValueError as error:
-    raise ValueError(f"{SHORT_NAME}: base game {error}") from error
+  rules = kuhn_poker_ante.rules_from_params(base, game_name=SHORT_NAME)
   grid = params.get("grid", _DEFAULT_PARAMS["grid"])
   if not isinstance(grid, numbers.Integral) or isinstance(grid, bool) or grid < 1:
     raise ValueError(f"{SHORT_NAME}: parameter 'grid' must be an integer >= 1, got {grid!r}")

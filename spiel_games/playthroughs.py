@@ -19,6 +19,8 @@ from typing import Dict, List, Optional, Sequence, Tuple
 from absl import flags
 from open_spiel.python.algorithms import generate_playthrough
 
+from algorithms.atomic_file import atomic_write_text
+
 # Importing this module runs spiel_games/__init__.py, which registers the games.
 
 # File name -> (game string, actions: the two deals, then the players' actions, 0 pass, 1 bet).
@@ -52,16 +54,6 @@ def replay(path: os.PathLike) -> Tuple[str, str]:
   return generate_playthrough.replay(str(path))
 
 
-def _write_atomically(path: pathlib.Path, text: str) -> None:
-  """Writes a temporary file next to ``path``, then renames it over ``path``."""
-  tmp = path.parent / f".{path.name}.{os.getpid()}.tmp"
-  try:
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, path)
-  finally:
-    tmp.unlink(missing_ok=True)
-
-
 def out_of_date(folder: pathlib.Path) -> List[str]:
   """Names of golden files in ``folder`` that are missing or differ from a fresh generation."""
   return [name for name in GAMES
@@ -87,7 +79,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     return 1 if stale else 0
   args.folder.mkdir(parents=True, exist_ok=True)
   for name in stale:
-    _write_atomically(args.folder / name, generate(name))
+    atomic_write_text(args.folder / name, generate(name))
     print(f"wrote {args.folder / name}")
   return 0
 

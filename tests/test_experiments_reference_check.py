@@ -10,6 +10,7 @@ from algorithms import kuhn_equilibria
 from experiments import cli
 from experiments import reference_check
 from experiments import solver_registry
+from experiments.report_section import Check
 from spiel_games import kuhn_rules
 
 Fraction = fractions.Fraction
@@ -33,15 +34,6 @@ def test_golden_values_are_the_published_ones():
   assert golden["kuhn_poker"]["closed_form"]["family"]["0"] == ["0", "1/3"]  # alpha in [0, 1/3].
   # Leduc poker's value for player 0, -0.0856 (e.g. OpenSpiel's sequence-form LP tests).
   assert golden["leduc_poker"]["lp_value"] == pytest.approx(-0.085606424078, abs=1e-9)
-
-
-def test_family_member_follows_kuhns_relations():
-  # Kuhn 1950: with J bluff alpha, player 0 bets K with 3 alpha and calls with Q alpha + 1/3.
-  member = reference_check.family_member(KUHN, {"0": 0.2}).action_probabilities()
-  assert float(member["2"]) == pytest.approx(0.6)
-  assert float(member["1pb"]) == pytest.approx(0.2 + 1 / 3)
-  clipped = reference_check.family_member(KUHN, {"0": 0.5})  # Outside [0, 1/3]: clipped.
-  assert clipped.family["p0_bluff"] == Fraction(1, 3)
 
 
 def test_strategy_checks_accept_family_members_and_reject_others():
@@ -71,6 +63,16 @@ def test_solver_checks_pass_for_cfr_and_fail_for_uniform_play():
   failed = [c for c in reference_check.solver_checks(uniform, reference) if not c.passed]
   assert any("exploitability" in c.name for c in failed)
   assert any("P1 calls a bet with Q" in c.name for c in failed)
+
+
+def test_pass_fail_frame_counts_checks_per_game_and_solver():
+  ok, bad = Check("ok", 1.0, 1.0, 0.0, "exact"), Check("bad", 2.0, 1.0, 0.5, "exact")
+  frame = reference_check.pass_fail_frame(
+      {"g1": [ok, ok], "g2": [ok]}, {("g1", "cfr"): [ok, bad, ok], ("g2", "cfr"): [ok]},
+      ["cfr", "cs_cfr"])
+  assert frame.to_dict("records") == [
+      {"game": "g1", "references": "2/2", "cfr": "2/3 FAIL", "cs_cfr": "-"},
+      {"game": "g2", "references": "1/1", "cfr": "1/1", "cs_cfr": "-"}]
 
 
 def test_make_jobs_budgets():

@@ -2,6 +2,7 @@
 
 import numpy as np
 import pandas as pd
+import pyspiel
 import pytest
 
 from experiments import cli
@@ -25,11 +26,18 @@ def test_modified_game_doubles_every_payoff_involving_scissors():
     (rps.rps_game(), [1 / 3, 1 / 3, 1 / 3]),  # Symmetric game: uniform.
     (rps.modified_rps_game(), [0.4, 0.4, 0.2]),  # Brown et al. 2020 (ReBeL), modified RPS example.
 ])
-def test_lemke_howson_equilibrium_matches_published(game, expected):
-  row, col = rps.equilibrium(game)
+def test_lp_equilibrium_matches_published(game, expected):
+  row, col, value = rps.equilibrium(game)
   np.testing.assert_allclose(row, expected, atol=1e-12)
   np.testing.assert_allclose(col, expected, atol=1e-12)
+  assert value == pytest.approx(0.0, abs=1e-12)  # Symmetric zero-sum games: value 0.
   assert rps.nash_conv(game, row, col) == pytest.approx(0.0, abs=1e-12)
+
+
+def test_equilibrium_refuses_a_game_that_is_not_zero_sum():
+  game = pyspiel.create_matrix_game([[1, 0], [0, 1]], [[1, 0], [0, 1]])
+  with pytest.raises(ValueError, match="not zero-sum"):
+    rps.equilibrium(game)
 
 
 def test_first_steps_against_0_90_10_by_hand():
@@ -77,9 +85,9 @@ def test_self_play_average_converges_to_equilibrium(game):
   bound = 2 * rps.regret_bound(game, iterations)
   assert run.regret[-1] <= bound
   assert run.regret[-1] < run.regret[9] / 3  # It actually decreases, not just stays bounded.
-  row_eq, col_eq = rps.equilibrium(game)
+  _, _, value_eq = rps.equilibrium(game)
   value = run.average[-1] @ game.row_utilities() @ run.average_col[-1]
-  assert value == pytest.approx(row_eq @ game.row_utilities() @ col_eq, abs=run.regret[-1])
+  assert value == pytest.approx(value_eq, abs=run.regret[-1])
   # Independent recomputation: in a zero-sum game NashConv = max_r (A y)_r - min_c (x A)_c.
   x, y, a = run.average[-1], run.average_col[-1], game.row_utilities()
   assert run.regret[-1] == pytest.approx((a @ y).max() - (x @ a).min(), abs=1e-12)

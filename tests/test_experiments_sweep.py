@@ -1,11 +1,11 @@
-"""Tests of experiments.sweep: atomic results, resume, and identical results on every executor."""
+"""Tests of experiments.sweep: saved results, resume, and identical results on every executor."""
 
 import dataclasses
 import json
-import os
 
 import pytest
 
+from algorithms import atomic_file
 from experiments import convergence
 from experiments import sweep
 
@@ -49,20 +49,6 @@ def test_job_keys_are_distinct_and_stable():
   assert jobs[0].key == sweep.Job("t", "kuhn_poker", "our_cfr", 0, 20).key
 
 
-def test_atomic_write_leaves_nothing_on_failure(tmp_path):
-  target = tmp_path / "out.txt"
-
-  def failing(tmp):
-    tmp.write_text("half")
-    raise OSError("disk full")
-
-  with pytest.raises(OSError):
-    sweep.atomic_write(target, failing)
-  assert os.listdir(tmp_path) == []
-  sweep.atomic_write_text(target, "whole")
-  assert target.read_text() == "whole" and os.listdir(tmp_path) == ["out.txt"]
-
-
 def test_interrupted_sweep_keeps_finished_jobs_and_resumes(tmp_path):
   jobs = [sweep.Job("t", "kuhn_poker", "cfr", seed, 1) for seed in range(5)]
   first = _Recorder(fail_on=jobs[3])
@@ -83,8 +69,8 @@ def test_interrupted_sweep_keeps_finished_jobs_and_resumes(tmp_path):
 def test_saved_result_of_another_job_is_refused(tmp_path):
   job = sweep.Job("t", "kuhn_poker", "cfr", 0, 1)
   other = sweep.Job("t", "kuhn_poker", "cfr", 1, 1)
-  sweep.atomic_write_json(sweep.result_path(tmp_path, job),
-                          {"job": dataclasses.asdict(other)})
+  atomic_file.atomic_write_json(sweep.result_path(tmp_path, job),
+                                {"job": dataclasses.asdict(other)})
   with pytest.raises(ValueError, match="another job"):
     sweep.load_result(tmp_path, job)
 

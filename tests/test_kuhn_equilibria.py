@@ -258,6 +258,13 @@ def test_member_matching_reads_the_family_parameters():
   assert kuhn_equilibria.member_matching(1, 1, False, probs).p0_bluff == F(1, 3)
 
 
+def test_member_matching_follows_kuhns_relations():
+  # Kuhn 1950: with J bluff alpha, player 0 bets K with 3 alpha and calls with Q alpha + 1/3.
+  member = kuhn_equilibria.member_matching(1, 1, False, {"0": 0.2}).action_probabilities()
+  assert float(member["2"]) == pytest.approx(0.6)
+  assert float(member["1pb"]) == pytest.approx(0.2 + 1 / 3)
+
+
 def test_member_matching_clips_into_the_passive_edge_triangle():
   # passive_edge (a = 1, b = 2): p1_bluff in [0, 1/2], p1_call_mid in [0, p1_bluff].
   member = kuhn_equilibria.member_matching(1, 2, False, {"0p": 0.25, "1b": 0.75})

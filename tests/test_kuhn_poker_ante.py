@@ -414,6 +414,13 @@ def test_rules_from_params_rejects_what_pyspiel_would(params, message):
     kuhn_poker_ante.rules_from_params(params)
 
 
+def test_rules_from_params_names_the_calling_game():
+  # A game built on these rules (kuhn_poker_referee) reports bad values as its own, in one line.
+  with pytest.raises(ValueError, match=r"^kuhn_poker_referee: parameter 'deck_size' must be an "
+                                       r"integer >= 2, got 1$"):
+    kuhn_poker_ante.rules_from_params({"deck_size": 1}, game_name="kuhn_poker_referee")
+
+
 def test_illegal_actions_raise():
   state = pyspiel.load_game("kuhn_poker_ante").new_initial_state()
   with pytest.raises(ValueError, match=r"cannot deal card 3: the undealt cards are \[0, 1, 2\]"):
@@ -608,3 +615,13 @@ def test_random_bots_average_the_uniform_policy_value(game_string):
   assert set(np.abs(returns[:, 0])) <= {rules.ante, rules.ante + rules.bet}
   standard_error = returns[:, 0].std() / np.sqrt(len(returns))
   assert abs(returns[:, 0].mean() - exact) < 4 * standard_error
+
+
+def test_rules_of_names_the_variant_of_kuhn_games_only():
+  # kuhn_poker's rules are Kuhn (1950)'s: ante 1, bet 1, three cards, standard betting.
+  assert kuhn_poker_ante.rules_of(pyspiel.load_game("kuhn_poker")) == KuhnRules()
+  game = pyspiel.load_game("kuhn_poker_ante(ante=2.0,deck_size=4,simplified=True)")
+  assert kuhn_poker_ante.rules_of(game) == KuhnRules(
+      ante=2.0, bet=1.0, deck_size=4, simplified=True)
+  assert kuhn_poker_ante.rules_of(pyspiel.load_game("kuhn_poker(players=3)")) is None
+  assert kuhn_poker_ante.rules_of(pyspiel.load_game("leduc_poker")) is None

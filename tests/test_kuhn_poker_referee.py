@@ -102,13 +102,16 @@ def test_game_type_and_info():
 @pytest.mark.parametrize("params, message", [
     ({"grid": 0}, "parameter 'grid' must be an integer >= 1, got 0"),
     ({"deck_size": 1}, "parameter 'deck_size' must be an integer >= 2, got 1"),
-    ({"ante": 0.0}, "parameter 'ante' must be a finite number > 0 .*, got 0.0"),
-    ({"bet": -1.0}, "parameter 'bet' must be a finite number > 0 .*, got -1.0"),
-    ({"grid": 10, "deck_size": 5}, "11\\*\\*5 = 161051 announcements .* exceeds the limit 100000"),
+    ({"ante": 0.0}, r"parameter 'ante' must be a finite number > 0 \(e.g. ante=2.0\), got 0.0"),
+    ({"bet": -1.0}, r"parameter 'bet' must be a finite number > 0 \(e.g. bet=2.0\), got -1.0"),
+    ({"grid": 10, "deck_size": 5}, r"\(grid\+1\)\*\*deck_size = 11\*\*5 = 161051 announcements "
+                                   "per decision exceeds the limit 100000"),
 ])
-def test_bad_parameters_fail_at_load(params, message):
-  with pytest.raises(ValueError, match=message):
+def test_bad_parameters_fail_at_load_with_one_line_naming_this_game(params, message):
+  # The base game's parameters are reported as this game's: no "base game kuhn_poker_ante" prefix.
+  with pytest.raises(ValueError, match=r"^kuhn_poker_referee: " + message) as error:
     _load(**params)
+  assert "\n" not in str(error.value) and "kuhn_poker_ante" not in str(error.value)
 
 
 def test_announcement_encoding():

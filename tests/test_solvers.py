@@ -16,7 +16,9 @@ from open_spiel.python.algorithms import cfr, discounted_cfr, exploitability
 import spiel_games  # pylint: disable=unused-import
 import algorithms
 from algorithms import solvers
+from algorithms.cfr_engine import CFREngine, TreeArrays, UpdateRule
 from algorithms.game_tree import GameTree
+from algorithms.public_tree import PublicTree
 from algorithms.tree_exploitability import TreeEvaluator
 
 ITERATIONS = 100
@@ -178,3 +180,42 @@ def test_bad_arguments():
     algorithms.CFRSolver(game).solve(-1)
   with pytest.raises(ValueError, match="tree is for game"):
     algorithms.CFRSolver(game, tree=GameTree.from_game(pyspiel.load_game("leduc_poker")))
+
+
+@pytest.mark.parametrize("game_string,depth_limit", [("kuhn_poker", 1), ("kuhn_poker", 2),
+                                                     ("leduc_poker", 3)])
+@pytest.mark.parametrize("player", [0, 1, None])
+def test_update_with_exact_leaf_values_is_full_cfr_on_the_trunk(game_string, depth_limit,
+                                                                player):
+  # CFR-D's decomposition (Burch et al. 2014): a trunk update whose injected leaf values are the
+  # exact counterfactual values of the continuation, v_i(s) = sum_{z below the cut, seq_i(root)
+  # = s} u_i(z) pi_c(z) x_{-i}(z) x_i(z) / x_i(s) (here summed term by term, independently of
+  # the backup), gives the full-tree update's trunk regrets, and both accumulate the same
+  # average numerators for the full profile.
+  arrays = TreeArrays(GameTree.from_game(pyspiel.load_game(game_string)))
+  cut = PublicTree.cut(arrays, depth_limit)
+  rng = np.random.default_rng(3)
+  sigma = np.ones(arrays.num_sequences)
+  sigma[2:] = rng.random(arrays.num_sequences - 2) + 0.1
+  sigma[2:] /= arrays.blocks.sums(sigma[2:])[arrays.blocks.block_of]
+  engines = [CFREngine(arrays, UpdateRule()) for _ in range(2)]
+  for e in engines:
+    e.sigma[:] = sigma
+    e.iteration = 1
+  x = arrays.realization(sigma)
+  leaf_values = np.zeros(arrays.num_sequences)
+  for leaf in cut.leaves:
+    for z, root in zip(leaf.full_terminal, leaf.terminal_root):
+      for i in ((0, 1) if player is None else (player,)):
+        s = leaf.root_seq[root, i]
+        own, opp = arrays.terminal_seq[z, i], arrays.terminal_seq[z, 1 - i]
+        leaf_values[s] += arrays.weighted_utility[z, i] * x[opp] * x[own] / x[s]
+  engines[0].update(player)
+  engines[1].update(player, trunk_terminals=cut.trunk_terminals, leaf_values=leaf_values)
+  trunk = cut.trunk_mask.astype(bool)
+  assert np.abs(engines[0].regrets).max() > 0
+  np.testing.assert_allclose(engines[1].regrets[trunk], engines[0].regrets[trunk], atol=1e-12)
+  np.testing.assert_array_equal(engines[1].regrets[~trunk], 0.0)  # Leaves keep no regrets.
+  np.testing.assert_array_equal(engines[1].cumulative, engines[0].cumulative)
+  with pytest.raises(ValueError, match="cannot be combined"):
+    engines[1].update(player, sampler=lambda: None, trunk_terminals=cut.trunk_terminals)

@@ -1,0 +1,94 @@
+"""Regenerates the README's committed figures and tables in ``docs/``.
+
+  python -m experiments.docs [--out DIR] [--docs DIR] [--workers N] [--quiet]
+
+runs the main job (``python -m experiments run`` at the default budget, into ``--out``, default
+``results/``; sweep jobs already finished there are reused) and, when every check passed, copies
+into ``--docs`` (default ``docs/``) the figures of ``FIGURES`` and writes two markdown tables:
+``summary.md`` (the report's summary table) and ``reference_check.md`` (the reference check's
+pass/fail table, ``pass_fail.csv``). If a check failed or an experiment crashed, ``docs/`` is
+left as it was and the exit code is the run's.
+
+``docs/rebel.png`` is not copied: the README shows the rebel experiment at 3,000 iterations (the
+command is in the README's ReBeL section), more than the main job's default.
+"""
+
+import argparse
+import pathlib
+import shutil
+import sys
+from typing import Optional, Sequence
+
+import pandas as pd
+
+from algorithms import atomic_file
+from experiments import cli
+from experiments import reference_check
+from experiments import report
+
+DEFAULT_DOCS = pathlib.Path(__file__).resolve().parents[1] / "docs"
+# (experiment, figure): the figures the README shows.
+FIGURES = (
+    ("convergence", "convergence_kuhn_poker.png"),
+    ("convergence", "convergence_leduc_poker.png"),
+    ("ante-sweep", "ante_sweep_standard.png"),
+    ("ante-sweep", "ante_sweep_simplified.png"),
+    ("landscape", "landscape.png"),
+    ("rps", "rps_strategies.png"),
+    ("rps", "rps_exploitability.png"),
+)
+SUMMARY = "summary.md"
+REFERENCE_CHECK = "reference_check.md"
+
+
+def publish(results: pathlib.Path, docs: pathlib.Path) -> None:
+  """Copies the figures and writes the two tables from the results folder ``results`` to ``docs``.
+
+  Raises:
+    ValueError: if a figure or the reference check's table is missing from ``results``.
+  """
+  sources = [results / experiment / name for experiment, name in FIGURES]
+  table = results / reference_check.NAME / reference_check.PASS_FAIL_TABLE
+  missing = [str(p) for p in [*sources, table] if not p.is_file()]
+  if missing:
+    raise ValueError(f"not in the results folder {results}: {', '.join(missing)}")
+  docs.mkdir(parents=True, exist_ok=True)
+  for source in sources:
+    atomic_file.atomic_write(docs / source.name,
+                             lambda tmp, source=source: shutil.copyfile(source, tmp))
+  order = [m.NAME for m in cli.experiment_modules()]
+  atomic_file.atomic_write_text(
+      docs / SUMMARY, report.summary_table(report.load_sections(results, order)) + "\n")
+  pass_fail = pd.read_csv(table, dtype=str, keep_default_na=False)
+  atomic_file.atomic_write_text(docs / REFERENCE_CHECK, report.markdown_table(pass_fail) + "\n")
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+  """Runs the main job, then publishes; returns the exit code (that of the run, 2 for errors)."""
+  parser = argparse.ArgumentParser(prog="python -m experiments.docs",
+                                   description=__doc__.splitlines()[0])
+  parser.add_argument("--out", type=pathlib.Path, default=pathlib.Path(cli.DEFAULT_OUT),
+                      metavar="DIR", help=f"results folder (default: {cli.DEFAULT_OUT})")
+  parser.add_argument("--docs", type=pathlib.Path, default=DEFAULT_DOCS, metavar="DIR",
+                      help=f"where the figures and tables go (default: {DEFAULT_DOCS})")
+  parser.add_argument("--workers", type=cli.positive_int, default=1, metavar="N",
+                      help="process-pool size for sweeps (default: 1)")
+  parser.add_argument("--quiet", action="store_true", help="no progress bars")
+  args = parser.parse_args(argv)
+  status = cli.main(["run", "--out", str(args.out), "--workers", str(args.workers)]
+                    + (["--quiet"] if args.quiet else []))
+  if status != 0:
+    print(f"{parser.prog}: error: the run did not pass; {args.docs} left unchanged",
+          file=sys.stderr)
+    return status
+  try:
+    publish(args.out, args.docs)
+  except ValueError as e:
+    print(f"{parser.prog}: error: {e}", file=sys.stderr)
+    return 2
+  print(f"updated {args.docs}: {', '.join(n for _, n in FIGURES)}, {SUMMARY}, {REFERENCE_CHECK}")
+  return 0
+
+
+if __name__ == "__main__":
+  sys.exit(main())
