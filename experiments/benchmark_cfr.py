@@ -162,19 +162,24 @@ def _exploitability_at(run: Run, iterations: int) -> float:
   return math.nan
 
 
+def _run_solvers(game_string, solvers, target, cap, seed, rows):
+  """Runs every solver on one game (one tree walk); appends and prints a row per solver."""
+  game = pyspiel.load_game(game_string)
+  tree = GameTree.from_game(game)
+  evaluator = TreeEvaluator(tree)
+  runs = {}
+  for name in solvers:
+    run = runs[name] = run_to_target(name, game, tree, evaluator, target, cap, seed)
+    rows.append([str(game), name, f"{run.rate:,.0f}", _fmt_time(run, cap)])
+    print(" | ".join(rows[-1]), flush=True)
+  return game, runs
+
+
 def part_cfr(games, solvers, cap, target, seed):
   print(f"\n## CFR: iterations/s and solver time to exploitability {target:g} (cap {cap:.0f} s)\n")
   rows, ratios = [], []
   for game_string in games:
-    game = pyspiel.load_game(game_string)
-    tree = GameTree.from_game(game)
-    evaluator = TreeEvaluator(tree)
-    runs = {}
-    for name in solvers:
-      runs[name] = run_to_target(name, game, tree, evaluator, target, cap, seed)
-      r = runs[name]
-      rows.append([str(game), name, f"{r.rate:,.0f}", _fmt_time(r, cap)])
-      print(" | ".join(rows[-1]), flush=True)
+    game, runs = _run_solvers(game_string, solvers, target, cap, seed, rows)
     if "ours" in runs and "openspiel-cpp" in runs:
       ours, cpp = runs["ours"], runs["openspiel-cpp"]
       common = [it for it, _ in cpp.curve if it <= ours.iterations]
@@ -196,15 +201,7 @@ def part_sampling(games, solvers, cap, target, seed):
   print(f"\n## Sampling: solver time to exploitability {target:g} (cap {cap:.0f} s)\n")
   rows = []
   for game_string in games:
-    game = pyspiel.load_game(game_string)
-    tree = GameTree.from_game(game)
-    evaluator = TreeEvaluator(tree)
-    runs = {}
-    for name in solvers:
-      runs[name] = run_to_target(name, game, tree, evaluator, target, cap, seed)
-      r = runs[name]
-      rows.append([str(game), name, f"{r.rate:,.0f}", _fmt_time(r, cap)])
-      print(" | ".join(rows[-1]), flush=True)
+    game, runs = _run_solvers(game_string, solvers, target, cap, seed, rows)
     if "python-es" in runs:
       for ours in ("ours-cs", "ours-cs-simultaneous"):
         if ours in runs and runs[ours].reached is not None:

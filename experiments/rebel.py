@@ -159,7 +159,7 @@ def summary_table(frame: pd.DataFrame, iterations: int) -> pd.DataFrame:
 def plot(frame: pd.DataFrame, games: Sequence[str], depths: Sequence[int], path) -> None:
   """Log-log exploitability against iterations; one panel per (game, depth)."""
   fig, axes = plt.subplots(len(games), len(depths), figsize=(5.2 * len(depths), 3.6 * len(games)),
-                           squeeze=False)
+                           squeeze=False, layout="constrained")
   styles = {FULL_GAME: "black", "CFR-D": "tab:blue", "CFR-AVG": "tab:green",
             "modified CFR-AVG": "tab:red"}
   for gi, game in enumerate(games):
@@ -176,7 +176,6 @@ def plot(frame: pd.DataFrame, games: Sequence[str], depths: Sequence[int], path)
       ax.set_ylabel("exploitability")
       ax.grid(True, which="both", alpha=0.3)
   axes[0][0].legend(fontsize=7)
-  fig.tight_layout()
   plotting.save_figure(fig, path)
 
 
