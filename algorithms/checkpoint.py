@@ -44,6 +44,18 @@ def write_checkpoint(path: str, header: dict, arrays: Dict[str, np.ndarray]) -> 
   atomic_write(path, savez)
 
 
+def check_format(path: str, header, format_name: str, version: int) -> None:
+  """Raises a one-line ValueError unless ``header`` is a dict of ``format_name`` ``version``.
+
+  Shared by the project's file formats (checkpoints here, policy files in ``policy_io``).
+  """
+  if not isinstance(header, dict) or header.get("format") != format_name:
+    raise ValueError(f"{path}: not a {format_name} file")
+  if header.get("version") != version:
+    raise ValueError(f"{path}: {format_name} version {header.get('version')} is not supported "
+                     f"(supported: {version})")
+
+
 def read_checkpoint(path: str) -> Tuple[dict, Dict[str, np.ndarray]]:
   """Reads a checkpoint; returns (header, arrays) or raises a one-line ValueError."""
   try:
@@ -60,11 +72,7 @@ def read_checkpoint(path: str) -> Tuple[dict, Dict[str, np.ndarray]]:
     header = json.loads(str(contents.pop("header")))
   except json.JSONDecodeError:
     raise ValueError(f"{path}: not a {FORMAT} file (header is not JSON)") from None
-  if not isinstance(header, dict) or header.get("format") != FORMAT:
-    raise ValueError(f"{path}: not a {FORMAT} file")
-  if header.get("version") != VERSION:
-    raise ValueError(f"{path}: {FORMAT} version {header.get('version')} is not supported "
-                     f"(supported: {VERSION})")
+  check_format(path, header, FORMAT, VERSION)
   if header.get("sha256") != _digest(contents):
     raise ValueError(f"{path}: checkpoint arrays do not match their recorded digest (corrupt)")
   return header, contents

@@ -19,6 +19,7 @@ import pyspiel
 from open_spiel.python import policy as policy_lib
 
 from algorithms.atomic_file import atomic_write_json
+from algorithms.checkpoint import check_format
 
 FORMAT = "kuhn-cfr-policy"
 VERSION = 1
@@ -51,11 +52,7 @@ def load_policy(path: str, game: pyspiel.Game) -> policy_lib.TabularPolicy:
     raise ValueError(f"{path}: no such policy file") from None
   except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
     raise ValueError(f"{path}: not a readable JSON policy file ({type(e).__name__})") from None
-  if not isinstance(doc, dict) or doc.get("format") != FORMAT:
-    raise ValueError(f"{path}: not a {FORMAT} file")
-  if doc.get("version") != VERSION:
-    raise ValueError(f"{path}: {FORMAT} version {doc.get('version')} is not supported "
-                     f"(supported: {VERSION})")
+  check_format(path, doc, FORMAT, VERSION)
   if doc.get("game") != str(game):
     raise ValueError(f"{path}: policy is for game {doc.get('game')!r}, not {str(game)!r}")
   table = doc.get("policy")

@@ -20,7 +20,7 @@ import sys
 import time
 import traceback
 from types import ModuleType
-from typing import List, Optional, Sequence
+from typing import Any, Callable, List, Optional, Sequence
 
 import tqdm
 
@@ -44,37 +44,26 @@ RUN = "run"
 DEFAULT_OUT = "results"
 
 
-def positive_int(text: str) -> int:
-  """argparse type: an integer > 0."""
-  try:
-    value = int(text)
-  except ValueError:
-    raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
-  if value <= 0:
-    raise argparse.ArgumentTypeError(f"expected a positive integer, got {value}")
-  return value
+def _number_type(convert: Callable[[str], Any], allowed: Callable[[Any], bool],
+                 description: str) -> Callable[[str], Any]:
+  """An argparse type: ``convert(text)``, rejected unless ``allowed``, with a one-line message."""
+
+  def parse(text: str):
+    try:
+      value = convert(text)
+    except ValueError:
+      raise argparse.ArgumentTypeError(f"expected {description}, got {text!r}") from None
+    if not allowed(value):
+      raise argparse.ArgumentTypeError(f"expected {description}, got {text}")
+    return value
+
+  parse.__name__ = description  # argparse names the type in its own messages.
+  return parse
 
 
-def positive_float(text: str) -> float:
-  """argparse type: a finite number > 0."""
-  try:
-    value = float(text)
-  except ValueError:
-    raise argparse.ArgumentTypeError(f"expected a positive number, got {text!r}") from None
-  if not 0 < value < float("inf"):
-    raise argparse.ArgumentTypeError(f"expected a finite positive number, got {text}")
-  return value
-
-
-def nonnegative_int(text: str) -> int:
-  """argparse type: an integer >= 0."""
-  try:
-    value = int(text)
-  except ValueError:
-    raise argparse.ArgumentTypeError(f"expected an integer >= 0, got {text!r}") from None
-  if value < 0:
-    raise argparse.ArgumentTypeError(f"expected an integer >= 0, got {value}")
-  return value
+positive_int = _number_type(int, lambda v: v > 0, "a positive integer")
+positive_float = _number_type(float, lambda v: 0 < v < float("inf"), "a finite positive number")
+nonnegative_int = _number_type(int, lambda v: v >= 0, "an integer >= 0")
 
 
 def game_string(text: str) -> str:
