@@ -3,8 +3,8 @@
 References: Burch, Johanson, Bowling, "Solving imperfect information games using
 decomposition", AAAI 2014 (CFR-D); Brown, Bakhtin, Lerer, Gong, "Combining deep reinforcement
 learning and search for imperfect-information games" (ReBeL), NeurIPS 2020, arXiv 2007.13544,
-Section 5 and Appendix I (CFR-AVG, Theorem 5; the modified variant). Our readings of the paper
-are in ``/work/shared/notes/cfr_avg.md``.
+Section 5 and Appendix I (CFR-AVG, Theorem 5; the modified variant). Where the paper leaves a
+choice open, the steps below state the reading adopted.
 
 ``CFRAvgSolver(game, depth_limit=k)`` cuts the game after k player actions (``public_tree``).
 Each pass of an iteration t updating player(s) P:
@@ -20,7 +20,8 @@ Each pass of an iteration t updating player(s) P:
    best responses where the PBS gives a player's own plan zero mass
    (``leaf_solvers.complete_with_best_response``);
 5. player i's counterfactual leaf value at its trunk sequence s is
-   v_i(s) = sum_{z below a leaf, seq_i(root(z)) = s} u_i(z) pi_c(z) x^{sigma^t}(z) pi^t_{-i}(root(z)),
+   v_i(s) = sum_{z below a leaf, seq_i(root(z)) = s}
+            u_i(z) pi_c(z) x^{sigma^t}(z) pi^t_{-i}(root(z)),
    with the opponent's CURRENT trunk reach; these are the terminal values of the trunk's CFR
    update (regrets of P's trunk sequences, RM+ clipping if asked);
 6. P's average numerators get w_t x_P(s) for the full profile (pi^t on the trunk, sigma^t
@@ -123,23 +124,22 @@ class CFRAvgSolver(_EngineSolver):
     self._public_tree = (None if depth_limit is None
                          else PublicTree.cut(self._arrays, depth_limit))
     self._leaf_solver = leaf_solver if leaf_solver is not None else SequenceFormLPSolver()
-    a = self._arrays
-    g = a.num_sequences
-    self._leaf_mask = np.zeros(g, dtype=bool)
-    self._trunk_mask = np.zeros(g)
     self._last_beliefs: Dict[str, np.ndarray] = {}
     self._last_solutions: Dict[str, LeafSolution] = {}
-    self._previous_values = np.zeros((2, g))  # V^{t-1}_i of the modified variant.
+    # V^{t-1}_i of the modified variant.
+    self._previous_values = np.zeros((2, self._arrays.num_sequences))
     self._total_weight = 0.0
-    if self._public_tree is not None:
+    if self._public_tree is not None:  # What the depth-limited passes (``_update``) read.
       pt = self._public_tree
       self._leaf_mask = pt.seq_leaf >= 0
       self._trunk_mask = pt.trunk_mask
-      terminals = [leaf.full_terminal for leaf in pt.leaves]
-      self._leaf_terminals = np.concatenate(terminals) if terminals else np.zeros(0, int)
-      roots = [leaf.root_seq[leaf.terminal_root] for leaf in pt.leaves]
-      self._leaf_terminal_root_seq = (np.concatenate(roots) if roots
-                                      else np.zeros((0, 2), dtype=np.int64))
+      # Every leaf terminal (full index) and the trunk sequences of its root; the empty
+      # arrays head the lists so that a cut without leaves concatenates too.
+      self._leaf_terminals = np.concatenate(
+          [np.zeros(0, dtype=np.int64)] + [leaf.full_terminal for leaf in pt.leaves])
+      self._leaf_terminal_root_seq = np.concatenate(
+          [np.zeros((0, 2), dtype=np.int64)] +
+          [leaf.root_seq[leaf.terminal_root] for leaf in pt.leaves])
 
   # Properties ------------------------------------------------------------------------------
 

@@ -81,7 +81,8 @@ class TreeArrays:
     seq_infoset, seq_player, seq_action: arrays (G,) (-1 infoset/action for empty sequences).
     blocks: ``regret_matching.Blocks`` of the non-empty sequences (global index - 2).
     player_seqs: per player, global indices of its non-empty sequences.
-    player_mask: per player, float array (G,), 1 on its sequences.
+    player_mask: per player, float array (G,), 1 on its non-empty sequences.
+    both_mask: float array (G,), 1 on every non-empty sequence.
     terminal_seq: int array (T, 2), global sequences leading to each terminal.
     weighted_utility: float array (T, 2), u_p(z) pi_c(z).
     levels: the depth levels, shallow first.
@@ -173,10 +174,6 @@ class TreeArrays:
   def to_tabular(self, values: np.ndarray, out: np.ndarray) -> None:
     """Writes a global per-sequence array into a tabular array (rows x actions), in place."""
     out[self.infoset_tabular_row[self.seq_infoset[2:]], self.seq_action[2:]] = values[2:]
-
-  def per_player(self, values: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
-    """Splits a global per-sequence array into the ``GameTree`` players' sequence layouts."""
-    return values[self.global_seq[0]], values[self.global_seq[1]]
 
   # The operations of one CFR pass ----------------------------------------------------------
 

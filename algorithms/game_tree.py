@@ -27,7 +27,8 @@ the game a second time.
 """
 
 import dataclasses
-from typing import Dict, List, Optional, Sequence, Tuple
+import functools
+from typing import List, Optional, Sequence, Tuple
 
 import numpy as np
 import pyspiel
@@ -81,10 +82,6 @@ class PlayerSequences:
   def num_sequences(self) -> int:
     return len(self.seq_infoset)
 
-  def infoset_index(self) -> Dict[str, int]:
-    """Map information-state string -> information set index."""
-    return {key: i for i, key in enumerate(self.infoset_keys)}
-
   def level_bounds(self) -> np.ndarray:
     """Information-set index bounds of each depth level: level d is ``[b[d], b[d+1])``."""
     num_levels = int(self.depth.max()) + 1 if self.num_infosets else 0
@@ -104,11 +101,12 @@ class GameTree:
     node_prob: float array, chance probability of the edge into the node (1 after a decision).
     node_seq: int array (num_nodes, 2), each player's sequence at the node.
     node_terminal: int array, terminal index of the node (-1 if not terminal).
+    node_chance_reach: float array, product of the chance probabilities on the path to the node.
 
   Terminals:
     terminal_node: int array (num_terminals,), the node of each terminal.
     utility: float array (num_terminals, 2), ``state.returns()``.
-    chance_reach: float array (num_terminals,), product of chance probabilities on the path.
+    chance_reach: float array (num_terminals,), ``node_chance_reach`` of the terminals.
     terminal_seq: int array (num_terminals, 2), each player's sequence leading to the terminal.
 
   Other:
@@ -127,12 +125,16 @@ class GameTree:
   node_prob: np.ndarray
   node_seq: np.ndarray
   node_terminal: np.ndarray
+  node_chance_reach: np.ndarray
   terminal_node: np.ndarray
   utility: np.ndarray
-  chance_reach: np.ndarray
   terminal_seq: np.ndarray
   utility_sum: float
   _representative_node: Tuple[np.ndarray, np.ndarray]
+
+  @functools.cached_property
+  def chance_reach(self) -> np.ndarray:
+    return self.node_chance_reach[self.terminal_node]
 
   @property
   def num_nodes(self) -> int:
@@ -364,9 +366,8 @@ def _walk(game: pyspiel.Game, max_nodes: int) -> GameTree:
     final_of_tmp = np.empty(n_inf, dtype=np.int64)
     final_of_tmp[order] = np.arange(n_inf)
     num_actions = np.array([len(legal[pl][t]) for t in order], dtype=np.int64)
-    seq_start = 1 + np.concatenate([[0], np.cumsum(num_actions)[:-1]]).astype(np.int64)
-    seq_start = seq_start[:n_inf]
-    start_of_tmp = seq_start[final_of_tmp] if n_inf else seq_start
+    seq_start = 1 + np.cumsum(num_actions) - num_actions  # Sequence 0 is the empty one.
+    start_of_tmp = seq_start[final_of_tmp]
 
     def to_seq(pairs, start_of_tmp=start_of_tmp):
       arr = np.array(pairs, dtype=np.int64).reshape(-1, 2)
@@ -406,7 +407,6 @@ def _walk(game: pyspiel.Game, max_nodes: int) -> GameTree:
   terminal_node = np.array(terminal_nodes, dtype=np.int64)
   node_terminal = np.full(len(parent), -1, dtype=np.int64)
   node_terminal[terminal_node] = np.arange(len(terminal_node))
-  reach = np.array(reach_of, dtype=np.float64)
   return GameTree(
       game=game,
       players=(players[0], players[1]),
@@ -418,9 +418,9 @@ def _walk(game: pyspiel.Game, max_nodes: int) -> GameTree:
       node_prob=node_prob,
       node_seq=node_seq,
       node_terminal=node_terminal,
+      node_chance_reach=np.array(reach_of, dtype=np.float64),
       terminal_node=terminal_node,
       utility=np.array(utilities, dtype=np.float64),
-      chance_reach=reach[terminal_node],
       terminal_seq=node_seq[terminal_node],
       utility_sum=float(utility_sum),
       _representative_node=(representative[0], representative[1]))

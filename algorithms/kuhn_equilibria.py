@@ -69,6 +69,8 @@ import pyspiel
 
 from open_spiel.python import policy as policy_lib
 
+from spiel_games import kuhn_poker_ante
+
 Fraction = fractions.Fraction
 Number = Union[int, float, fractions.Fraction]
 
@@ -322,11 +324,12 @@ def kuhn_equilibrium(ante: Number = 1, bet: Number = 1, simplified: bool = False
   """
   a = _positive(ante, "ante")
   b = _positive(bet, "bet")
+  regime = regime_of(a, b, simplified).name
   allowed = {p.name: p for p in family_parameters(a, b, simplified)}
   unknown = sorted(set(family) - set(allowed))
   if unknown:
-    raise ValueError(f"unknown family parameter(s) {unknown} in regime "
-                     f"{regime_of(a, b, simplified).name}; allowed: {sorted(allowed)}")
+    raise ValueError(f"unknown family parameter(s) {unknown} in regime {regime}; "
+                     f"allowed: {sorted(allowed)}")
   chosen = {}
   for name, param in allowed.items():
     value = _exact(family[name], name) if name in family else param.default
@@ -336,7 +339,6 @@ def kuhn_equilibrium(ante: Number = 1, bet: Number = 1, simplified: bool = False
   if chosen.get("p1_call_mid", _ZERO) > chosen.get("p1_bluff", _ONE):  # passive_edge triangle.
     raise ValueError(f"p1_call_mid = {chosen['p1_call_mid']} must be <= p1_bluff = "
                      f"{chosen['p1_bluff']}")
-  regime = regime_of(a, b, simplified).name
   build = _simplified_strategies if simplified else _standard_strategies
   strategies = build(regime, a, b, chosen)
   return KuhnEquilibrium(ante=a, bet=b, simplified=simplified, regime=regime,
@@ -429,15 +431,10 @@ def _positive(x: Number, name: str) -> Fraction:
 
 def _check_game(game: pyspiel.Game, ante: Fraction, bet: Fraction, simplified: bool) -> None:
   """Raises ValueError unless ``game`` is three-card Kuhn poker with these rules."""
-  name = game.get_type().short_name
-  if name == "kuhn_poker":
-    if game.num_players() != 2 or ante != 1 or bet != 1 or simplified:
-      raise ValueError("kuhn_poker fits only the standard 2-player game with ante = bet = 1; "
-                       f"this equilibrium has ante={ante}, bet={bet}, simplified={simplified}")
-    return
-  rules = getattr(game, "rules", None)
+  rules = kuhn_poker_ante.rules_of(game)  # kuhn_poker: the default rules.
   if rules is None:
-    raise ValueError(f"game {name} is not a Kuhn poker game; use kuhn_poker_ante or kuhn_poker")
+    raise ValueError(f"game {game} is not a Kuhn poker game; use kuhn_poker_ante or the "
+                     "2-player kuhn_poker")
   if (float(rules.ante) != float(ante) or float(rules.bet) != float(bet)
       or rules.simplified != simplified or rules.deck_size != _NUM_CARDS):
     raise ValueError(f"game rules {rules} differ from the equilibrium's ante={ante}, bet={bet}, "

@@ -16,18 +16,16 @@ expected utility from each root under it; the PBS value is sum_h beta(h) u_0(h).
 The built-in solvers are recorded in checkpoints by name and parameters (``spec`` and
 ``from_spec``); any other callable cannot be serialised.
 
-``complete_with_best_response`` is step 4's completion (``/work/shared/notes/cfr_avg.md``): an
+``complete_with_best_response`` is the completion of step 4 in ``cfr_avg``'s docstring: an
 equilibrium leaves a player's play arbitrary where the PBS gives the player's own plan zero mass,
 but CFR-D's trunk regrets need counterfactual best-response values there (Burch et al., AAAI
 2014, Section 4), so those information sets get a best response to the opponent's continuation.
 """
 
-import copy
 import dataclasses
 from typing import Any, Callable, Dict, Optional, Tuple
 
 import numpy as np
-from scipy import optimize
 from scipy import sparse
 
 from algorithms import sequence_form_lp
@@ -36,7 +34,6 @@ from algorithms.public_tree import LeafSubgame
 
 # Own-plan mass at or below which a leaf information set counts as not reached by the PBS.
 UNREACHED_MASS = sequence_form_lp.UNREACHED_WEIGHT
-_LP_TOLERANCE = 1e-10
 
 
 @dataclasses.dataclass(frozen=True)
@@ -90,11 +87,11 @@ def best_response(arrays: TreeArrays, weighted_utility: np.ndarray, policy: np.n
   best = arrays.best_response_backup(q)
   items = np.arange(2, arrays.num_sequences)
   infoset = arrays.seq_infoset[2:]
-  is_best = (q[2:] >= best[infoset]) & (arrays.seq_player[2:] == player)
+  mine = arrays.seq_player[2:] == player
+  is_best = (q[2:] >= best[infoset]) & mine
   first = np.full(arrays.num_infosets, arrays.num_sequences, dtype=np.int64)
   np.minimum.at(first, infoset[is_best], items[is_best])
   out = policy.copy()
-  mine = arrays.seq_player[2:] == player
   out[2:][mine] = (first[infoset[mine]] == items[mine]).astype(np.float64)
   return out
 
@@ -140,8 +137,7 @@ def complete_with_best_response(leaf: LeafSubgame, policy: np.ndarray, belief: n
     complete = (mass <= UNREACHED_MASS) & (cf_mass > 0) & (a.infoset_player == i)
     if not complete.any():
       continue
-    weights = t.utility * (counterfactual_weights[leaf.terminal_root, i] * t.chance_reach)[:, None]
-    response = best_response(a, weights, policy, i)
+    response = best_response(a, leaf.weighted_utility(counterfactual_weights[:, i]), policy, i)
     seqs = 2 + np.flatnonzero(complete[a.seq_infoset[2:]])
     out[seqs] = response[seqs]
   return out
@@ -198,21 +194,17 @@ class SequenceFormLPSolver:
       return LeafSolution(policy=policy, root_values=leaf.root_values(policy))
     m = self._matrices(leaf)
     n0, k1, n1, k0 = m["sizes"]
-    t = leaf.tree
-    payoff = sparse.coo_matrix((weights[:, 0], (t.terminal_seq[:, 0], t.terminal_seq[:, 1])),
-                               shape=(n0, n1)).tocsr()
+    payoff = sequence_form_lp.payoff_matrix(leaf.tree, weights[:, 0])
     a_ub = sparse.bmat([[-payoff.T, m["f"].T, None, None],
                         [None, None, payoff, -m["e"].T]], format="csr")
-    result = optimize.linprog(
-        m["cost"], A_ub=a_ub, b_ub=np.zeros(n1 + n0), A_eq=m["a_eq"], b_eq=m["b_eq"],
-        bounds=m["bounds"], method="highs-ds",
-        options={"primal_feasibility_tolerance": _LP_TOLERANCE,
-                 "dual_feasibility_tolerance": _LP_TOLERANCE})
-    if result.status != 0:
-      raise ValueError(f"leaf {leaf.public_state!r}: sequence-form LP failed: {result.message}")
-    plans = (result.x[:n0], result.x[n0 + k1:n0 + k1 + n1])
+    try:
+      z = sequence_form_lp.solve_lp(m["cost"], a_ub, np.zeros(n1 + n0), m["a_eq"], m["b_eq"],
+                                    m["bounds"])
+    except ValueError as e:
+      raise ValueError(f"leaf {leaf.public_state!r}: {e}") from None
+    plans = (z[:n0], z[n0 + k1:n0 + k1 + n1])
     for pl, plan in enumerate(plans):
-      sigma = sequence_form_lp.behavioural_strategy(t.players[pl], plan)
+      sigma = sequence_form_lp.behavioural_strategy(leaf.tree.players[pl], plan)
       policy[a.global_seq[pl][1:]] = sigma[1:]
     return LeafSolution(policy=policy, root_values=leaf.root_values(policy))
 
@@ -232,14 +224,11 @@ class CFRLeafSolver:
     self.rule = rule if rule is not None else UpdateRule()
 
   def __call__(self, leaf: LeafSubgame, belief: np.ndarray) -> LeafSolution:
-    arrays = copy.copy(leaf.arrays)  # Shares the index arrays; only the weights differ.
-    arrays.weighted_utility = leaf.weighted_utility(belief)
-    engine = CFREngine(arrays, self.rule)
+    engine = CFREngine(leaf.arrays_at(belief), self.rule)
     for _ in range(self.iterations):
       engine.iterate()
     policy = engine.average()
     return LeafSolution(policy=policy, root_values=leaf.root_values(policy))
-
 
 
 _BUILT_IN = ("SequenceFormLPSolver", "CFRLeafSolver")

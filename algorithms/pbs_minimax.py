@@ -33,6 +33,7 @@ Python integers otherwise, so the result is an exact Fraction.
 import argparse
 import fractions
 import math
+import numbers
 import sys
 import time
 from typing import Dict, Optional, Sequence, Tuple
@@ -40,7 +41,7 @@ from typing import Dict, Optional, Sequence, Tuple
 import numpy as np
 import pyspiel
 
-from spiel_games.kuhn_poker_referee import announcement_table
+from spiel_games import kuhn_poker_referee
 from spiel_games.kuhn_rules import KuhnRules
 from spiel_games.public_belief_state import PublicBeliefState
 
@@ -56,13 +57,13 @@ class PbsMinimax:
   """
 
   def __init__(self, rules: KuhnRules, grid: int):
-    if grid < 1:
-      raise ValueError(f"grid must be an integer >= 1, got {grid}")
+    if not isinstance(grid, numbers.Integral) or isinstance(grid, bool) or grid < 1:
+      raise ValueError(f"grid must be an integer >= 1, got {grid!r}")
     self.rules = rules
     self.grid = int(grid)
     self._length = rules.max_game_length
     deals = np.array(rules.deals())
-    table = announcement_table(self.grid, rules.deck_size)
+    table = kuhn_poker_referee.announcement_table(self.grid, rules.deck_size)
     # _bet_numerators[i][a, d]: grid * P(bet | announcement a, card of player i in deal d).
     self._bet_numerators = [table[:, deals[:, i]] for i in (0, 1)]
     returns = {h: [Fraction(rules.returns(h, deal)[0]) for deal in rules.deals()]
@@ -129,9 +130,9 @@ class PbsMinimax:
     key = (history, weights)
     if key in self._memo:
       return self._memo[key]
-    player = len(history) % 2
+    player = self.rules.current_player(history)
     w = np.array(weights, dtype=self._dtype)
-    bet = self._bet_numerators[player].astype(self._dtype)
+    bet = self._bet_numerators[player].astype(self._dtype, copy=False)
     totals = (self._children(history + "b", w * bet) +
               self._children(history + "p", w * (self.grid - bet)))
     best = int(np.argmax(totals) if player == 0 else np.argmin(totals))
@@ -155,7 +156,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     except (ValueError, pyspiel.SpielError) as error:
       print(f"error: cannot load {spec!r}: {error}", file=sys.stderr)
       return 2
-    if game.get_type().short_name != "kuhn_poker_referee":
+    if game.get_type().short_name != kuhn_poker_referee.SHORT_NAME:
       print(f"error: {spec!r} is not a kuhn_poker_referee game", file=sys.stderr)
       return 2
     start = time.perf_counter()

@@ -25,6 +25,7 @@ weights u(z) beta(h) pi_c(z | h) of the engine's ``TreeArrays`` for a given beli
 sequence-form matrices and the flat arrays are built once and only the belief changes.
 """
 
+import copy
 import dataclasses
 import fractions
 from typing import Optional, Tuple
@@ -90,8 +91,22 @@ class LeafSubgame:
     return len(self.root_nodes)
 
   def weighted_utility(self, belief: np.ndarray) -> np.ndarray:
-    """(T_leaf, 2): u_p(z) beta(h(z)) pi_c(z | h(z)), the terminal weights at belief beta."""
+    """(T_leaf, 2): u_p(z) beta(h(z)) pi_c(z | h(z)), the terminal weights at belief beta.
+
+    Any per-root weights can stand for beta, e.g. counterfactual ones (chance times the
+    opponent's trunk reach).
+    """
     return self.tree.utility * (belief[self.terminal_root] * self.tree.chance_reach)[:, None]
+
+  def arrays_at(self, belief: np.ndarray) -> TreeArrays:
+    """``arrays`` with the terminal weights of belief beta (``weighted_utility``): the leaf game
+    at that PBS, for ``CFREngine`` or ``TreeEvaluator``.
+
+    The copy is shallow: it shares the index arrays with ``arrays``; only the weights differ.
+    """
+    arrays = copy.copy(self.arrays)
+    arrays.weighted_utility = self.weighted_utility(belief)
+    return arrays
 
   def root_values(self, policy: np.ndarray) -> np.ndarray:
     """Player 0's expected utility from each root under ``policy`` (leaf global layout).
@@ -158,14 +173,6 @@ class PublicTree:
     return _cut(arrays, int(depth_limit))
 
 
-def _node_chance_reach(tree: GameTree) -> np.ndarray:
-  reach = np.empty(tree.num_nodes)
-  for n in range(tree.num_nodes):  # Preorder: the parent comes first.
-    p = tree.node_parent[n]
-    reach[n] = tree.node_prob[n] * (reach[p] if p >= 0 else 1.0)
-  return reach
-
-
 def _cut(arrays: TreeArrays, k: int) -> PublicTree:
   tree = arrays.tree
   game = tree.game
@@ -185,11 +192,11 @@ def _cut(arrays: TreeArrays, k: int) -> PublicTree:
       raise ValueError(f"{name}: a depth limit needs the game's public observation "
                        f"(private_info=NONE, public_info=True, perfect_recall=True): {e}") from None
   public_of_root = [observer.string_from(tree.state_at(n), 0) for n in roots]
-  names = list(dict.fromkeys(public_of_root))
+  leaf_index = {s: i for i, s in enumerate(dict.fromkeys(public_of_root))}
   leaf_of = np.full(tree.num_nodes, -1, dtype=np.int64)
   root_of = np.full(tree.num_nodes, -1, dtype=np.int64)
   for n, s in zip(roots, public_of_root):
-    leaf_of[n] = names.index(s)
+    leaf_of[n] = leaf_index[s]
     root_of[n] = n
   for n in range(1, tree.num_nodes):
     if leaf_of[n] < 0 and leaf_of[parent[n]] >= 0:
@@ -212,13 +219,12 @@ def _cut(arrays: TreeArrays, k: int) -> PublicTree:
                        "the game's public states cannot be cut there")
     seq_leaf[arrays.global_seq[pl][1:]] = lo[p.seq_infoset[1:]]
 
-  chance_reach = _node_chance_reach(tree)
   rules = kuhn_poker_ante.rules_of(game)
   leaves = []
-  for index, public_state in enumerate(names):
+  for public_state, index in leaf_index.items():
     leaf_roots = np.array([n for n, s in zip(roots, public_of_root) if s == public_state])
-    leaves.append(_leaf(arrays, index, public_state, leaf_roots, leaf_of, root_of, chance_reach,
-                        rules))
+    leaves.append(_leaf(arrays, index, public_state, leaf_roots, leaf_of, root_of,
+                        tree.node_chance_reach, rules))
   terminal_leaf = leaf_of[tree.terminal_node]
   return PublicTree(tree=tree, arrays=arrays, depth_limit=k, leaves=tuple(leaves),
                     seq_leaf=seq_leaf, trunk_terminals=np.flatnonzero(terminal_leaf < 0))
@@ -269,8 +275,8 @@ def _leaf(arrays: TreeArrays, index: int, public_state: str, roots: np.ndarray,
       game=tree.game, players=(players[0], players[1]), node_parent=node_parent,
       node_player=node_player, node_infoset=node_infoset, node_action=node_action,
       node_depth=node_depth, node_prob=node_prob, node_seq=node_seq, node_terminal=node_terminal,
-      terminal_node=terminal_nodes, utility=tree.utility[full_terminal],
-      chance_reach=node_chance[terminal_nodes], terminal_seq=node_seq[terminal_nodes],
+      node_chance_reach=node_chance, terminal_node=terminal_nodes,
+      utility=tree.utility[full_terminal], terminal_seq=node_seq[terminal_nodes],
       utility_sum=tree.utility_sum,
       _representative_node=(np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)))
   leaf_arrays = TreeArrays(leaf_tree)
@@ -291,7 +297,7 @@ def _leaf(arrays: TreeArrays, index: int, public_state: str, roots: np.ndarray,
       deals=deals, rules=rules)
 
 
-def local_depth(p: PlayerSequences, sets: np.ndarray) -> np.ndarray:
+def _local_depth(p: PlayerSequences, sets: np.ndarray) -> np.ndarray:
   """Local depth of each of ``sets`` (the player's leaf information sets, in full order).
 
   Depth 0 for a set whose parent sequence is in the trunk, else the parent set's depth + 1.
@@ -318,7 +324,7 @@ def _local_sequences(p: PlayerSequences, sets: np.ndarray, row_offset: int):
     (map full sequence -> local sequence, map full set -> local set, the local
     ``PlayerSequences``, int array of the full sequence of each local non-empty sequence).
   """
-  depth = local_depth(p, sets)
+  depth = _local_depth(p, sets)
   order = np.argsort(depth, kind="stable")
   ordered = sets[order]
   num_actions = p.num_actions[ordered]

@@ -38,13 +38,8 @@ class Blocks:
     sizes = np.asarray(sizes, dtype=np.int64)
     if np.any(sizes < 1):
       raise ValueError("every block needs at least one item")
-    starts = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64)[:len(sizes)]
-    return cls(starts=starts, sizes=sizes,
+    return cls(starts=np.cumsum(sizes) - sizes, sizes=sizes,
                block_of=np.repeat(np.arange(len(sizes), dtype=np.int64), sizes))
-
-  @property
-  def num_items(self) -> int:
-    return len(self.block_of)
 
   def sums(self, values: np.ndarray) -> np.ndarray:
     """Per-block sums of ``values`` (num_items,)."""
@@ -66,13 +61,7 @@ def regret_matching(regrets: np.ndarray, blocks: Blocks) -> np.ndarray:
   Returns:
     The policy (num_items,).
   """
-  positive = np.maximum(regrets, 0.0)
-  total = blocks.sums(positive)
-  has = total > 0.0
-  # Where the sum is 0 every positive part is 0: dividing by 1 and adding 1/|A(I)| is uniform.
-  sigma = positive / np.where(has, total, 1.0)[blocks.block_of]
-  sigma += np.where(has, 0.0, 1.0 / blocks.sizes)[blocks.block_of]
-  return sigma
+  return normalize_average(np.maximum(regrets, 0.0), blocks)
 
 
 def clip_regrets_plus(regrets: np.ndarray) -> None:
@@ -112,6 +101,8 @@ def normalize_average(cumulative: np.ndarray, blocks: Blocks) -> np.ndarray:
   """
   total = blocks.sums(cumulative)
   has = total > 0.0
+  # Where the sum is 0 every (non-negative) entry is 0: dividing by 1 and adding 1/|A(I)| is
+  # uniform.
   average = cumulative / np.where(has, total, 1.0)[blocks.block_of]
   average += np.where(has, 0.0, 1.0 / blocks.sizes)[blocks.block_of]
   return average

@@ -23,7 +23,8 @@ needs cvxpy; this module only needs ``scipy.optimize.linprog`` (HiGHS dual simpl
 Two levels of API:
 
 * ``solve_sequence_form(payoff, constraints_0, constraints_1, rhs_0, rhs_1)``: the LPs at the
-  matrix level, for callers that build their own sequence form (e.g. leaf subgames of CFR-AVG);
+  matrix level, for callers that build their own sequence form (``payoff_matrix`` for other
+  terminal weights, ``solve_lp`` for the HiGHS call; e.g. the leaf LPs of ``leaf_solvers``);
 * ``solve_game(game)``: builds the sequence form of an OpenSpiel game from
   ``algorithms.game_tree.GameTree`` and returns the value and an equilibrium as a
   ``policy.TabularPolicy``.
@@ -192,14 +193,29 @@ class _MaximinLP:
 
   def solve(self, cost: np.ndarray, a_ub: sparse.csr_matrix, b_ub: np.ndarray) -> np.ndarray:
     """Minimises cost^T [x, q] over the constraints; returns the optimal [x, q]."""
-    result = optimize.linprog(
-        cost, A_ub=a_ub, b_ub=b_ub, A_eq=self.a_eq, b_eq=self.e_vec, bounds=self.bounds,
-        method="highs-ds",
-        options={"primal_feasibility_tolerance": _LP_TOLERANCE,
-                 "dual_feasibility_tolerance": _LP_TOLERANCE})
-    if result.status != 0:
-      raise ValueError(f"sequence-form LP failed: {result.message}")
-    return result.x
+    return solve_lp(cost, a_ub, b_ub, self.a_eq, self.e_vec, self.bounds)
+
+
+def solve_lp(cost: np.ndarray, a_ub: sparse.spmatrix, b_ub: np.ndarray, a_eq: sparse.spmatrix,
+             b_eq: np.ndarray, bounds) -> np.ndarray:
+  """Minimises cost^T z subject to a_ub z <= b_ub, a_eq z = b_eq and ``bounds`` (linprog's form).
+
+  HiGHS dual simplex (a vertex) at feasibility tolerances ``_LP_TOLERANCE``; shared with the
+  leaf solver of ``leaf_solvers`` so that every sequence-form LP is solved the same way.
+
+  Returns:
+    The optimal z.
+
+  Raises:
+    ValueError: if HiGHS does not report an optimal solution.
+  """
+  result = optimize.linprog(
+      cost, A_ub=a_ub, b_ub=b_ub, A_eq=a_eq, b_eq=b_eq, bounds=bounds, method="highs-ds",
+      options={"primal_feasibility_tolerance": _LP_TOLERANCE,
+               "dual_feasibility_tolerance": _LP_TOLERANCE})
+  if result.status != 0:
+    raise ValueError(f"sequence-form LP failed: {result.message}")
+  return result.x
 
 
 def solve_sequence_form(payoff: sparse.spmatrix, constraints_0: sparse.spmatrix,
@@ -241,15 +257,24 @@ def sequence_form(tree: game_tree_lib.GameTree) -> SequenceForm:
     tree: a ``GameTree``; for a constant-sum game the payoff is player 0's utility, whose
       maximin strategies are the equilibrium strategies.
   """
-  seq0 = tree.terminal_seq[:, 0]
-  seq1 = tree.terminal_seq[:, 1]
-  n0 = tree.players[0].num_sequences
-  n1 = tree.players[1].num_sequences
-  payoff = sparse.coo_matrix((tree.chance_reach * tree.utility0, (seq0, seq1)),
-                             shape=(n0, n1)).tocsr()  # Duplicate entries are summed.
   constraints = tuple(_constraint_matrix(p) for p in tree.players)
   rhs = tuple(_unit_rhs(c) for c in constraints)
-  return SequenceForm(payoff=payoff, constraints=constraints, rhs=rhs)
+  return SequenceForm(payoff=payoff_matrix(tree, tree.chance_reach * tree.utility0),
+                      constraints=constraints, rhs=rhs)
+
+
+def payoff_matrix(tree: game_tree_lib.GameTree, weights: np.ndarray) -> sparse.csr_matrix:
+  """The sparse (num_seq_0, num_seq_1) matrix A[s0, s1] = sum of ``weights[z]`` over the terminals
+  z with sequences (s0, s1).
+
+  Args:
+    tree: the ``GameTree``.
+    weights: (num_terminals,) terminal weights of player 0, e.g. pi_c(z) u_0(z) (the game's
+      payoff, ``sequence_form``) or a leaf's u_0(z) beta(h(z)) pi_c(z | h(z)).
+  """
+  shape = (tree.players[0].num_sequences, tree.players[1].num_sequences)
+  return sparse.coo_matrix((weights, (tree.terminal_seq[:, 0], tree.terminal_seq[:, 1])),
+                           shape=shape).tocsr()  # Duplicate entries are summed.
 
 
 def solve_game(game: pyspiel.Game,

@@ -26,7 +26,6 @@ Extras: ``solve(iterations, progress=...)``, ``nash_conv()``, ``exploitability()
 ``save(path)`` and ``load(path)`` (exact resume, see ``checkpoint``).
 """
 
-import json
 from typing import Callable, Dict, Optional, Tuple
 
 import numpy as np
@@ -66,6 +65,7 @@ class _EngineSolver(cfr._CFRSolver):  # pylint: disable=protected-access
     self._arrays = TreeArrays(tree)
     self._engine = CFREngine(self._arrays, rule)
     self._evaluator = None
+    self._chance_sampler: Optional[ChanceSampler] = None  # Set by chance-sampling solvers.
 
   # OpenSpiel's interface ---------------------------------------------------------------------
 
@@ -75,10 +75,7 @@ class _EngineSolver(cfr._CFRSolver):  # pylint: disable=protected-access
 
   def evaluate_and_update_policy(self) -> None:
     """One iteration: regrets and average numerators updated, current policy refreshed."""
-    self._engine.iterate(self._sampler())
-
-  def _sampler(self) -> Optional[Callable]:
-    return None
+    self._engine.iterate(self._chance_sampler)
 
   def current_policy(self) -> policy_lib.TabularPolicy:
     """The current policy (regret matching of the cumulative regrets), as a TabularPolicy.
@@ -144,20 +141,21 @@ class _EngineSolver(cfr._CFRSolver):  # pylint: disable=protected-access
         callback(self)
     return self
 
-  def _tree_evaluator(self) -> TreeEvaluator:
+  def _evaluate(self, average: bool) -> Tuple[TreeEvaluator, np.ndarray]:
+    """The tree evaluator (built on first use) and the average or current policy (G,)."""
     if self._evaluator is None:
       self._evaluator = TreeEvaluator(self._arrays)
-    return self._evaluator
+    return self._evaluator, self._engine.average() if average else self._engine.sigma
 
   def nash_conv(self, average: bool = True) -> float:
     """Exact NashConv of the average (or current) policy, computed on the tree."""
-    sigma = self._engine.average() if average else self._engine.sigma
-    return self._tree_evaluator().nash_conv(sigma)
+    evaluator, sigma = self._evaluate(average)
+    return evaluator.nash_conv(sigma)
 
   def exploitability(self, average: bool = True) -> float:
     """Exact exploitability of the average (or current) policy, computed on the tree."""
-    sigma = self._engine.average() if average else self._engine.sigma
-    return self._tree_evaluator().exploitability(sigma)
+    evaluator, sigma = self._evaluate(average)
+    return evaluator.exploitability(sigma)
 
   def options(self) -> dict:
     """Constructor options that rebuild an equivalent solver (JSON-serialisable).
@@ -214,6 +212,9 @@ class _EngineSolver(cfr._CFRSolver):  # pylint: disable=protected-access
         that is not ``cls`` or one of its subclasses (found by class name).
     """
     header, arrays = checkpoint.read_checkpoint(path)
+    missing = [key for key in ("solver", "game", "options", "iteration") if key not in header]
+    if missing:
+      raise ValueError(f"{path}: checkpoint header lacks {', '.join(missing)}")
     known = _solver_classes(cls)
     solver_cls = known.get(header.get("solver"))
     if solver_cls is None:
@@ -346,9 +347,6 @@ class ChanceSamplingCFRSolver(_EngineSolver):
     self._seed = seed
     self._chance_sampler = ChanceSampler(self._arrays, np.random.default_rng(seed))
 
-  def _sampler(self) -> Callable:
-    return self._chance_sampler
-
   def options(self) -> dict:
     return {"seed": self._seed, "alternating_updates": self._alternating_updates,
             "linear_averaging": self._linear_averaging,
@@ -360,7 +358,7 @@ class ChanceSamplingCFRSolver(_EngineSolver):
   def _restore_extra_state(self, path: str, header: dict, arrays: Dict[str, np.ndarray]) -> None:
     generator = self._chance_sampler.rng.bit_generator
     try:
-      generator.state = json.loads(json.dumps(header.get("rng_state")))
+      generator.state = header.get("rng_state")
     except (TypeError, ValueError, KeyError) as e:
       raise ValueError(f"{path}: checkpoint random state is not a {type(generator).__name__} state "
                        f"({e})") from None

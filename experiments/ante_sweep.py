@@ -14,14 +14,12 @@ of the family member selected by the solved free parameters.
 """
 
 import argparse
-import fractions
 from typing import Dict, List, Sequence, Tuple
 
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from algorithms import atomic_file
 from algorithms import kuhn_equilibria
 from experiments import cli
 from experiments import plotting
@@ -31,8 +29,6 @@ from experiments import solver_registry
 from experiments import sweep
 from experiments.report_section import Check, ReportSection
 from spiel_games import kuhn_rules
-
-Fraction = fractions.Fraction
 
 NAME = "ante-sweep"
 HELP = "Solved bluff/call frequencies and game values over antes and bets, against closed forms."
@@ -161,7 +157,7 @@ def run(args: argparse.Namespace) -> ReportSection:
     results = sweep.run_jobs(jobs, reference_check.reference_job, args.out / "jobs", executor,
                              quiet=args.quiet, description=NAME)
   solved = solved_frame(results, kinds)
-  atomic_file.atomic_write(args.out / "ante_sweep.csv", lambda tmp: solved.to_csv(tmp, index=False))
+  report.write_csv(solved, args.out / "ante_sweep.csv")
   figures = []
   for simplified in (False, True):
     name = f"ante_sweep_{'simplified' if simplified else 'standard'}.png"

@@ -36,6 +36,7 @@ from algorithms import CFRSolver, ChanceSamplingCFRSolver
 from algorithms.cfr_engine import CFREngine, TreeArrays, UpdateRule
 from algorithms.game_tree import GameTree
 from algorithms.tree_exploitability import TreeEvaluator
+from experiments import solver_registry
 
 DEFAULT_GAMES = ("kuhn_poker", "kuhn_poker_ante()", "kuhn_poker_ante(deck_size=13)",
                  "leduc_poker")
@@ -284,9 +285,9 @@ def main(argv=None) -> int:
       return 2
   for game_string in args.games:
     try:
-      pyspiel.load_game(game_string)
-    except pyspiel.SpielError as e:
-      print(f"error: cannot load game {game_string!r}: {str(e).splitlines()[0]}", file=sys.stderr)
+      solver_registry.load_game(game_string)
+    except ValueError as e:
+      print(f"error: {e}", file=sys.stderr)
       return 2
   if args.scaling:
     part_scaling(args.scaling_budget, [3, 5, 8, 13, 20, 30, 50, 75, 100, 150, 200, 300, 400, 500])

@@ -66,22 +66,25 @@ positive_float = _number_type(float, lambda v: 0 < v < float("inf"), "a finite p
 nonnegative_int = _number_type(int, lambda v: v >= 0, "an integer >= 0")
 
 
-def game_string(text: str) -> str:
-  """argparse type: an OpenSpiel game string CFR applies to (checked by loading it)."""
-  try:
-    solver_registry.load_game(text)
-  except ValueError as e:
-    raise argparse.ArgumentTypeError(str(e)) from None
-  return text
+def _checked_text(check: Callable[[str], Any], description: str) -> Callable[[str], str]:
+  """An argparse type: ``text`` itself once ``check(text)`` accepts it; its ValueError becomes
+  argparse's one-line message."""
+
+  def parse(text: str) -> str:
+    try:
+      check(text)
+    except ValueError as e:
+      raise argparse.ArgumentTypeError(str(e)) from None
+    return text
+
+  parse.__name__ = description
+  return parse
 
 
-def solver_name(text: str) -> str:
-  """argparse type: the name of an available registered solver."""
-  try:
-    solver_registry.get_solver(text)
-  except ValueError as e:
-    raise argparse.ArgumentTypeError(str(e)) from None
-  return text
+# An OpenSpiel game string CFR applies to (checked by loading it).
+game_string = _checked_text(solver_registry.load_game, "game string")
+# The name of a registered solver.
+solver_name = _checked_text(solver_registry.get_solver, "solver name")
 
 
 def add_common_arguments(parser: argparse.ArgumentParser) -> None:

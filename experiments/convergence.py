@@ -25,7 +25,6 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from algorithms import atomic_file
 from algorithms import sequence_form_lp
 from experiments import cli
 from experiments import plotting
@@ -117,11 +116,7 @@ def plot_game(frame: pd.DataFrame, game: str, path: pathlib.Path) -> pathlib.Pat
   if anchor is not None and anchor > 0:
     plotting.sqrt_guide(ax_it, all_iterations, all_iterations[0], anchor)
   for ax, xlabel in ((ax_it, "iterations T"), (ax_time, "solver time (s)")):
-    ax.set_xscale("log")
-    ax.set_yscale("log")
-    ax.set_xlabel(xlabel)
-    ax.set_ylabel("exploitability of the average policy")
-    ax.grid(True, which="both", alpha=0.3)
+    plotting.log_log(ax, xlabel, "exploitability of the average policy")
   ax_it.legend(fontsize=8)
   fig.suptitle(f"{game}: exact exploitability of the average policy")
   return plotting.save_figure(fig, path)
@@ -182,14 +177,14 @@ def game_budgets(args: argparse.Namespace) -> List[Tuple[str, int]]:
 
 def run(args: argparse.Namespace) -> ReportSection:
   games = game_budgets(args)
-  solvers = args.solver or [s for s in DEFAULT_SOLVERS if s in solver_registry.available_solvers()]
+  solvers = args.solver or list(DEFAULT_SOLVERS)
   num_seeds = args.seeds or (QUICK_SEEDS if args.quick else DEFAULT_SEEDS)
   jobs = make_jobs(games, solvers, args.seed, num_seeds)
   with sweep.make_executor(args.workers, args.dask) as executor:
     results = sweep.run_jobs(jobs, convergence_job, args.out / "jobs", executor,
                              quiet=args.quiet, description=NAME)
   frame = results_frame(results)
-  atomic_file.atomic_write(args.out / "convergence.csv", lambda tmp: frame.to_csv(tmp, index=False))
+  report.write_csv(frame, args.out / "convergence.csv")
   figures = [plot_game(frame, game, args.out / f"convergence_{plotting.slug(game)}.png").name
              for game, _ in games]
   final = frame.loc[frame.groupby(["game", "solver", "seed"]).iteration.idxmax()]

@@ -21,8 +21,9 @@ from open_spiel.python.algorithms import evaluate_bots
 from open_spiel.python.bots import policy as policy_bot
 from open_spiel.python.bots import uniform_random
 
-from algorithms.atomic_file import atomic_write
+from experiments import cli
 from experiments import policies
+from experiments import report
 from experiments import solver_registry
 from experiments.report_section import Check, ReportSection
 
@@ -123,19 +124,20 @@ def summary_markdown(result: Result) -> str:
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
   allowed = ", ".join(policies.POLICY_NAMES)
-  parser.add_argument("--game", default="kuhn_poker_ante", help="OpenSpiel game string")
+  parser.add_argument("--game", type=cli.game_string, default="kuhn_poker_ante",
+                      metavar="GAME_STRING", help="OpenSpiel game string")
   parser.add_argument("--p0", default="cfr:1000", help=f"player 0's policy: {allowed}")
   parser.add_argument("--p1", default="equilibrium", help=f"player 1's policy: {allowed}")
-  parser.add_argument("--hands", type=int, default=None,
+  parser.add_argument("--hands", type=cli.positive_int, metavar="N",
                       help=f"hands to play (default {DEFAULT_HANDS}, {QUICK_HANDS} with --quick)")
 
 
 def run(args: argparse.Namespace) -> ReportSection:
-  hands = args.hands if args.hands is not None else (QUICK_HANDS if args.quick else DEFAULT_HANDS)
+  hands = args.hands or (QUICK_HANDS if args.quick else DEFAULT_HANDS)
   game = solver_registry.load_game(args.game)
   result = play(game, [args.p0, args.p1], hands, args.seed, progress=not args.quiet)
   frame = summary_frame(result)
-  atomic_write(args.out / "head_to_head.csv", lambda tmp: frame.to_csv(tmp, index=False))
+  report.write_csv(frame, args.out / "head_to_head.csv")
   return ReportSection(
       title=f"Head to head: {args.p0} vs {args.p1}",
       markdown=summary_markdown(result),

@@ -44,11 +44,13 @@ import pandas as pd
 import pyspiel
 import tqdm
 from open_spiel.python import policy as policy_lib
-from open_spiel.python.algorithms import expected_game_score
 from open_spiel.python.algorithms import exploitability
 
 from algorithms import kuhn_equilibria
-from algorithms.atomic_file import atomic_write
+from experiments import ante_sweep
+from experiments import cli
+from experiments import policies
+from experiments import report
 from experiments import solver_registry
 from experiments.plotting import save_figure
 from experiments.report_section import Check, ReportSection
@@ -71,17 +73,12 @@ FIXED_ACTIONS = {
 }
 
 
-def game_string(ante: float, bet: float = 1.0) -> str:
-  """The simplified game's OpenSpiel string."""
-  return f"kuhn_poker_ante(ante={float(ante)!r},bet={float(bet)!r},simplified=True)"
-
-
 def load_game(ante: float, bet: float = 1.0) -> pyspiel.Game:
   """The simplified three-card game; ValueError for a non-positive ante or bet."""
   for name, value in (("ante", ante), ("bet", bet)):
     if not value > 0:
       raise ValueError(f"--{name} must be a positive number, got {value}")
-  return solver_registry.load_game(game_string(ante, bet))
+  return solver_registry.load_game(ante_sweep.game_string(ante, bet, simplified=True))
 
 
 def reduced_policy(game: pyspiel.Game, p: float, q: float) -> policy_lib.TabularPolicy:
@@ -100,7 +97,7 @@ def reduced_policy(game: pyspiel.Game, p: float, q: float) -> policy_lib.Tabular
 def utility(game: pyspiel.Game, p: float, q: float) -> float:
   """Player 0's exact expected utility U(p, q), by OpenSpiel's ``policy_value``."""
   pol = reduced_policy(game, p, q)
-  return float(expected_game_score.policy_value(game.new_initial_state(), [pol, pol])[0])
+  return policies.expected_value(game, pol, pol)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -343,23 +340,24 @@ def summary_markdown(land: Landscape, solver: str) -> str:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-  parser.add_argument("--ante", type=float, default=1.0, help="ante S (> 0; default 1)")
-  parser.add_argument("--bet", type=float, default=1.0, help="bet size B (> 0; default 1)")
-  parser.add_argument("--solver", default="our_cfr",
+  parser.add_argument("--ante", type=cli.positive_float, default=1.0, metavar="S",
+                      help="ante S (> 0; default 1)")
+  parser.add_argument("--bet", type=cli.positive_float, default=1.0, metavar="B",
+                      help="bet size B (> 0; default 1)")
+  parser.add_argument("--solver", type=cli.solver_name, default="our_cfr", metavar="NAME",
                       help="registered full-width CFR solver with a current policy (default "
                            "our_cfr, the project's CFRSolver; cfr is OpenSpiel's)")
-  parser.add_argument("--iterations", type=int, default=None,
+  parser.add_argument("--iterations", type=cli.positive_int, metavar="T",
                       help=f"CFR iterations (default {DEFAULT_ITERATIONS}, {QUICK_ITERATIONS} with "
                            "--quick)")
 
 
 def run(args: argparse.Namespace) -> ReportSection:
-  iterations = args.iterations if args.iterations is not None else (
-      QUICK_ITERATIONS if args.quick else DEFAULT_ITERATIONS)
+  iterations = args.iterations or (QUICK_ITERATIONS if args.quick else DEFAULT_ITERATIONS)
   land = compute(args.ante, args.bet, args.solver, iterations, args.seed, not args.quiet)
   grid, path = grid_frame(land.surface), path_frame(land.path)
-  atomic_write(args.out / "landscape_grid.csv", lambda tmp: grid.to_csv(tmp, index=False))
-  atomic_write(args.out / "landscape_path.csv", lambda tmp: path.to_csv(tmp, index=False))
+  report.write_csv(grid, args.out / "landscape_grid.csv")
+  report.write_csv(path, args.out / "landscape_path.csv")
   plot(land.surface, land.path, land.equilibrium,
        f"{land.game}: U(p, q) and {args.solver}'s path", args.out / "landscape.png")
   return ReportSection(

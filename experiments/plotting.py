@@ -50,6 +50,15 @@ def sqrt_guide(ax: matplotlib.axes.Axes, x: Sequence[float], anchor_x: float,
           label=r"$O(1/\sqrt{T})$")
 
 
+def log_log(ax: matplotlib.axes.Axes, xlabel: str, ylabel: str) -> None:
+  """Log scales on both axes, the axis labels and a light grid."""
+  ax.set_xscale("log")
+  ax.set_yscale("log")
+  ax.set_xlabel(xlabel)
+  ax.set_ylabel(ylabel)
+  ax.grid(True, which="both", alpha=0.3)
+
+
 def mark_regimes(ax: matplotlib.axes.Axes, boundaries: Sequence[float],
                  labels: Optional[Sequence[str]] = None) -> None:
   """Draws vertical dotted lines at regime boundaries and names the regimes between them.

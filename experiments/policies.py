@@ -19,7 +19,6 @@ import pathlib
 from typing import Tuple
 
 import pyspiel
-import tqdm
 from open_spiel.python import policy as policy_lib
 from open_spiel.python.algorithms import expected_game_score
 
@@ -27,7 +26,7 @@ from algorithms import kuhn_equilibria
 from algorithms import policy_io
 from algorithms import sequence_form_lp
 from experiments import solver_registry
-from spiel_games import kuhn_rules
+from spiel_games import kuhn_poker_ante
 
 POLICY_NAMES = ("equilibrium", "uniform", "always-bet", "SOLVER:ITERATIONS", "file:PATH")
 
@@ -51,9 +50,7 @@ def reference_equilibrium(game: pyspiel.Game) -> Reference:
   """The closed-form equilibrium (``algorithms.kuhn_equilibria``, the default member of a family)
   for three-card Kuhn games (``kuhn_poker_ante``, or two-player ``kuhn_poker``), else the
   sequence-form LP's (``algorithms.sequence_form_lp``)."""
-  rules = getattr(game, "rules", None)
-  if game.get_type().short_name == "kuhn_poker" and game.num_players() == 2:
-    rules = kuhn_rules.KuhnRules()
+  rules = kuhn_poker_ante.rules_of(game)
   if rules is not None and rules.deck_size == 3:
     solution = kuhn_equilibria.kuhn_equilibrium(rules.ante, rules.bet, rules.simplified)
     return Reference(solution.policy(game), float(solution.value), "closed form")
@@ -74,8 +71,7 @@ def solver_policy(game: pyspiel.Game, solver: str, iterations: int, seed: int = 
                   progress: bool = False) -> policy_lib.TabularPolicy:
   """The average policy of registered solver ``solver`` after ``iterations`` iterations."""
   instance = solver_registry.get_solver(solver).build(game, seed)
-  for _ in tqdm.trange(iterations, desc=solver, disable=not progress, leave=False):
-    instance.evaluate_and_update_policy()
+  solver_registry.run_iterations(instance, iterations, description=solver if progress else None)
   return solver_registry.tabular_average_policy(game, instance)
 
 

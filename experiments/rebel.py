@@ -20,7 +20,6 @@ exploitability).
 
 import argparse
 import math
-import time
 from typing import Dict, List, Optional, Sequence, Tuple
 
 import matplotlib.pyplot as plt
@@ -31,13 +30,13 @@ from open_spiel.python.algorithms import cfr
 from open_spiel.python.algorithms import exploitability
 
 import spiel_games  # pylint: disable=unused-import  (registers the games)
-from algorithms import atomic_file
 from algorithms import sequence_form_lp
 from algorithms.cfr_avg import CFRAvgSolver
 from algorithms.tree_exploitability import TreeEvaluator
 from experiments import cli
 from experiments import plotting
 from experiments import report
+from experiments import solver_registry
 from experiments import sweep
 from experiments.report_section import Check, ReportSection
 
@@ -97,15 +96,9 @@ def run_setting(job: sweep.Job) -> sweep.JobResult:
   algorithm, depth, weighting = parse_setting(job.solver)
   solver = build_solver(game, algorithm, depth, weighting)
   marks = checkpoints(job.budget)
-  out = {"iterations": marks, "exploitability": [], "seconds": []}
-  elapsed = 0.0
-  for t in range(1, job.budget + 1):
-    start = time.perf_counter()
-    solver.evaluate_and_update_policy()
-    elapsed += time.perf_counter() - start
-    if t in marks:
-      out["exploitability"].append(solver.exploitability())
-      out["seconds"].append(elapsed)
+  out = {"iterations": marks, "exploitability": []}
+  out["seconds"] = solver_registry.run_iterations(
+      solver, job.budget, marks, lambda _: out["exploitability"].append(solver.exploitability()))
   average = solver.average_policy()
   out["openspiel_exploitability"] = float(exploitability.exploitability(game, average))
   out["value"] = float(TreeEvaluator(solver.tree).policy_values(average)[0])
@@ -168,13 +161,10 @@ def plot(frame: pd.DataFrame, games: Sequence[str], depths: Sequence[int], path)
       data = frame[(frame.game == game) & ((frame.depth == depth) | (frame.depth == "full"))]
       for (algorithm, weighting), run in data.groupby(["algorithm", "weighting"], sort=False):
         ax.plot(run.iteration, run.exploitability, color=styles[algorithm],
-                linestyle="-" if weighting == "uniform" else "--", label=f"{algorithm}, {weighting}")
-      ax.set_xscale("log")
-      ax.set_yscale("log")
+                linestyle="-" if weighting == "uniform" else "--",
+                label=f"{algorithm}, {weighting}")
+      plotting.log_log(ax, "iterations T", "exploitability")
       ax.set_title(f"{game}, depth {depth}", fontsize=9)
-      ax.set_xlabel("iterations T")
-      ax.set_ylabel("exploitability")
-      ax.grid(True, which="both", alpha=0.3)
   axes[0][0].legend(fontsize=7)
   plotting.save_figure(fig, path)
 
@@ -228,13 +218,13 @@ def run(args: argparse.Namespace) -> ReportSection:
   games = args.game or list(GAMES)
   depths = sorted(set(args.depth or DEPTHS))
   jobs = make_jobs(games, depths, iterations, args.seed)
-  with sweep.make_executor(args.workers, getattr(args, "dask", None)) as executor:
+  with sweep.make_executor(args.workers, args.dask) as executor:
     results = sweep.run_jobs(jobs, run_setting, args.out / "jobs", executor, quiet=args.quiet,
                              description=NAME)
   frame = results_frame(results)
-  atomic_file.atomic_write(args.out / "rebel.csv", lambda tmp: frame.to_csv(tmp, index=False))
+  report.write_csv(frame, args.out / "rebel.csv")
   table = summary_table(frame, iterations)
-  atomic_file.atomic_write(args.out / "rebel_table.csv", lambda tmp: table.to_csv(tmp, index=False))
+  report.write_csv(table, args.out / "rebel_table.csv")
   plot(frame, games, depths, args.out / "rebel.png")
   reference = {g: openspiel_cfr_exploitability(g, iterations) for g in games}
   leafless = sorted({(r["job"]["game"], parse_setting(r["job"]["solver"])[1]) for r in results

@@ -298,14 +298,22 @@ def reference_job(job: sweep.Job) -> sweep.JobResult:
   return solver_registry.solve(job.game, job.solver, job.seed, job.budget)
 
 
+def reference_value(reference: Dict[str, Any]) -> Tuple[float, str]:
+  """The game value of a ``compute_reference`` result and its source: the closed form where there
+  is one, else the LP."""
+  cf = reference["closed_form"]
+  if cf is not None:
+    return float(Fraction(cf["value"])), "closed form (kuhn_equilibria)"
+  return reference["lp_value"], "sequence-form LP"
+
+
 def solver_checks(result: sweep.JobResult, reference: Dict[str, Any]) -> List[Check]:
   """Exploitability, value and (Kuhn games) strategy checks of one solver run."""
   job = result["job"]
   label = f"{job['game']} {job['solver']} T={job['budget']}"
   expl = result["openspiel_exploitability"]
   cf = reference["closed_form"]
-  value_ref, value_source = ((float(Fraction(cf["value"])), "closed form (kuhn_equilibria)")
-                             if cf is not None else (reference["lp_value"], "sequence-form LP"))
+  value_ref, value_source = reference_value(reference)
   game = solver_registry.load_game(job["game"])
   checks = [
       Check(f"{label}: exploitability", expl, 0.0,
@@ -361,8 +369,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
   parser.add_argument("--game", action="append", type=cli.game_string, metavar="GAME_STRING",
                       help="game (repeatable; default: " + ", ".join(REFERENCE_GAMES) + ")")
   parser.add_argument("--solver", action="append", type=cli.solver_name, metavar="NAME",
-                      help="solver (repeatable; default: the available ones of "
-                      + ", ".join(DEFAULT_SOLVERS) + ")")
+                      help="solver (repeatable; default: " + ", ".join(DEFAULT_SOLVERS) + ")")
   parser.add_argument("--iterations", type=cli.positive_int, metavar="T",
                       help=f"iterations per solver (default {ITERATIONS}, {QUICK_ITERATIONS} "
                       f"with --quick, {LEDUC_ITERATIONS} on leduc_poker)")
@@ -372,7 +379,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> ReportSection:
   games = args.game or list(QUICK_GAMES if args.quick else REFERENCE_GAMES)
-  solvers = args.solver or [s for s in DEFAULT_SOLVERS if s in solver_registry.available_solvers()]
+  solvers = args.solver or list(DEFAULT_SOLVERS)
   references = [compute_reference(g) for g in games]
   if args.regenerate_golden:
     write_golden(references + [compute_reference(g) for g in REFERENCE_GAMES if g not in games])
@@ -388,19 +395,15 @@ def run(args: argparse.Namespace) -> ReportSection:
                 for r in results}
   checks = [c for group in (*reference_checks.values(), *run_checks.values()) for c in group]
   pass_fail = pass_fail_frame(reference_checks, run_checks, solvers)
-  atomic_file.atomic_write(args.out / PASS_FAIL_TABLE,
-                           lambda tmp: pass_fail.to_csv(tmp, index=False))
+  report.write_csv(pass_fail, args.out / PASS_FAIL_TABLE)
   summary = pd.DataFrame([{
       "game": r["job"]["game"], "solver": r["job"]["solver"], "T": r["job"]["budget"],
       "exploitability": r["openspiel_exploitability"], "value": r["value"],
-      "reference value": (float(Fraction(by_game[r["job"]["game"]]["closed_form"]["value"]))
-                          if by_game[r["job"]["game"]]["closed_form"]
-                          else by_game[r["job"]["game"]]["lp_value"])} for r in results])
-  atomic_file.atomic_write(args.out / "solvers.csv", lambda tmp: summary.to_csv(tmp, index=False))
+      "reference value": reference_value(by_game[r["job"]["game"]])[0]} for r in results])
+  report.write_csv(summary, args.out / "solvers.csv")
   strategies = strategy_frame([r for r in results
                                if by_game[r["job"]["game"]]["closed_form"] is not None])
-  atomic_file.atomic_write(args.out / "strategies.csv",
-                           lambda tmp: strategies.to_csv(tmp, index=False))
+  report.write_csv(strategies, args.out / "strategies.csv")
   refs = pd.DataFrame([{"game": r["game"], "regime": (r["closed_form"] or {}).get("regime", "-"),
                         "closed-form value": (r["closed_form"] or {}).get("value", "-"),
                         "LP value": r["lp_value"]} for r in references])

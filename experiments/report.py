@@ -89,6 +89,11 @@ def markdown_table(frame: pd.DataFrame, digits: int = 4) -> str:
   return "\n".join(lines)
 
 
+def write_csv(frame: pd.DataFrame, path: pathlib.Path) -> None:
+  """Writes ``frame`` (index dropped) as a CSV file at ``path`` atomically."""
+  atomic_file.atomic_write(path, lambda tmp: frame.to_csv(tmp, index=False))
+
+
 def _ratio(check: Check) -> float:
   """|value - reference| / tolerance (0/0 counts as 0)."""
   diff = abs(check.value - check.reference)

@@ -32,13 +32,7 @@ from open_spiel.python import policy as policy_lib
 
 import spiel_games  # pylint: disable=unused-import
 from algorithms import CFRSolver
-
-
-def cpp_average_policy(game: pyspiel.Game, solver) -> policy_lib.TabularPolicy:
-  """The C++ solver's average policy as a ``TabularPolicy`` of ``game``."""
-  average = solver.average_policy()
-  return policy_lib.tabular_policy_from_callable(
-      game, lambda state: dict(average.get_state_policy(state)))
+from experiments import solver_registry
 
 
 def divergence(game: pyspiel.Game, checkpoints: Sequence[int]) -> List[tuple]:
@@ -50,8 +44,9 @@ def divergence(game: pyspiel.Game, checkpoints: Sequence[int]) -> List[tuple]:
       ours.evaluate_and_update_policy()
       cpp.evaluate_and_update_policy()
       t += 1
+    theirs = policy_lib.pyspiel_policy_to_python_policy(game, cpp.tabular_average_policy())
     diff = np.abs(ours.average_policy().action_probability_array
-                  - cpp_average_policy(game, cpp).action_probability_array).max()
+                  - theirs.action_probability_array).max()
     rows.append((t, float(diff), ours.exploitability(),
                  pyspiel.exploitability(game, cpp.average_policy())))
   return rows
@@ -86,9 +81,9 @@ def main(argv=None) -> int:
   if min(args.iterations) < 1 or args.control_runs < 0:
     parser.error("--iterations must be positive and --control-runs >= 0")
   try:
-    game = pyspiel.load_game(args.game)
-  except pyspiel.SpielError as e:
-    parser.error(f"bad --game {args.game!r}: {str(e).splitlines()[0]}")
+    game = solver_registry.load_game(args.game)
+  except ValueError as e:
+    parser.error(f"bad --game: {e}")
   print(f"{'T':>6}  {'max |ours - C++|':>16}  {'ours expl':>12}  {'C++ expl':>12}")
   for t, diff, mine, theirs in divergence(game, args.iterations):
     print(f"{t:>6}  {diff:>16.3e}  {mine:>12.6e}  {theirs:>12.6e}", flush=True)

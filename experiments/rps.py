@@ -36,7 +36,8 @@ from scipy import sparse
 
 from algorithms import regret_matching
 from algorithms import sequence_form_lp
-from algorithms.atomic_file import atomic_write
+from experiments import cli
+from experiments import report
 from experiments.plotting import save_figure
 from experiments.report_section import Check, ReportSection
 
@@ -158,6 +159,7 @@ class Run:
   Attributes:
     name: the scenario, e.g. "vs 0/90/10" or "self-play".
     game: the matrix game.
+    opponent: the column player's fixed mixed strategy (None in self-play).
     average: (T, actions) average strategy of the learner (the row player) after each iteration.
     average_col: (T, actions) average strategy of the column player (self-play only).
     regret: (T,) the learner's average external regret after each iteration (fixed opponent), or
@@ -166,6 +168,7 @@ class Run:
 
   name: str
   game: pyspiel.MatrixGame
+  opponent: Optional[np.ndarray]
   average: np.ndarray
   average_col: Optional[np.ndarray]
   regret: np.ndarray
@@ -213,7 +216,7 @@ def against_fixed(game: pyspiel.MatrixGame, opponent: Sequence[float], iteration
     earned += u @ sigma
     strategies[t] = sigma
     regret[t] = (cumulative_payoff.max() - earned) / (t + 1)
-  return Run(name, game, _running_average(strategies), None, regret)
+  return Run(name, game, opponent, _running_average(strategies), None, regret)
 
 
 def self_play(game: pyspiel.MatrixGame, iterations: int, rng: np.random.Generator,
@@ -240,7 +243,8 @@ def self_play(game: pyspiel.MatrixGame, iterations: int, rng: np.random.Generato
     regrets[0] += u_row - u_row @ sigma[0]
     regrets[1] += u_col - u_col @ sigma[1]
   average_row, average_col = _running_average(rows), _running_average(cols)
-  return Run(name, game, average_row, average_col, nash_conv(game, average_row, average_col))
+  return Run(name, game, None, average_row, average_col,
+             nash_conv(game, average_row, average_col))
 
 
 def run_all(iterations: int, seed: int) -> List[Run]:
@@ -277,9 +281,8 @@ def checks(runs: Sequence[Run]) -> List[Check]:
     game = run.game
     a = game.row_utilities()
     bound = float(regret_bound(game, t))
-    if run.average_col is None:
-      opponent = FIXED_OPPONENTS[run.name.split()[1]]
-      payoffs = a @ np.asarray(opponent)
+    if run.opponent is not None:
+      payoffs = a @ run.opponent
       sorted_payoffs = np.sort(payoffs)
       gap = sorted_payoffs[-1] - sorted_payoffs[-2]
       out.append(Check(f"rps {run.name}: average payoff vs best-response value",
@@ -379,8 +382,8 @@ def summary_markdown(runs: Sequence[Run]) -> str:
           "|---|---|---|---|---|"]
   for run in runs:
     t = len(run.regret)
-    if run.average_col is None:
-      payoffs = run.game.row_utilities() @ np.asarray(FIXED_OPPONENTS[run.name.split()[1]])
+    if run.opponent is not None:
+      payoffs = run.game.row_utilities() @ run.opponent
       best = np.flatnonzero(np.isclose(payoffs, payoffs.max()))
       reference = ("any strategy (all payoffs 0)" if len(best) == len(payoffs) else
                    "pure " + run.game.row_action_name(int(best[0])))
@@ -411,19 +414,16 @@ def summary_markdown(runs: Sequence[Run]) -> str:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-  parser.add_argument("--iterations", type=int, default=None,
+  parser.add_argument("--iterations", type=cli.positive_int, metavar="T",
                       help=f"regret-matching iterations per scenario (default "
                            f"{DEFAULT_ITERATIONS}, {QUICK_ITERATIONS} with --quick)")
 
 
 def run(args: argparse.Namespace) -> ReportSection:
-  iterations = args.iterations if args.iterations is not None else (
-      QUICK_ITERATIONS if args.quick else DEFAULT_ITERATIONS)
-  if iterations < 1:
-    raise ValueError(f"--iterations must be a positive integer, got {iterations}")
+  iterations = args.iterations or (QUICK_ITERATIONS if args.quick else DEFAULT_ITERATIONS)
   runs = run_all(iterations, args.seed)
   frame = strategy_frame(runs)
-  atomic_write(args.out / "rps.csv", lambda tmp: frame.to_csv(tmp, index=False))
+  report.write_csv(frame, args.out / "rps.csv")
   plot_strategies(runs, args.out / "rps_strategies.png")
   plot_exploitability(runs, args.out / "rps_exploitability.png")
   return ReportSection(

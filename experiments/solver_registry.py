@@ -3,8 +3,7 @@
 Every registered solver is built as ``spec.build(game, seed)`` and speaks OpenSpiel's CFR
 interface: ``evaluate_and_update_policy()`` runs one iteration and ``average_policy()`` returns the
 average policy, a ``open_spiel.python.policy.Policy``. A new solver is one ``SolverSpec`` entry in
-``SOLVERS``. Solvers of this project (``algorithms``) are imported lazily, so that the registry
-lists only those that exist.
+``SOLVERS``.
 
 ``solve`` runs a solver for a number of iterations and measures the exploitability of its average
 policy (NashConv / 2; Johanson et al., "Accelerating best response calculation in large
@@ -15,12 +14,11 @@ extensive games", IJCAI 2011) at given iterations, exactly on the game tree with
 """
 
 import dataclasses
-import importlib
 import os
 import tempfile
 import threading
 import time
-from typing import Any, Callable, Dict, List, Sequence
+from typing import Any, Callable, Collection, Dict, List, Optional, Sequence
 
 import numpy as np
 from open_spiel.python import policy as policy_lib
@@ -30,6 +28,7 @@ from open_spiel.python.algorithms import exploitability
 from open_spiel.python.algorithms import external_sampling_mccfr
 from open_spiel.python.algorithms import outcome_sampling_mccfr
 import pyspiel
+import tqdm
 
 import algorithms
 import spiel_games  # pylint: disable=unused-import  (registers the project's games)
@@ -82,15 +81,13 @@ class _CppCFR:
                                                       self._solver.tabular_average_policy())
 
 
-def _ours(class_name: str, seeded: bool = False, **options: Any
-          ) -> Callable[[pyspiel.Game, int], Any]:
-  """Builder of the project's solver ``algorithms.<class_name>`` with keyword ``options``."""
+def _ours(cls: type, seeded: bool = False, **options: Any) -> Callable[[pyspiel.Game, int], Any]:
+  """Builder of the project's solver class ``cls`` (from ``algorithms``) with keyword ``options``;
+  ``seeded`` passes the job's seed on."""
 
   def build(game: pyspiel.Game, seed: int):
-    cls = getattr(importlib.import_module("algorithms"), class_name)
     return cls(game, seed=seed, **options) if seeded else cls(game, **options)
 
-  build.requires = class_name
   return build
 
 
@@ -111,17 +108,6 @@ class SolverSpec:
   build: Callable[[pyspiel.Game, int], Any]
   sampled: bool = False
 
-  @property
-  def available(self) -> bool:
-    """False when the solver's class has not been written yet (``algorithms`` lacks it)."""
-    requires = getattr(self.build, "requires", None)
-    if requires is None:
-      return True
-    try:
-      return hasattr(importlib.import_module("algorithms"), requires)
-    except ImportError:
-      return False
-
 
 SOLVERS: Dict[str, SolverSpec] = {s.name: s for s in [
     SolverSpec("cfr", "CFR (OpenSpiel)", lambda game, seed: cfr.CFRSolver(game)),
@@ -133,27 +119,27 @@ SOLVERS: Dict[str, SolverSpec] = {s.name: s for s in [
     SolverSpec("mccfr_outcome", "outcome-sampling MCCFR (OpenSpiel)",
                lambda game, seed: _SeededMCCFR(outcome_sampling_mccfr.OutcomeSamplingSolver,
                                                game, seed), sampled=True),
-    SolverSpec("our_cfr", "CFR (ours)", _ours("CFRSolver")),
-    SolverSpec("our_cfr_plus", "CFR+ (ours)", _ours("CFRPlusSolver")),
-    SolverSpec("cs_cfr", "chance-sampling CFR (ours)", _ours("ChanceSamplingCFRSolver", True),
-               sampled=True),
-    SolverSpec("our_lcfr", "linear CFR (ours)", _ours("LCFRSolver")),
-    SolverSpec("our_dcfr", "discounted CFR (ours)", _ours("DCFRSolver")),
-    SolverSpec("cfr_avg", "CFR-AVG, no depth limit (ours)", _ours("CFRAvgSolver")),
+    SolverSpec("our_cfr", "CFR (ours)", _ours(algorithms.CFRSolver)),
+    SolverSpec("our_cfr_plus", "CFR+ (ours)", _ours(algorithms.CFRPlusSolver)),
+    SolverSpec("cs_cfr", "chance-sampling CFR (ours)",
+               _ours(algorithms.ChanceSamplingCFRSolver, seeded=True), sampled=True),
+    SolverSpec("our_lcfr", "linear CFR (ours)", _ours(algorithms.LCFRSolver)),
+    SolverSpec("our_dcfr", "discounted CFR (ours)", _ours(algorithms.DCFRSolver)),
+    SolverSpec("cfr_avg", "CFR-AVG, no depth limit (ours)", _ours(algorithms.CFRAvgSolver)),
     SolverSpec("cfr_avg_d1", "CFR-AVG, depth limit 1 (ours)",
-               _ours("CFRAvgSolver", depth_limit=1)),
+               _ours(algorithms.CFRAvgSolver, depth_limit=1)),
 ]}
 
 
 def available_solvers() -> List[str]:
-  """Names of the registered solvers that can be built now."""
-  return [name for name, spec in SOLVERS.items() if spec.available]
+  """Names of the registered solvers."""
+  return list(SOLVERS)
 
 
 def get_solver(name: str) -> SolverSpec:
   """The spec of solver ``name``; ValueError naming the available solvers if there is none."""
   spec = SOLVERS.get(name)
-  if spec is None or not spec.available:
+  if spec is None:
     raise ValueError(f"unknown solver {name!r}; available solvers: "
                      f"{', '.join(available_solvers())}")
   return spec
@@ -211,6 +197,34 @@ def policy_table(tabular: policy_lib.TabularPolicy) -> Dict[str, List[float]]:
           for state, index in tabular.state_lookup.items()}
 
 
+def run_iterations(instance, iterations: int, marks: Collection[int] = (),
+                   on_mark: Optional[Callable[[int], None]] = None,
+                   description: Optional[str] = None) -> List[float]:
+  """Runs ``iterations`` iterations of a solver with OpenSpiel's CFR interface.
+
+  Args:
+    instance: the solver (``evaluate_and_update_policy()``).
+    iterations: how many iterations.
+    marks: iterations after which ``on_mark(t)`` is called; its time is not counted.
+    on_mark: the measurement at a mark.
+    description: a tqdm progress bar with this label; None for no bar.
+
+  Returns:
+    The solver's own time (seconds, measurements excluded) up to each mark, in order.
+  """
+  seconds, elapsed = [], 0.0
+  for t in tqdm.trange(1, iterations + 1, desc=description, disable=description is None,
+                       leave=False):
+    start = time.perf_counter()
+    instance.evaluate_and_update_policy()
+    elapsed += time.perf_counter() - start
+    if t in marks:
+      seconds.append(elapsed)
+      if on_mark is not None:
+        on_mark(t)
+  return seconds
+
+
 def solve(game_string: str, solver: str, seed: int, iterations: int,
           checkpoints: Sequence[int] = (), keep_policy: bool = True) -> Dict[str, Any]:
   """Runs a solver and measures its average policy.
@@ -242,17 +256,15 @@ def solve(game_string: str, solver: str, seed: int, iterations: int,
   instance = get_solver(solver).build(game, seed)
   evaluator = algorithms.TreeEvaluator(game)
   marks = set(checkpoints) | {iterations}
-  result = {"iterations": sorted(marks), "exploitability": [], "timing": {"seconds": []}}
-  elapsed = 0.0
+  result = {"iterations": sorted(marks), "exploitability": []}
   average = None
-  for t in range(1, iterations + 1):
-    start = time.perf_counter()
-    instance.evaluate_and_update_policy()
-    elapsed += time.perf_counter() - start
-    if t in marks:
-      average = tabular_average_policy(game, instance)
-      result["exploitability"].append(float(evaluator.exploitability(average)))
-      result["timing"]["seconds"].append(elapsed)
+
+  def measure(_):
+    nonlocal average
+    average = tabular_average_policy(game, instance)
+    result["exploitability"].append(float(evaluator.exploitability(average)))
+
+  result["timing"] = {"seconds": run_iterations(instance, iterations, marks, measure)}
   result["openspiel_exploitability"] = float(exploitability.exploitability(game, average))
   result["value"] = float(expected_game_score.policy_value(
       game.new_initial_state(), [average, average])[0])

@@ -23,9 +23,10 @@ from open_spiel.python import policy as policy_lib
 from open_spiel.python.algorithms import exploitability
 
 from algorithms import kuhn_equilibria
-from algorithms.atomic_file import atomic_write
+from experiments import cli
 from experiments import policies
 from experiments import reference_check
+from experiments import report
 from experiments import solver_registry
 from experiments.report_section import Check, ReportSection
 from spiel_games import kuhn_poker_ante
@@ -138,7 +139,8 @@ def checks(game: pyspiel.Game, name: str, pol: policy_lib.TabularPolicy,
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-  parser.add_argument("--game", default="kuhn_poker_ante",
+  parser.add_argument("--game", type=cli.game_string, default="kuhn_poker_ante",
+                      metavar="GAME_STRING",
                       help="a Kuhn game string (kuhn_poker or kuhn_poker_ante(...))")
   parser.add_argument("--policy", default=None,
                       help=f"the policy to tabulate: {', '.join(policies.POLICY_NAMES)} (default "
@@ -152,7 +154,7 @@ def run(args: argparse.Namespace) -> ReportSection:
   pol = policies.make_policy(game, name, args.seed, progress=not args.quiet)
   reference = reference_for(game, pol)
   frame = strategy_table(game, pol, reference.policy)
-  atomic_write(args.out / "strategy_table.csv", lambda tmp: frame.to_csv(tmp, index=False))
+  report.write_csv(frame, args.out / "strategy_table.csv")
   largest = frame.loc[frame["difference"].abs().idxmax()]
   return ReportSection(
       title=f"Strategy table: {name} on {args.game}",

@@ -30,7 +30,7 @@ the numbers can always be told apart (``"11 b"``, ``"0 2.5 1.5"``).
 a ``private_cards`` tensor of one one-hot row per player and the dealt cards in the string.
 """
 
-from typing import Any, List, Mapping, Optional, Sequence
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -48,6 +48,27 @@ def format_number(x: float) -> str:
 def join_pieces(pieces: Sequence[str], numbers: Sequence[str]) -> str:
   """Concatenates ``pieces``, space-separated if any of ``numbers`` is longer than 1 character."""
   return ("" if all(len(n) == 1 for n in numbers) else " ").join(p for p in pieces if p)
+
+
+def tensor_with_views(pieces: Sequence[Tuple[str, Tuple[int, ...]]]
+                      ) -> Tuple[np.ndarray, Dict[str, np.ndarray]]:
+  """A zero float32 tensor laid out as ``pieces`` and a named view of each piece, in order.
+
+  Args:
+    pieces: (name, shape) of each piece of the tensor.
+
+  Returns:
+    The flat tensor and a dict from each name to a view of its slice, reshaped to its shape: the
+    ``tensor`` and ``dict`` attributes of an OpenSpiel PyObserver.
+  """
+  tensor = np.zeros(sum(int(np.prod(shape)) for _, shape in pieces), np.float32)
+  views = {}
+  start = 0
+  for name, shape in pieces:
+    size = int(np.prod(shape))
+    views[name] = tensor[start:start + size].reshape(shape)
+    start += size
+  return tensor, views
 
 
 class KuhnObserver:
@@ -87,13 +108,7 @@ class KuhnObserver:
         shapes.append(("pot_contribution", (NUM_PLAYERS,)))
     if private == pyspiel.PrivateInfoType.ALL_PLAYERS:
       shapes.append(("private_cards", (NUM_PLAYERS, deck)))
-    self.tensor = np.zeros(sum(int(np.prod(shape)) for _, shape in shapes), np.float32)
-    self.dict = {}
-    start = 0
-    for name, shape in shapes:
-      size = int(np.prod(shape))
-      self.dict[name] = self.tensor[start:start + size].reshape(shape)
-      start += size
+    self.tensor, self.dict = tensor_with_views(shapes)
 
   def set_from(self, state: pyspiel.State, player: int) -> None:
     """Writes the observation of ``state`` by ``player`` into ``tensor`` (and ``dict``)."""

@@ -44,8 +44,9 @@ from typing import Any, List, Mapping, Sequence, Tuple
 import numpy as np
 import pyspiel
 
+from spiel_games import kuhn_observer
 from spiel_games import kuhn_poker_ante
-from spiel_games.kuhn_rules import KuhnRules
+from spiel_games.kuhn_rules import ACTION_CHARS, KuhnRules
 from spiel_games.public_belief_state import PublicBeliefState
 
 Fraction = fractions.Fraction
@@ -63,8 +64,8 @@ _GAME_TYPE = pyspiel.GameType(
     information=pyspiel.GameType.Information.PERFECT_INFORMATION,
     utility=pyspiel.GameType.Utility.ZERO_SUM,
     reward_model=pyspiel.GameType.RewardModel.TERMINAL,
-    max_num_players=2,
-    min_num_players=2,
+    max_num_players=kuhn_poker_ante.NUM_PLAYERS,
+    min_num_players=kuhn_poker_ante.NUM_PLAYERS,
     provides_information_state_string=True,
     provides_information_state_tensor=True,
     provides_observation_string=True,
@@ -146,13 +147,12 @@ class KuhnPokerRefereeGame(pyspiel.Game):
   """The public-referee game of a Kuhn poker variant (``rules`` and ``grid`` as properties)."""
 
   def __init__(self, params=None):
-    params = {**_DEFAULT_PARAMS, **(params or {})}
-    rules, grid = _rules_and_grid(params)
+    rules, grid = _rules_and_grid(params or {})
     params = {**kuhn_poker_ante.params_from_rules(rules), "grid": grid}
     info = pyspiel.GameInfo(
         num_distinct_actions=num_announcements(grid, rules.deck_size),
-        max_chance_outcomes=2,
-        num_players=2,
+        max_chance_outcomes=len(ACTION_CHARS),
+        num_players=kuhn_poker_ante.NUM_PLAYERS,
         min_utility=rules.min_utility,
         max_utility=rules.max_utility,
         utility_sum=0.0,
@@ -166,8 +166,8 @@ class KuhnPokerRefereeGame(pyspiel.Game):
 
   @functools.cached_property
   def grid(self) -> int:
-    """Announced probabilities are multiples of 1 / grid."""
-    return _rules_and_grid(self.get_parameters())[1]
+    """Announced probabilities are multiples of 1 / grid (validated with ``rules``)."""
+    return int(self.get_parameters()["grid"])
 
   def new_initial_state(self) -> "KuhnPokerRefereeState":
     return KuhnPokerRefereeState(self)
@@ -284,21 +284,15 @@ class RefereeObserver:
     if params:
       raise ValueError(f"{SHORT_NAME} observer takes no parameters, got {params}")
     length, n, num_deals = rules.max_game_length, rules.deck_size, len(rules.deals())
-    pieces = [("betting", (length, 2)), ("announced", (length,)),
-              ("announcements", (length, n)), ("belief", (num_deals,))]
-    self.tensor = np.zeros(sum(int(np.prod(shape)) for _, shape in pieces), np.float32)
-    self.dict = {}
-    index = 0
-    for name, shape in pieces:
-      size = int(np.prod(shape))
-      self.dict[name] = self.tensor[index:index + size].reshape(shape)
-      index += size
+    self.tensor, self.dict = kuhn_observer.tensor_with_views(
+        [("betting", (length, len(ACTION_CHARS))), ("announced", (length,)),
+         ("announcements", (length, n)), ("belief", (num_deals,))])
 
   def set_from(self, state: KuhnPokerRefereeState, player: int) -> None:
     del player  # Perfect information: the same for both players.
     self.tensor.fill(0)
     for t, char in enumerate(state.pbs.history):
-      self.dict["betting"][t, "pb".index(char)] = 1
+      self.dict["betting"][t, ACTION_CHARS.index(char)] = 1
     for t in range(len(state.announcements)):
       self.dict["announced"][t] = 1
       self.dict["announcements"][t] = [float(p) for p in state.announced_policy(t)]

@@ -14,7 +14,7 @@ import argparse
 import os
 import pathlib
 import sys
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Dict, Optional, Sequence, Tuple
 
 from absl import flags
 from open_spiel.python.algorithms import generate_playthrough
@@ -54,14 +54,19 @@ def replay(path: os.PathLike) -> Tuple[str, str]:
   return generate_playthrough.replay(str(path))
 
 
-def out_of_date(folder: pathlib.Path) -> List[str]:
-  """Names of golden files in ``folder`` that are missing or differ from a fresh generation."""
-  return [name for name in GAMES
-          if not (folder / name).is_file()
-          or (folder / name).read_text(encoding="utf-8") != generate(name)]
+def out_of_date(folder: pathlib.Path) -> Dict[str, str]:
+  """Golden files in ``folder`` that are missing or differ from a fresh generation.
+
+  Returns:
+    The fresh text of each such file, by name, in the order of ``GAMES``.
+  """
+  fresh = {name: generate(name) for name in GAMES}
+  return {name: text for name, text in fresh.items()
+          if not (folder / name).is_file() or (folder / name).read_text(encoding="utf-8") != text}
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
+  """Rewrites the stale golden files, or with ``--check`` lists them; returns the exit status."""
   parser = argparse.ArgumentParser(prog="python -m spiel_games.playthroughs",
                                    description=__doc__.splitlines()[0])
   parser.add_argument("--folder", type=pathlib.Path, default=DEFAULT_FOLDER,
@@ -78,8 +83,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
       print(f"out of date: {args.folder / name}")
     return 1 if stale else 0
   args.folder.mkdir(parents=True, exist_ok=True)
-  for name in stale:
-    atomic_write_text(args.folder / name, generate(name))
+  for name, text in stale.items():
+    atomic_write_text(args.folder / name, text)
     print(f"wrote {args.folder / name}")
   return 0
 

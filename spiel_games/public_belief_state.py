@@ -28,7 +28,7 @@ from typing import Sequence, Tuple
 
 import numpy as np
 
-from spiel_games.kuhn_rules import BET, PASS, KuhnRules
+from spiel_games.kuhn_rules import ACTION_CHARS, BET, PASS, KuhnRules
 
 Fraction = fractions.Fraction
 
@@ -208,7 +208,7 @@ class PublicBeliefState:
       raise ValueError(
           f"action {action} has probability zero after history {self.history!r} "
           "under this policy and belief")
-    child = PublicBeliefState(self.rules, self.history + "pb"[action],
+    child = PublicBeliefState(self.rules, self.history + ACTION_CHARS[action],
                               tuple(w / total for w in weights))
     return child, total
 

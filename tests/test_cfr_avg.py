@@ -116,7 +116,8 @@ def _bet_probabilities(game, policy, betting):
   player = len(betting) % 2
   out = []
   for card in range(rules.deck_size):
-    deal = [card, (card + 1) % rules.deck_size] if player == 0 else [(card + 1) % 3, card]
+    other = (card + 1) % rules.deck_size
+    deal = [card, other] if player == 0 else [other, card]
     state = game.new_initial_state()
     for c in deal:
       state.apply_action(c)
@@ -220,12 +221,14 @@ def test_unsupported_game():
     CFRAvgSolver(pyspiel.load_game("matrix_pd"))
 
 
-def test_leduc_depth_one_runs_and_improves():
+def test_leduc_cut_below_the_public_card_runs_and_improves():
   # Any two-player zero-sum game whose public states come from its public observation: Leduc's
-  # first betting action is public. Exploitability must fall from the uniform policy's
-  # (reference: OpenSpiel's exploitability of the uniform policy).
+  # betting and its public card are public. A cut after three player actions has leaves below
+  # the public card (leaves at depth 1 and 2 have none). Exploitability must fall from the
+  # uniform policy's (reference: OpenSpiel's exploitability of the uniform policy).
   game = pyspiel.load_game("leduc_poker")
   solver = CFRAvgSolver(game, depth_limit=3)
+  assert any("[Public: " in leaf.public_state for leaf in solver.public_tree.leaves)
   uniform = exploitability.exploitability(game, policy_lib.TabularPolicy(game))
   solver.solve(5)
   assert exploitability.exploitability(game, solver.average_policy()) < 0.5 * uniform

@@ -49,7 +49,8 @@ def saved(tmp_path_factory):
 
 def test_truncated_file(saved, tmp_path):
   _, path = saved
-  data = open(path, "rb").read()
+  with open(path, "rb") as f:
+    data = f.read()
   bad = tmp_path / "truncated.npz"
   bad.write_bytes(data[:len(data) // 2])
   with pytest.raises(ValueError, match="not a readable checkpoint"):
@@ -67,7 +68,8 @@ def test_corrupt_array(saved, tmp_path):
   with pytest.raises(ValueError, match="do not match their recorded digest"):
     algorithms.ChanceSamplingCFRSolver.load(str(bad))
   # Flipped bytes inside the zip: zip's CRC check fails.
-  raw = bytearray(open(path, "rb").read())
+  with open(path, "rb") as f:
+    raw = bytearray(f.read())
   raw[len(raw) // 3] ^= 0xFF
   flipped = tmp_path / "flipped.npz"
   flipped.write_bytes(bytes(raw))
@@ -106,6 +108,29 @@ def test_wrong_game_or_solver(saved):
     algorithms.CFRSolver.load(path)
 
 
+def test_bad_random_state(saved, tmp_path):
+  # The header is outside the arrays' digest: a damaged random state must still be refused.
+  _, path = saved
+  header, arrays = checkpoint.read_checkpoint(path)
+  for state in (None, {"bit_generator": "MT19937"}):
+    bad = str(tmp_path / "bad_rng.npz")
+    checkpoint.write_checkpoint(bad, dict(header, rng_state=state), arrays)
+    with pytest.raises(ValueError, match="random state is not a PCG64 state"):
+      algorithms.ChanceSamplingCFRSolver.load(bad)
+
+
+def test_header_missing_a_field(saved, tmp_path):
+  # The header is outside the arrays' digest: a header without a required field is refused in
+  # one line instead of failing later with a KeyError.
+  _, path = saved
+  header, arrays = checkpoint.read_checkpoint(path)
+  for field in ("game", "options", "iteration"):
+    bad = str(tmp_path / f"no_{field}.npz")
+    checkpoint.write_checkpoint(bad, {k: v for k, v in header.items() if k != field}, arrays)
+    with pytest.raises(ValueError, match=f"checkpoint header lacks {field}"):
+      algorithms.ChanceSamplingCFRSolver.load(bad)
+
+
 def test_policy_file_round_trip(saved, tmp_path):
   game, _ = saved
   solver = algorithms.CFRSolver(game).solve(20)
@@ -115,29 +140,36 @@ def test_policy_file_round_trip(saved, tmp_path):
   assert isinstance(loaded, policy_lib.TabularPolicy)
   np.testing.assert_array_equal(loaded.action_probability_array,
                                 solver.average_policy().action_probability_array)
-  doc = json.load(open(path))
-  assert doc["policy"]["0pb"]["actions"] == [0, 1]
+  with open(path, encoding="utf-8") as f:
+    assert json.load(f)["policy"]["0pb"]["actions"] == [0, 1]
 
 
 def test_policy_file_errors(saved, tmp_path):
   game, _ = saved
-  path = str(tmp_path / "policy.json")
-  policy_io.save_policy(path, policy_lib.TabularPolicy(game))
+  path = tmp_path / "policy.json"
+  policy_io.save_policy(str(path), policy_lib.TabularPolicy(game))
   with pytest.raises(ValueError, match="policy is for game 'kuhn_poker\\(\\)'"):
-    policy_io.load_policy(path, pyspiel.load_game("kuhn_poker_ante(deck_size=4)"))
-  doc = json.load(open(path))
-  del doc["policy"]["0pb"]
-  json.dump(doc, open(path, "w"))
-  with pytest.raises(ValueError, match="1 missing, 0 unknown, e.g. '0pb'"):
-    policy_io.load_policy(path, game)
-  doc = json.load(open(str(tmp_path / "policy.json")))
-  policy_io.save_policy(path, policy_lib.TabularPolicy(game))
-  doc = json.load(open(path))
-  doc["policy"]["0"]["probabilities"] = [0.7, 0.7]
-  json.dump(doc, open(path, "w"))
-  with pytest.raises(ValueError, match="non-negative numbers summing to 1"):
-    policy_io.load_policy(path, game)
-  with open(path, "w") as f:
-    f.write("{not json")
+    policy_io.load_policy(str(path), pyspiel.load_game("kuhn_poker_ante(deck_size=4)"))
+  good = json.loads(path.read_text())
+
+  def edited(change):
+    """Writes a copy of the good file changed by ``change(doc)`` and returns its path."""
+    doc = json.loads(json.dumps(good))
+    change(doc)
+    path.write_text(json.dumps(doc))
+    return str(path)
+
+  cases = [
+      (lambda d: d["policy"].pop("0pb"), "1 missing, 0 unknown, e.g. '0pb'"),
+      (lambda d: d["policy"]["0"].update(probabilities=[0.7, 0.7]),
+       "non-negative numbers summing to 1"),
+      (lambda d: d["policy"]["0"].update(actions=[1, 0]), "must be the legal actions \\[0, 1\\]"),
+      (lambda d: d.update(format="other"), "not a kuhn-cfr-policy file"),
+      (lambda d: d.update(version=2), "kuhn-cfr-policy version 2 is not supported"),
+  ]
+  for change, message in cases:
+    with pytest.raises(ValueError, match=message):
+      policy_io.load_policy(edited(change), game)
+  path.write_text("{not json")
   with pytest.raises(ValueError, match="not a readable JSON policy file"):
-    policy_io.load_policy(path, game)
+    policy_io.load_policy(str(path), game)

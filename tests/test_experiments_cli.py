@@ -20,6 +20,12 @@ from experiments import report
     (["ante-sweep", "--ante", "-0.5"], "expected a finite positive number"),
     (["convergence", "--seed", "-1"], "expected an integer >= 0"),
     (["convergence", "--workers", "0"], "expected a positive integer"),
+    (["rps", "--iterations", "0"], "expected a positive integer, got 0"),
+    (["landscape", "--solver", "no_such_solver"], "unknown solver 'no_such_solver'"),
+    (["landscape", "--bet", "inf"], "expected a finite positive number"),
+    (["head-to-head", "--game", "no_such_game"], "unknown game 'no_such_game'"),
+    (["head-to-head", "--hands", "0"], "expected a positive integer, got 0"),
+    (["strategy-tables", "--game", "kuhn_poker_ante(ante=0.0)"], "bad game string"),
     (["no-such-command"], "invalid choice"),
 ])
 def test_bad_arguments_fail_cleanly(argv, message, tmp_path, capsys):

@@ -54,6 +54,15 @@ def test_named_policies_have_their_exact_values(kuhn):
                                                                                   abs=1e-12)
 
 
+def test_equilibrium_of_a_game_with_other_information_states_is_the_lp():
+  # kuhn_poker_referee carries KuhnRules, but its information states are not kuhn_poker_ante's,
+  # so the closed form does not apply; the LP's value is still Kuhn's -1/18.
+  referee = pyspiel.load_game("kuhn_poker_referee")
+  reference = policies.reference_equilibrium(referee)
+  assert reference.source == "sequence-form LP"
+  assert reference.value == pytest.approx(-1 / 18, abs=1e-9)
+
+
 def test_solver_policy_name(kuhn):
   cfr = policies.make_policy(kuhn, "cfr:50")
   again = policies.make_policy(kuhn, "cfr:50")

@@ -234,10 +234,11 @@ def test_policy_refuses_another_game():
   equilibrium = kuhn_equilibria.kuhn_equilibrium(2, 1)
   with pytest.raises(ValueError, match="differ from the equilibrium"):
     equilibrium.policy(pyspiel.load_game("kuhn_poker_ante"))
-  with pytest.raises(ValueError, match="kuhn_poker fits only"):
-    equilibrium.policy(pyspiel.load_game("kuhn_poker"))
-  with pytest.raises(ValueError, match="not a Kuhn poker game"):
-    equilibrium.policy(pyspiel.load_game("leduc_poker"))
+  with pytest.raises(ValueError, match="differ from the equilibrium"):
+    equilibrium.policy(pyspiel.load_game("kuhn_poker"))  # OpenSpiel's: ante = bet = 1.
+  for other in ("leduc_poker", "kuhn_poker(players=3)"):
+    with pytest.raises(ValueError, match="not a Kuhn poker game"):
+      equilibrium.policy(pyspiel.load_game(other))
 
 
 def test_policy_matches_action_probabilities():

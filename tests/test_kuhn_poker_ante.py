@@ -597,7 +597,7 @@ def test_cpp_mccfr_converges(make_solver, iterations, game_string):
   solver = make_solver(game)
   for _ in range(iterations):
     solver.run_iteration()
-  # As in the Python MCCFR test below: these runs reach at most 0.09 of the uniform NashConv.
+  # As in the Python MCCFR test above: these runs reach at most 0.09 of the uniform NashConv.
   assert pyspiel.nash_conv(game, solver.average_policy()) < 0.2 * uniform_nash_conv
 
 

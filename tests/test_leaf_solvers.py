@@ -4,7 +4,6 @@ References: the project's two-LP sequence-form solver ``solve_sequence_form`` (o
 player), exact exploitability in the leaf (``TreeEvaluator``), and hand computations in Kuhn.
 """
 
-import copy
 import json
 
 import numpy as np
@@ -37,9 +36,7 @@ def _beliefs(num_roots, count=4, seed=0):
 
 
 def _leaf_exploitability(leaf, belief, policy):
-  arrays = copy.copy(leaf.arrays)
-  arrays.weighted_utility = leaf.weighted_utility(belief)
-  return TreeEvaluator(arrays).exploitability(policy)
+  return TreeEvaluator(leaf.arrays_at(belief)).exploitability(policy)
 
 
 def test_lp_matches_two_lp_reference_and_is_an_equilibrium(kuhn_leaves):

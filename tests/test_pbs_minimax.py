@@ -18,6 +18,7 @@ from open_spiel.python.algorithms.minimax import expectiminimax
 
 import spiel_games  # pylint: disable=unused-import
 from algorithms import kuhn_equilibria
+from algorithms import pbs_minimax
 from algorithms import sequence_form_lp
 from algorithms.pbs_minimax import PbsMinimax, root_value
 from spiel_games import kuhn_poker_referee as referee
@@ -223,8 +224,24 @@ def test_python_integer_path_is_exact():
   assert PbsMinimax(rules, 3).value(PublicBeliefState.initial(rules)) == F(0.1) * F(-1, 18)
 
 
+def test_command_line_prints_the_exact_value(capsys):
+  assert pbs_minimax.main(["kuhn_poker_referee(grid=3)",
+                           "kuhn_poker_referee(simplified=True,ante=2.0,grid=5)"]) == 0
+  lines = capsys.readouterr().out.splitlines()
+  # Kuhn 1950 (-1/18) and the simplified closed form at ante 2 (1/10): both grids hold them.
+  assert [line.split(": value ")[1].split(" =")[0] for line in lines] == ["-1/18", "1/10"]
+  assert pbs_minimax.main(["kuhn_poker"]) == 2
+  assert pbs_minimax.main(["kuhn_poker_referee(grid=0)"]) == 2
+  assert capsys.readouterr().err.splitlines() == [
+      "error: 'kuhn_poker' is not a kuhn_poker_referee game",
+      "error: cannot load 'kuhn_poker_referee(grid=0)': kuhn_poker_referee: parameter 'grid' "
+      "must be an integer >= 1, got 0"]
+
+
 def test_errors():
   with pytest.raises(ValueError, match="grid must be an integer >= 1"):
     PbsMinimax(KuhnRules(), 0)
+  with pytest.raises(ValueError, match="grid must be an integer >= 1, got 2.5"):
+    PbsMinimax(KuhnRules(), 2.5)
   with pytest.raises(ValueError, match="differ from the solver's"):
     PbsMinimax(KuhnRules(), 3).value(PublicBeliefState.initial(KuhnRules(ante=2.0)))

@@ -49,9 +49,14 @@ def test_check_mode_reports_a_changed_file(tmp_path):
   changed = tmp_path / "kuhn_poker_ante.txt"
   changed.write_text(changed.read_text(encoding="utf-8").replace("Returns() = [2, -2]",
                                                                  "Returns() = [-2, 2]"))
-  assert playthroughs.out_of_date(tmp_path) == ["kuhn_poker_ante.txt"]
+  assert list(playthroughs.out_of_date(tmp_path)) == ["kuhn_poker_ante.txt"]
   assert playthroughs.main(["--check", "--folder", str(tmp_path)]) == 1
   assert playthroughs.main(["--folder", str(tmp_path)]) == 0  # Regenerates it.
   assert changed.read_text(encoding="utf-8") == (FOLDER / "kuhn_poker_ante.txt").read_text(
       encoding="utf-8")
   assert not list(tmp_path.glob(".*.tmp"))
+
+
+def test_check_mode_refuses_a_missing_folder(tmp_path, capsys):
+  assert playthroughs.main(["--check", "--folder", str(tmp_path / "missing")]) == 2
+  assert capsys.readouterr().err.startswith("error: --folder ")

@@ -150,3 +150,18 @@ def test_general_sum_game_is_refused():
 def test_too_large_game_is_refused():
   with pytest.raises(ValueError, match="max_nodes"):
     sequence_form_lp.solve_game(pyspiel.load_game("leduc_poker"), max_nodes=1000)
+
+
+def test_sequence_weight_range_rejects_a_bad_sequence():
+  payoff, e, f = _matrix_game_form([[2.0, -1.0], [-1.0, 1.0]])
+  with pytest.raises(ValueError, match=r"sequence 3 out of range \[0, 3\)"):
+    sequence_form_lp.sequence_weight_range(payoff, e, np.array([1.0, 0.0]), f,
+                                           np.array([1.0, 0.0]), 0.2, 3)
+
+
+def test_infeasible_plan_constraints_are_refused():
+  # A right-hand side no realization plan meets (x[empty] = 1 and x[empty] = -1 at once).
+  payoff, e, f = _matrix_game_form([[2.0, -1.0], [-1.0, 1.0]])
+  e_bad = sparse.vstack([e, sparse.csr_matrix([[1.0, 0.0, 0.0]])], format="csr")
+  with pytest.raises(ValueError, match="sequence-form LP failed"):
+    sequence_form_lp.solve_sequence_form(payoff, e_bad, f, rhs_0=np.array([1.0, 0.0, -1.0]))
