@@ -13,12 +13,14 @@ learning", NeurIPS 2017, the definitions of OpenSpiel's ``exploitability.nash_co
 * on-policy value: v_i(sigma) = sum_z pi^sigma(z) u_i(z), with pi^sigma(z) the product of the
   chance and action probabilities on the path to terminal z;
 * best-response value: BR_i(sigma_{-i}) = max over pure behaviour strategies of i of
-  v_i(s_i, sigma_{-i}), computed bottom-up: at player i's node h in information set I,
-  V(h) = V(h a*(I)) with a*(I) = argmax_a sum_{h' in I} pi_{-i}(h') V(h' a), where pi_{-i}(h')
-  is the reach of h' through chance and the other players only; at any other node V(h) is the
-  probability-weighted sum over its children. Perfect recall makes a*(I) depend only on
-  information sets of i below I, so memoising a*(I) gives the best response (the recursion of
-  OpenSpiel's ``best_response.BestResponsePolicy``);
+  v_i(s_i, sigma_{-i}) = W(root), computed bottom-up on reach-weighted values: with pi_{-i}(h)
+  the reach of h through chance and the other players only, W(z) = pi_{-i}(z) u_i(z) at a
+  terminal, W(h) = sum of W over the children at a chance or other player's node, and at player
+  i's node h in information set I, W(h) = W(h a*(I)) with a*(I) = argmax_a sum_{h' in I} W(h' a)
+  (W(h a) = pi_{-i}(h) V(h a) for the conditional value V, so this is the argmax of OpenSpiel's
+  ``best_response.BestResponsePolicy``). Perfect recall makes a*(I) depend only on information
+  sets of i below I, so memoising a*(I) gives the best response; subtrees with pi_{-i} = 0 are
+  skipped;
 * gain_i = BR_i - v_i >= 0 and NashConv = sum_i gain_i; sigma is a Nash equilibrium iff
   NashConv = 0.
 
@@ -186,63 +188,61 @@ class ExactGameTree:
                                    for i in range(self.num_players)))
 
   def _expected_values(self, edges: List[List[Tuple[Fraction, int]]]) -> Tuple[Fraction, ...]:
-    values: List[Optional[Tuple[Fraction, ...]]] = [None] * self.num_nodes
-    for node in reversed(range(self.num_nodes)):  # Preorder reversed: children first.
-      if self.player[node] == _TERMINAL:
-        values[node] = self.returns[node]
-        continue
-      total = [Fraction(0)] * self.num_players
-      for p, child in edges[node]:
-        if p:
-          total = [t + p * v for t, v in zip(total, values[child])]
-      values[node] = tuple(total)
-    return values[0]
+    """v_i = sum_z pi(z) u_i(z), over the terminals z reached with pi(z) > 0."""
+    reach = self._reach(edges, skip_player=None)
+    totals = [Fraction(0)] * self.num_players
+    for node, returns in enumerate(self.returns):
+      if returns is not None and reach[node]:
+        totals = [t + reach[node] * u for t, u in zip(totals, returns)]
+    return tuple(totals)
 
   def _best_response_value(self, edges: List[List[Tuple[Fraction, int]]], player: int) -> Fraction:
-    reach = self._opponent_reach(edges, player)
+    """W(root) for the recursion of the module docstring."""
+    reach = self._reach(edges, skip_player=player)
     members: Dict[str, List[int]] = {}
     for node, p in enumerate(self.player):
       if p == player:
         members.setdefault(self.info_state[node], []).append(node)
     best: Dict[str, int] = {}
-    values: Dict[int, Fraction] = {}
+    weighted: Dict[int, Fraction] = {}
 
-    def value(node: int) -> Fraction:
-      if node in values:
-        return values[node]
+    def w(node: int) -> Fraction:
+      if not reach[node]:
+        return Fraction(0)  # Every terminal below has pi_{-i}(z) = 0.
+      if node in weighted:
+        return weighted[node]
+      children = self.children[node]
       if self.player[node] == _TERMINAL:
-        result = self.returns[node][player]
+        result = reach[node] * self.returns[node][player]
       elif self.player[node] == player:
         key = self.info_state[node]
-        if key not in best:
-          best[key] = self._best_action(members[key], reach, value)
-        result = value(self.children[node][best[key]][2])
+        if key not in best:  # a*(I) = argmax_a sum_{h in I} W(h a), the first on ties.
+          totals = [sum((w(self.children[h][k][2]) for h in members[key]), Fraction(0))
+                    for k in range(len(children))]
+          best[key] = max(range(len(children)), key=lambda k: (totals[k], -k))
+        result = w(children[best[key]][2])
       else:
-        result = sum((p * value(child) for p, child in edges[node] if p), Fraction(0))
-      values[node] = result
+        result = sum((w(child) for _, _, child in children), Fraction(0))
+      weighted[node] = result
       return result
 
-    return value(0)
+    return w(0)
 
-  def _best_action(self, nodes: List[int], reach: List[Fraction], value) -> int:
-    """Index of the action maximising sum_{h in nodes} reach(h) V(h a) (first on ties)."""
-    num_actions = len(self.children[nodes[0]])
-    totals = [sum((reach[h] * value(self.children[h][k][2]) for h in nodes if reach[h]),
-                  Fraction(0)) for k in range(num_actions)]
-    return max(range(num_actions), key=lambda k: (totals[k], -k))
-
-  def _opponent_reach(self, edges: List[List[Tuple[Fraction, int]]],
-                      player: int) -> List[Fraction]:
-    """pi_{-player}(h) per node: chance and the other players' probabilities, not player's."""
+  def _reach(self, edges: List[List[Tuple[Fraction, int]]],
+             skip_player: Optional[int]) -> List[Fraction]:
+    """Reach probability of every node: the product of the chance and action probabilities on
+    its path, leaving out those of ``skip_player`` (pi_{-i} for a best response to player i)."""
     reach = [Fraction(0)] * self.num_nodes
     reach[0] = Fraction(1)
     for node in range(self.num_nodes):  # Preorder: parents first.
-      if self.player[node] == player:
+      if not reach[node]:
+        continue  # Zero-reach subtrees stay zero.
+      if self.player[node] == skip_player:
         for _, _, child in self.children[node]:
           reach[child] = reach[node]
       else:
         for p, child in edges[node]:
-          reach[child] = reach[node] * p
+          reach[child] = reach[node] if p == 1 else reach[node] * p
     return reach
 
 

@@ -46,21 +46,27 @@ Player values (exact, over the whole family; ``Kuhn3Equilibrium.values``):
   v_P1 = -1/48 - beta/24,   v_P2 = -1/48,   v_P3 = 1/24 + beta/24,   beta = max(b11, b21).
 
 So P2's value is constant (-1/48); P1's moves in [-1/32, -1/48] and P3's in [1/24, 5/96], both
-with beta only: P2's bluffing frequency transfers utility from P1 to P3 at no cost to itself.
-c11, b23, b32, c33 and c34 change no value (b32, c33, c34 are off the equilibrium path since P1
-never bets; they only keep P1's bet unprofitable). The values follow from a symbolic walk of the
-game tree over the parameter box: v_P1 = -(1 + 2 b21 + 4 c11 (b11 - b21))/48 and
-v_P2 = -(1 + 4 b23 (1 - 2 c11)(1 - b21))/48, which on each sub-family reduce to the formulas above;
-the tests compare them with the exact tree walk (``exact_nash_conv``) on the certified grid.
+with beta only: P2's betting frequency transfers utility from P1 to P3 at no cost to itself.
+c11, b23, b32, c33 and c34 change no value (b32, c33, c34 act off the equilibrium path, since P1
+never bets; they only keep P1's bet unprofitable). Derivation: on the whole parameter box (the
+profile above with free c11, b11, b21, b23), the expected utilities are
+v_P1 = -(1 + 2 b21 + 4 c11 (b11 - b21))/48 and v_P2 = -(1 + 4 b23 (1 - 2 c11)(1 - b21))/48
+(a computer-algebra walk of the game tree, done while writing this module). Within the family
+2 b21 + 4 c11 (b11 - b21) = 2 beta (c11 = 0 and b21 = beta; or b21 = b11 = beta; or c11 = 1/2 and
+b11 = beta) and b23 (1 - 2 c11) = 0 (b23 > 0 only at c11 = 1/2), which gives the formulas
+above. The tests compare both forms with the exact tree walk (``exact_nash_conv``): the box
+formulas at random points of the box, the family's at every member of ``certified_grid``.
 
-Sources and checks. The profile and ranges above are those of the paper as implemented in the
-University of Alberta's ``kuhn_3p_equilibrium_player`` (D. Morrill, 2013; the Annual Computer
-Poker Competition's 3-player Kuhn equilibrium player, which cites the paper for them); the
-paper's own text was not available to us. Every member this module builds is certified exactly by
-``exact_nash_conv.ExactGameTree.certificate`` (NashConv = 0 in Fractions) on ``certified_grid``,
-which covers each sub-family's edges, and each range bound is tight: stepping 1/1000 past it
-gives a player a positive gain (the tests). No disagreement was found. The family need not
-contain every equilibrium of the game.
+Sources and checks. The paper's text was not available to us. The profile and the ranges above
+are those of the University of Alberta's ``kuhn_3p_equilibrium_player`` (D. Morrill, 2013; the
+Annual Computer Poker Competition's three-player Kuhn equilibrium player, published with the ACPC
+dealer), which implements the paper's family and cites the paper for it; its sub-families are
+numbered 1 (c11 = 0), 2 (c11 = 1/2) and 3 (0 < c11 < 1/2). The values are derived here (above).
+The certificate decides: every member on ``certified_grid`` (each free parameter of each
+sub-family at both ends and the middle of its range) is an exact equilibrium with these values
+(``exact_nash_conv.ExactGameTree.certificate``: NashConv = 0 in Fractions), and every range bound
+is tight: 1/1000 past it a player gains (tests). No disagreement with the implemented family was
+found. The family need not contain every equilibrium of the game.
 """
 
 import dataclasses
@@ -92,6 +98,9 @@ _ZERO = Fraction(0)
 _HALF = Fraction(1, 2)
 _QUARTER = Fraction(1, 4)
 _RATIONAL_DENOMINATOR = 10**6  # Float parameters are read as the nearest such fraction.
+# A box containing the family, implied by the ranges (b23 <= b11 / 2 <= 1/8): the search bounds.
+_BOX = {"c11": (0.0, 0.5), "b11": (0.0, 0.25), "b21": (0.0, 0.25), "b23": (0.0, 0.125),
+        "b32": (0.0, 1.0), "c33": (0.0, 1.0), "c34": (0.0, 1.0)}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -212,7 +221,12 @@ def parameter_range(name: str, chosen: Mapping[str, Number]) -> Tuple[Fraction, 
   missing = [p for p in earlier if p not in chosen]
   if missing:
     raise ValueError(f"the range of {name} needs {', '.join(missing)}")
-  v = {p: _exact(chosen[p], p) for p in earlier}
+  return _range(name, {p: _exact(chosen[p], p) for p in earlier})
+
+
+def _range(name: str, v: Mapping[str, Number]) -> Tuple[Number, Number]:
+  """[low, high] of ``name`` given the earlier parameters ``v`` (Fractions, or floats for the
+  search of ``nearest_member``); the ranges of the module docstring."""
   if name == "c11":
     return _ZERO, _HALF
   c11 = v["c11"]
@@ -274,7 +288,7 @@ def kuhn3_equilibrium(c11: Number = 0, b11: Number = 0, b21: Optional[Number] = 
 
 def grid_members(points: Sequence[Fraction] = (_ZERO, _HALF, Fraction(1)),
                  c11_points: Sequence[Fraction] = (Fraction(1, 1000), Fraction(1, 4),
-                                                   Fraction(499, 1000))
+                                                   Fraction(7, 16), Fraction(499, 1000))
                  ) -> List[Kuhn3Equilibrium]:
   """Members on a grid: each free parameter at the fractions ``points`` of its range.
 
@@ -307,26 +321,27 @@ def certified_grid() -> List[Kuhn3Equilibrium]:
 
 
 def golden_data(members: Optional[Sequence[Kuhn3Equilibrium]] = None) -> Dict[str, object]:
-  """JSON-ready reference data: the value formulas and exact values on a grid.
+  """JSON-ready reference data: the value formulas and the exact values on a grid.
 
   Args:
-    members: the members to list (default: ``grid_members(points=(0, 1))``, the edges of every
-      sub-family, a subset of ``certified_grid``).
+    members: the members to list (default: ``certified_grid()``).
 
   Returns:
-    {"game", "reference", "value_formulas" (per player, with "beta"), "members": [{"sub_family",
-    "parameters" {name: fraction string}, "values" [3 fraction strings]}]}.
+    {"game", "reference", "value_formulas" (per player, and "beta"), "parameter_names"
+    (``PARAMETERS``), "members": [{"sub_family", "parameters" [fraction strings in
+    ``parameter_names`` order], "values" [3 fraction strings]}]}.
   """
   if members is None:
-    members = grid_members(points=(_ZERO, Fraction(1)))
+    members = certified_grid()
   return {
       "game": "kuhn_poker(players=3)",
       "reference": ("D. Szafron, R. Gibson, N. Sturtevant, A parameterized family of equilibrium "
                     "profiles for three-player Kuhn poker, AAMAS 2013"),
       "value_formulas": {"player_0": VALUE_FORMULAS[0], "player_1": VALUE_FORMULAS[1],
                          "player_2": VALUE_FORMULAS[2], "beta": "max(b11, b21)"},
+      "parameter_names": list(PARAMETERS),
       "members": [{"sub_family": m.sub_family,
-                   "parameters": {k: str(v) for k, v in m.parameters().items()},
+                   "parameters": [str(v) for v in m.parameters().values()],
                    "values": [str(v) for v in m.values]} for m in members],
   }
 
@@ -459,32 +474,19 @@ def _float_vector(v: Mapping[str, float], keys: Sequence[str]) -> np.ndarray:
   return np.array([float(probs[k]) for k in keys])
 
 
-def _constraints(sub_family: str, free: Tuple[str, ...]) -> List[Dict[str, object]]:
-  """The range constraints of a sub-family's closure as SLSQP inequalities g(x) >= 0."""
+def _constraints(sub_family: str, free: Tuple[str, ...]) -> Dict[str, object]:
+  """The ranges (``_range``) of every parameter of a sub-family point as SLSQP inequalities
+  g(x) >= 0: v[p] - low(p) and high(p) - v[p]."""
 
-  def params(x):
-    return _float_parameters(sub_family, free, x)
+  def margins(x):
+    v = _float_parameters(sub_family, free, x)
+    out = []
+    for name in PARAMETERS:
+      low, high = _range(name, v)
+      out += [v[name] - float(low), float(high) - v[name]]
+    return np.array(out)
 
-  def span(v):
-    return 0.75 * (v["b11"] + v["b21"]) + max(v["b11"], v["b21"]) / 4
-
-  def common(x):
-    v = params(x)
-    return [v["b32"], 0.5 + span(v) - v["b32"], v["c33"], v["c33"] - 0.5 + v["b32"],
-            0.5 - v["b32"] + span(v) - v["c33"], v["c34"], 1 - v["c34"], v["b11"],
-            0.25 - v["b11"]]
-
-  def specific(x):
-    v = params(x)
-    if sub_family == "c11=0":
-      return [v["b21"] - v["b11"], 0.25 - v["b21"]]
-    if sub_family == "0<c11<1/2":
-      return [v["c11"], 0.5 - v["c11"], 2 - v["b11"] - v["c11"] * (3 + 4 * v["b11"])]
-    return [v["b21"], v["b11"] - v["b21"], 0.5 - 2 * v["b11"] - v["b21"], v["b23"],
-            v["b11"] - v["b21"] - 2 * v["b23"] * (1 - v["b21"])]
-
-  return [{"type": "ineq", "fun": lambda x: np.array(common(x))},
-          {"type": "ineq", "fun": lambda x: np.array(specific(x))}]
+  return {"type": "ineq", "fun": margins}
 
 
 def _fit(sub_family: str, free: Tuple[str, ...], keys: Sequence[str], target: np.ndarray,
@@ -495,10 +497,11 @@ def _fit(sub_family: str, free: Tuple[str, ...], keys: Sequence[str], target: np
     r = _float_vector(_float_parameters(sub_family, free, x), keys) - target
     return float(r @ r)
 
-  result = scipy.optimize.minimize(objective, np.clip(start, 0.0, 1.0), method="SLSQP",
-                                   bounds=[(0.0, 1.0)] * len(free),
+  bounds = [_BOX[name] for name in free]
+  start = np.clip(start, [low for low, _ in bounds], [high for _, high in bounds])
+  result = scipy.optimize.minimize(objective, start, method="SLSQP", bounds=bounds,
                                    constraints=_constraints(sub_family, free),
-                                   options={"ftol": 1e-15, "maxiter": 500})
+                                   options={"ftol": 1e-14, "maxiter": 100})
   return result.x
 
 
