@@ -4,8 +4,9 @@ A second, independent implementation next to the float engine (``tree_exploitabi
 an OpenSpiel game's tree once through the public API (``new_initial_state``, ``child``,
 ``chance_outcomes``, ``legal_actions``, ``information_state_string``, ``returns``), for any number
 of players and any utility type, and evaluates profiles given as exact action probabilities per
-information-state string. No float enters the arithmetic, so NashConv = 0 certifies a Nash
-equilibrium exactly.
+information-state string (``ExactProfile``: {information state: {action: probability}},
+Fractions, or ints, or floats taken at their exact binary value; each row must sum to exactly 1).
+No float enters the arithmetic, so NashConv = 0 certifies a Nash equilibrium exactly.
 
 The quantities (Lanctot et al., "A unified game-theoretic approach to multiagent reinforcement
 learning", NeurIPS 2017, the definitions of OpenSpiel's ``exploitability.nash_conv``):
@@ -19,8 +20,8 @@ learning", NeurIPS 2017, the definitions of OpenSpiel's ``exploitability.nash_co
   i's node h in information set I, W(h) = W(h a*(I)) with a*(I) = argmax_a sum_{h' in I} W(h' a)
   (W(h a) = pi_{-i}(h) V(h a) for the conditional value V, so this is the argmax of OpenSpiel's
   ``best_response.BestResponsePolicy``). Perfect recall makes a*(I) depend only on information
-  sets of i below I, so memoising a*(I) gives the best response; subtrees with pi_{-i} = 0 are
-  skipped;
+  sets of i below I, so memoising a*(I) gives the best response (the game must have perfect
+  recall, as for OpenSpiel's); subtrees with pi_{-i} = 0 are skipped;
 * gain_i = BR_i - v_i >= 0 and NashConv = sum_i gain_i; sigma is a Nash equilibrium iff
   NashConv = 0.
 
@@ -39,7 +40,7 @@ from typing import Dict, List, Mapping, Optional, Tuple
 import pyspiel
 
 Fraction = fractions.Fraction
-ExactProfile = Mapping[str, Mapping[int, numbers.Rational]]
+ExactProfile = Mapping[str, Mapping[int, numbers.Real]]
 
 MAX_DENOMINATOR = 10**6
 DEFAULT_MAX_NODES = 100_000
