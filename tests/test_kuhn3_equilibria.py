@@ -63,11 +63,15 @@ def test_grid_reaches_both_ends_of_every_free_parameter_in_every_sub_family():
       low, high = k3.parameter_range(name, chosen)
       chosen[name] = value
       if name in k3.free_parameters(member.sub_family) and low < high:
-        reached.update({(member.sub_family, name, "low")} if value == low else set())
-        reached.update({(member.sub_family, name, "high")} if value == high else set())
+        for end, bound in (("low", low), ("high", high)):
+          if value == bound:
+            reached.add((member.sub_family, name, end))
   expected = {(s, p, end) for s in k3.SUB_FAMILIES for p in k3.free_parameters(s)
               for end in ("low", "high") if p != "c11"}
   assert expected <= reached
+  # The curved edge of 0 < c11 < 1/2, c11 = (2 - b11)/(3 + 4 b11) with b11 > 1/6, is on the grid.
+  assert any(m.sub_family == "0<c11<1/2" and m.b11 > F(1, 6)
+             and m.c11 * (3 + 4 * m.b11) == 2 - m.b11 for m in GRID)
 
 
 @pytest.mark.parametrize("seed", range(4))
@@ -284,13 +288,19 @@ def test_nearest_member_of_a_perturbed_member():
   assert nearest.member == dataclasses.replace(member, c34=F(5, 8))
 
 
+@pytest.fixture(scope="module")
+def grid_vectors():
+  """(information states, array of the grid members' action-1 probabilities at them)."""
+  keys = sorted(GRID[0].action_probabilities())
+  return keys, np.array([[float(m.action_probabilities()[key]) for key in keys] for m in GRID])
+
+
 @pytest.mark.parametrize("seed, scale", [(0, 0.02), (1, 0.1), (2, 0.3), (3, 1.0)])
-def test_nearest_member_is_no_farther_than_any_grid_member(seed, scale):
+def test_nearest_member_is_no_farther_than_any_grid_member(grid_vectors, seed, scale):
   # Random policies around a grid member: the search returns a valid member at least as close
   # as the closest of the 500+ certified grid members.
   rng = np.random.default_rng(seed)
-  keys = sorted(GRID[0].action_probabilities())
-  grid = np.array([[float(m.action_probabilities()[key]) for key in keys] for m in GRID])
+  keys, grid = grid_vectors
   probs = np.clip(grid[rng.integers(len(grid))] + scale * rng.normal(size=len(keys)), 0, 1)
   nearest = k3.nearest_member(dict(zip(keys, probs)))
   assert k3.kuhn3_equilibrium(**nearest.member.parameters()) == nearest.member
