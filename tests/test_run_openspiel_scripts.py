@@ -18,6 +18,7 @@ from open_spiel.python.algorithms import generate_playthrough
 
 import pure_strategies
 import spiel_games  # pylint: disable=unused-import  (registers the games)
+from spiel_games import cpp_twin
 
 PLAYTHROUGHS = pathlib.Path(__file__).parent / "playthroughs"
 EXAMPLES = "open_spiel.python.examples"
@@ -86,6 +87,14 @@ def test_cfr_example_on_kuhn_poker_ante():
   rows = re.findall(r"Iteration (\d+) exploitability (\S+)", done.stdout)
   assert [int(i) for i, _ in rows] == [0, 10, 20]
   assert float(rows[0][1]) == pytest.approx(uniform_exploitability("kuhn_poker_ante"), abs=1e-12)
+  # C++ CFR on the game's C++ twin is an independent implementation taking the same steps.
+  twin = cpp_twin.CppTwin(game)
+  solver = pyspiel.CFRSolver(twin.twin)
+  for iteration in range(21):
+    solver.evaluate_and_update_policy()
+    if iteration in (10, 20):
+      expected = pyspiel.nash_conv(twin.twin, solver.tabular_average_policy()) / 2
+      assert float(rows[iteration // 10][1]) == pytest.approx(expected, abs=1e-12)
 
 
 def test_module_exit_status_is_passed_on():
