@@ -269,7 +269,7 @@ class Match:
       if any(v is None for v in values):
         continue
       mean = sum(counts[s] * v for s, v in zip(counts, values)) / n
-      out.append(line(label, f"{chips(mean)} per hand, exact, in the seats you played"))
+      out.append(line(label, f"expects {chips(mean)} per hand in the seats you played (exact)"))
     return out
 
   def finish(self, reason: str) -> None:

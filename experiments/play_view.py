@@ -31,6 +31,8 @@ def chips(x: float, signed: bool = True) -> str:
   value = Fraction(x).limit_denominator(1000)
   if abs(float(value) - x) > 1e-12 * max(1.0, abs(x)):
     return f"{x:{sign}.4f}"
+  if value == 0:
+    return "0"
   if value.denominator == 1:
     return f"{int(value):{sign}d}"
   if value.denominator in (2, 4, 5, 8, 10, 20, 25, 50, 100):

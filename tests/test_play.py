@@ -125,9 +125,9 @@ def test_results_follow_kuhns_rules_and_the_total_is_their_sum(tmp_path):
     assert printed == expected
     total += expected
     results.append(expected)
-    printed_total = re.search(r"Total\s+([+-]\d+) after (\d+) hand", hand)
+    printed_total = re.search(r"Total\s+([+-]?\d+) after (\d+) hand", hand)
     assert Fraction(printed_total.group(1)) == total and int(printed_total.group(2)) == number
-  summary = re.search(r"You\s+([+-]\d+) after 8 hands: ([+-]\d\.\d+) per hand, 95% interval "
+  summary = re.search(r"You\s+([+-]?\d+) after 8 hands: ([+-]\d\.\d+) per hand, 95% interval "
                       r"\[([+-]\d\.\d+), ([+-]\d\.\d+)\]", out)
   mean = float(total) / 8
   spread = (sum((float(r) - mean)**2 for r in results) / 7)**0.5
