@@ -47,7 +47,7 @@ class Quit(Exception):
   """The person typed q."""
 
 
-class UsageError(Exception):
+class UsageError(ValueError):
   """Bad command-line options (one line)."""
 
 
@@ -158,11 +158,11 @@ class Match:
     cells = [[("n/a" if v is None else chips(v)) for v in values] for _, values in rows]
     width = max(len(c) for row in cells for c in row + [_seat_label(0)])
     label_width = max(len(name) for name, _ in rows)
-    out = [f"Exact expected chips per hand against this opponent:",
+    out = ["Exact expected chips per hand against this opponent:",
            "  " + " " * label_width + "".join(f"  {_seat_label(s):>{width}}" for s in seats)]
     for (name, _), row in zip(rows, cells):
       out.append(f"  {name:<{label_width}}" + "".join(f"  {c:>{width}}" for c in row))
-    out.append(f"  ({self.values.sources})")
+    out += [f"  ({text})" for text in self.values.sources]
     if any(v.best_response is None for v in self.values.seats.values()):
       out.append(f"  (no exact best response: the tree has about "
                  f"{self.values.tree_size:,.0f} nodes, over {play_values.MAX_EXACT_NODES:,})")
@@ -309,18 +309,15 @@ class Match:
 
 
 def check_args(args: argparse.Namespace) -> pyspiel.Game:
-  """Validates the options; returns the game. Raises UsageError (one line)."""
+  """Validates the options; returns the game. Raises ValueError (one line)."""
   if args.hands < 1:
     raise UsageError(f"--hands must be a positive integer, got {args.hands}")
   if args.seed is not None and args.seed < 0:
     raise UsageError(f"--seed must be an integer >= 0, got {args.seed}")
   if args.transcript is not None and not args.transcript.parent.is_dir():
     raise UsageError(f"--transcript: folder {str(args.transcript.parent)!r} does not exist")
-  try:
-    game = solver_registry.load_game(args.game)
-    policies.check_name(args.opponent)
-  except ValueError as e:
-    raise UsageError(str(e)) from None
+  game = solver_registry.load_game(args.game)
+  policies.check_name(args.opponent)
   return game
 
 
@@ -337,13 +334,7 @@ def main(argv: Optional[Sequence[str]] = None,
     opponent = play_values.make_opponent(game, args.opponent, args.seed,
                                          progress=sys.stderr.isatty())
     match = Match(args, game, opponent, say, ask)
-  except UsageError as e:
-    print(f"error: {e}", file=sys.stderr)
-    return 2
-  except ValueError as e:  # A policy file of another game, or an unusable game.
-    print(f"error: {e}", file=sys.stderr)
-    return 2
-  except OSError as e:
+  except (ValueError, OSError) as e:  # Bad options, or a policy file of another game.
     print(f"error: {e}", file=sys.stderr)
     return 2
   except KeyboardInterrupt:

@@ -196,9 +196,10 @@ class MatchValues:
       else:
         br_value = None
       self.seats[seat] = SeatValues(eq_value, br_value, game_value)
-    self.sources = (f"equilibrium: {self.equilibrium_source}; " + (
-        "a best responder earns the game value against it" if self._minimax else
-        "exact values: OpenSpiel's policy_value and BestResponsePolicy"))
+    self.sources = [f"equilibrium: {self.equilibrium_source}",
+                    "a best responder earns the game value against this opponent"
+                    if self._minimax else
+                    "exact values: OpenSpiel's policy_value and BestResponsePolicy"]
 
   @property
   def hints_available(self) -> bool:

@@ -24,8 +24,11 @@ LABEL_WIDTH = 17
 
 
 def chips(x: float, signed: bool = True) -> str:
-  """A chip amount, signed unless ``signed`` is False: ``+2``, ``-1.5``, ``-0.0556 (-1/18)``: the fraction with denominator
-  at most 1000 within 1e-12 of ``x``, if any (exact values carry float rounding), else 4 decimals."""
+  """A chip amount, signed unless ``signed`` is False: ``+2``, ``-1.5``, ``-0.0556 (-1/18)``.
+
+  The fraction shown is the one with denominator at most 1000 within 1e-12 of ``x``, if any
+  (exact values carry float rounding); otherwise ``x`` is shown with 4 decimals.
+  """
   x = float(x)
   sign = "+" if signed else ""
   value = Fraction(x).limit_denominator(1000)

@@ -233,7 +233,8 @@ def test_hints_equal_the_posterior_recursion():
       assert int(shown[RANKS[c]]) == round(100 * w / norm)
     checked.append(history)
 
-  play_scripted(["--hints", "--opponent", "cfr:30", "--seed", "11", "--hands", "12"], on_prompt=check_hints)
+  play_scripted(["--hints", "--opponent", "cfr:30", "--seed", "11", "--hands", "12"],
+                on_prompt=check_hints)
   assert len(checked) >= 10 and {"", "p", "b", "pb"} <= set(checked)
 
 
