@@ -40,6 +40,7 @@ from typing import Callable, Dict, List, Optional, Sequence, Tuple
 import pyspiel
 
 import spiel_games  # pylint: disable=unused-import  (registers the project's games)
+from algorithms.atomic_file import atomic_write_text  # As spiel_games.playthroughs does.
 
 Fraction = fractions.Fraction
 
@@ -223,7 +224,6 @@ def export_efg(game: pyspiel.Game, max_nodes: int = MAX_NODES) -> EfgExport:
 
 def write_efg(game: pyspiel.Game, path: str, max_nodes: int = MAX_NODES) -> EfgExport:
   """Exports ``game`` (``export_efg``) and writes the file atomically."""
-  from algorithms.atomic_file import atomic_write_text  # pylint: disable=import-outside-toplevel
   export = export_efg(game, max_nodes)
   atomic_write_text(path, export.text)
   return export
