@@ -1,0 +1,343 @@
+"""``python -m experiments.play``: the real program, driven through a pseudo-terminal.
+
+Every number the program prints is recomputed here another way: hand results from Kuhn's rules
+(``spiel_games.kuhn_rules``) applied to the cards and moves shown on screen; the exact match-up
+values from OpenSpiel's ``expected_game_score.policy_value`` and brute force over pure strategies
+(``tests/pure_strategies.py``); hints by a recursion over the opponent's possible cards weighted by
+the opponent's policy (the posterior), independent of OpenSpiel's best-response code.
+"""
+
+import fractions
+import io
+import re
+import subprocess
+import sys
+from typing import Callable, Dict, List, Optional
+
+import pytest
+
+import pyspiel
+from open_spiel.python.algorithms import expected_game_score
+
+import pure_strategies
+from experiments import policies
+from spiel_games.kuhn_rules import KuhnRules
+
+pexpect = pytest.importorskip("pexpect", reason="pexpect not installed (test extra)")
+
+Fraction = fractions.Fraction
+PROMPT = r"Your move: (.*?)  \(q quits\) > "
+CHIPS = r"([+-]?\d+(?:\.\d+)?)(?: \(([+-]?\d+/\d+)\))?"
+RANKS = "JQK"
+
+
+class Session:
+  """The program in a pseudo-terminal, with everything it printed in ``output``."""
+
+  def __init__(self, *args: str):
+    self.log = io.StringIO()
+    self.child = pexpect.spawn(sys.executable, ["-m", "experiments.play", *args],
+                               encoding="utf-8", timeout=120, dimensions=(60, 200))
+    self.child.logfile_read = self.log
+
+  @property
+  def output(self) -> str:
+    return self.log.getvalue().replace("\r\n", "\n")
+
+  def finish(self) -> int:
+    self.child.expect(pexpect.EOF)
+    self.child.close()
+    return self.child.exitstatus if self.child.exitstatus is not None else (
+        128 + self.child.signalstatus)
+
+
+def chips(decimal: str, fraction: Optional[str] = None) -> float:
+  """A printed amount: its fraction when printed (exact), else its decimals."""
+  return float(Fraction(fraction)) if fraction else float(decimal)
+
+
+def kuhn_move(card: str, keys: str) -> str:
+  """The scripted player: bets or calls with K, checks or calls with Q, checks or folds with J."""
+  offered = dict(re.findall(r"(\w)=(\w+)", keys))
+  if card == "K":
+    return "b" if "b" in offered else "c"
+  if card == "Q":
+    return "c"
+  return "c" if offered.get("c") == "Check" else "f"
+
+
+def play_scripted(args: List[str], choose: Callable[[str, str], str] = kuhn_move,
+                  on_prompt: Optional[Callable[["Session"], None]] = None) -> Session:
+  """Answers every prompt with ``choose(card, keys)`` until the program ends."""
+  session = Session(*args)
+  card = None
+  while True:
+    index = session.child.expect([r"Your card\s+(\w)", PROMPT, pexpect.EOF])
+    if index == 0:
+      card = session.child.match.group(1)
+    elif index == 1:
+      if on_prompt is not None:
+        on_prompt(session)
+      session.child.sendline(choose(card, session.child.match.group(1)))
+    else:
+      break
+  session.child.close()
+  assert session.child.exitstatus == 0, session.output
+  return session
+
+
+def hands_of(output: str) -> List[str]:
+  """The text of each hand."""
+  return re.split(r"\n(?=Hand \d+ of \d+)", output.split("\nSummary")[0])[1:]
+
+
+def betting_of(hand: str) -> str:
+  """The betting sequence from the moves echoed on screen (pass = check or fold)."""
+  moves = re.findall(r"^  (?:You|Opponent) (check|bet|fold|call)s?\.$", hand, re.M)
+  return "".join("p" if m in ("check", "fold") else "b" for m in moves)
+
+
+def test_results_follow_kuhns_rules_and_the_total_is_their_sum(tmp_path):
+  transcript = tmp_path / "match.txt"
+  session = play_scripted(["--opponent", "always-bet", "--seed", "5", "--hands", "8",
+                           "--transcript", str(transcript)])
+  out = session.output
+  rules = KuhnRules()
+  total, results = Fraction(0), []
+  hands = hands_of(out)
+  assert len(hands) == 8
+  for number, hand in enumerate(hands, start=1):
+    seat = int(re.search(r"you are player (\d)", hand).group(1))
+    assert seat == (number - 1) % 2  # Alternating seats, player 0 first.
+    mine = RANKS.index(re.search(r"Your card\s+(\w)", hand).group(1))
+    theirs = RANKS.index(re.search(r"Opponent's card\s+(\w)", hand).group(1))
+    assert mine != theirs
+    betting = betting_of(hand)
+    assert rules.is_terminal(betting)
+    # always-bet: every move of the opponent is a bet or a call.
+    opponent_moves = [betting[i] for i in range(len(betting)) if i % 2 != seat]
+    assert set(opponent_moves) == {"b"}
+    cards = (mine, theirs) if seat == 0 else (theirs, mine)
+    expected = Fraction(rules.returns(betting, cards)[seat])
+    verdict = re.search(r"Result\s+(you win|you lose|nobody wins) ?(\S*)", hand)
+    printed = {"you win": 1, "you lose": -1, "nobody wins": 0}[verdict.group(1)] * Fraction(
+        verdict.group(2) or 0)
+    assert printed == expected
+    total += expected
+    results.append(expected)
+    printed_total = re.search(r"Total\s+([+-]?\d+) after (\d+) hand", hand)
+    assert Fraction(printed_total.group(1)) == total and int(printed_total.group(2)) == number
+  summary = re.search(r"You\s+([+-]?\d+) after 8 hands: ([+-]\d\.\d+) per hand, 95% interval "
+                      r"\[([+-]\d\.\d+), ([+-]\d\.\d+)\]", out)
+  mean = float(total) / 8
+  spread = (sum((float(r) - mean)**2 for r in results) / 7)**0.5
+  assert Fraction(summary.group(1)) == total
+  assert float(summary.group(2)) == pytest.approx(mean, abs=5e-4)
+  assert float(summary.group(3)) == pytest.approx(mean - 1.959964 * spread / 8**0.5, abs=5e-4)
+  assert float(summary.group(4)) == pytest.approx(mean + 1.959964 * spread / 8**0.5, abs=5e-4)
+  # The transcript records the same hands and summary.
+  record = transcript.read_text()
+  rows = re.findall(r"^hand (\d+)  seat (\d)  you (\w), opponent (\w)  \|  (.*)  \|  result "
+                    r"(\S+)  total (\S+)$", record, re.M)
+  assert [int(r[0]) for r in rows] == list(range(1, 9))
+  assert [Fraction(r[5]) for r in rows] == results
+  assert Fraction(rows[-1][6]) == total
+  assert re.search(rf"You\s+{re.escape(summary.group(0)[3:].strip())}", record.split("Summary")[1])
+
+
+def value_table(out: str) -> Dict[str, List[float]]:
+  """{row name: [value as player 0, value as player 1]} of the printed exact values."""
+  table = {}
+  for name in ("an equilibrium player", "a best responder", "the game value"):
+    row = re.search(rf"^  {name}.*?  {CHIPS}\s+{CHIPS}$", out, re.M)
+    groups = row.groups()
+    table[name] = [chips(groups[0], groups[1]), chips(groups[2], groups[3])]
+  return table
+
+
+@pytest.mark.parametrize("game_string, opponent", [
+    ("kuhn_poker_ante", "always-bet"), ("kuhn_poker_ante(ante=2.0,bet=1.0)", "uniform"),
+    ("kuhn_poker_ante(simplified=True)", "equilibrium")])
+def test_printed_exact_values_equal_policy_value_and_brute_force(game_string, opponent):
+  session = Session("--game", game_string, "--opponent", opponent, "--seed", "1")
+  session.child.expect(PROMPT)
+  session.child.sendline("q")
+  assert session.finish() == 0
+  table = value_table(session.output)
+  game = pyspiel.load_game(game_string)
+  reference = policies.reference_equilibrium(game)
+  opponent_policy = policies.make_policy(game, opponent)
+  root = game.new_initial_state()
+  for seat in (0, 1):
+    pair = [opponent_policy, opponent_policy]
+    pair[seat] = reference.policy
+    equilibrium = expected_game_score.policy_value(root, pair)[seat]
+    best = pure_strategies.best_response_value(game, opponent_policy, seat)
+    value = reference.value if seat == 0 else -reference.value
+    assert table["an equilibrium player"][seat] == pytest.approx(equilibrium, abs=1e-9)
+    assert table["a best responder"][seat] == pytest.approx(best, abs=1e-9)
+    assert table["the game value"][seat] == pytest.approx(value, abs=1e-9)
+
+
+def posterior_value(rules: KuhnRules, policy, seat: int, mine: int, history: str,
+                    weights: Dict[int, float]) -> float:
+  """sum over the opponent's cards c of weights[c] * (the person's chips), the person playing a
+  best response: at the person's turns the action with the largest weighted value (their
+  information set is the set of cards c with these weights), at the opponent's the
+  opponent's policy."""
+  if rules.is_terminal(history):
+    return sum(w * rules.returns(history, (mine, c) if seat == 0 else (c, mine))[seat]
+               for c, w in weights.items())
+  if len(history) % 2 == seat:
+    return max(posterior_value(rules, policy, seat, mine, history + x, weights) for x in "pb")
+  total = 0.0
+  for action, char in enumerate("pb"):
+    moved = {c: w * policy.policy_for_key(f"{c}{history}")[action] for c, w in weights.items()}
+    total += posterior_value(rules, policy, seat, mine, history + char, moved)
+  return total
+
+
+def test_hints_equal_the_posterior_recursion():
+  """Against CFR's average policy after 30 iterations (mixed at most information sets), every
+  hint equals E[chips | my card, the betting] computed by enumerating the opponent's cards."""
+  game = pyspiel.load_game("kuhn_poker_ante")
+  rules = KuhnRules()
+  policy = policies.make_policy(game, "cfr:30")  # OpenSpiel's CFR: deterministic.
+  checked = []
+
+  def check_hints(session: Session) -> None:
+    hand = session.output.rsplit("\nHand ", 1)[1]
+    seat = int(re.search(r"you are player (\d)", hand).group(1))
+    mine = RANKS.index(re.search(r"Your card\s+(\w)", hand).group(1))
+    history = betting_of(hand)
+    # Chance deals the opponent any other card with equal probability; the opponent's policy
+    # then plays to the history: the unnormalised posterior.
+    weights = {}
+    for c in range(3):
+      if c != mine:
+        w = 1.0
+        for i, char in enumerate(history):
+          if i % 2 != seat:
+            w *= policy.policy_for_key(f"{c}{history[:i]}")["pb".index(char)]
+        weights[c] = w
+    norm = sum(weights.values())
+    block = hand.rsplit("  Hints", 1)[1]
+    names = {"p": ("Check", "Fold", "Pass"), "b": ("Bet", "Call")}
+    for char in "pb":
+      row = re.search(rf"^\s+\w  (?:{'|'.join(names[char])})\s+{CHIPS}", block, re.M)
+      expected = posterior_value(rules, policy, seat, mine, history + char, weights) / norm
+      assert chips(*row.groups()) == pytest.approx(expected, abs=5e-5 if row.group(2) is None
+                                                    else 1e-12)
+    shown = dict(re.findall(r"(\w) (\d+)%", block.splitlines()[0]))
+    for c, w in weights.items():
+      assert int(shown[RANKS[c]]) == round(100 * w / norm)
+    checked.append(history)
+
+  play_scripted(["--hints", "--opponent", "cfr:30", "--seed", "11", "--hands", "12"],
+                on_prompt=check_hints)
+  assert len(checked) >= 10 and {"", "p", "b", "pb"} <= set(checked)
+
+
+def test_referee_announcements_parse_and_bad_ones_re_ask():
+  session = Session("--game", "kuhn_poker_referee", "--seat", "0", "--seed", "4", "--hands", "1")
+  child = session.child
+  child.expect(r"Announce P\(bet\) for J Q K, steps of 1/3 .*> ")
+  child.sendline("1/2 0 1")  # Not on the grid of step 1/3.
+  child.expect(r"Please type 3 probabilities, one per card, each one of 0, 1/3, 2/3, 1")
+  child.expect(r"> ")
+  child.sendline("1/3 0")  # Too few.
+  child.expect(r"Please type 3 probabilities")
+  child.expect(r"> ")
+  child.sendline("1/3, 0, 1")
+  child.expect(r"You announce bet: J=1/3 Q=0 K=1\.")
+  while child.expect([r"Announce P\((?:bet|call)\).*> ", r"Summary"]) == 0:
+    child.sendline("2/3 0.0 1")  # Decimals on the grid are fine too.
+  assert session.finish() == 0
+  out = session.output
+  assert "You announce call: J=2/3 Q=0 K=1." in out or "You announce bet: J=2/3" in out or (
+      "Opponent announces call" in out)
+  # The result is the expected chips under the final belief (the referee game's payoff).
+  rules = KuhnRules()
+  belief = re.search(r"Final belief\s+(.*?)   \(your card first\)", out).group(1)
+  history = "".join("p" if m in ("Check", "Fold") else "b"
+                    for m in re.findall(r"The referee draws (\w+)\.", out))
+  value = sum(Fraction(p) * Fraction(rules.returns(history, (RANKS.index(a), RANKS.index(b)))[0])
+              for a, b, p in re.findall(r"(\w)(\w) (\d+(?:/\d+)?)", belief))
+  verdict = re.search(r"Result\s+(you win|you lose|nobody wins) ?(.*)", out)
+  sign = {"you win": 1, "you lose": -1, "nobody wins": 0}[verdict.group(1)]
+  amount = re.fullmatch(CHIPS + r"?", verdict.group(2).strip() or "0")
+  assert sign * chips(amount.group(1), amount.group(2)) == pytest.approx(float(value), abs=1e-12)
+
+
+def test_bad_keys_re_ask_with_the_allowed_keys():
+  session = Session("--seed", "3", "--hands", "1", "--seat", "0")
+  session.child.expect(PROMPT)
+  session.child.sendline("x")
+  session.child.expect(r"Please type one of: c \(Check\), b \(Bet\), or q to quit\.")
+  session.child.expect(PROMPT)
+  session.child.sendline("q")
+  assert session.finish() == 0
+  assert "Summary (you quit)" in session.output
+
+
+def test_ctrl_c_prints_the_summary_and_exits_130(tmp_path):
+  transcript = tmp_path / "t.txt"
+  session = Session("--seed", "2", "--hands", "5", "--transcript", str(transcript))
+  card = None
+  played = 0
+  while played < 2:
+    index = session.child.expect([r"Your card\s+(\w)", PROMPT, r"Result\s+"])
+    if index == 0:
+      card = session.child.match.group(1)
+    elif index == 1:
+      session.child.sendline(kuhn_move(card, session.child.match.group(1)))
+    else:
+      played += 1
+  session.child.expect(PROMPT)
+  session.child.sendintr()
+  assert session.finish() == 130
+  out = session.output
+  assert "Traceback" not in out
+  assert re.search(r"Summary \(interrupted: 1 as player 0, 1 as player 1\)", out)
+  assert re.search(r"You\s+\S+ after 2 hands", out)
+  record = transcript.read_text()
+  assert len(re.findall(r"^hand \d+ ", record, re.M)) == 2
+  assert "summary (interrupted" in record.lower()
+
+
+def test_ctrl_d_ends_the_match_with_status_0():
+  session = Session("--seed", "2", "--hands", "3")
+  session.child.expect(PROMPT)
+  session.child.sendeof()
+  assert session.finish() == 0
+  assert "Summary (end of input)" in session.output
+
+
+def test_same_seed_same_deals_whatever_the_person_plays():
+  args = ["--seed", "9", "--hands", "6", "--opponent", "uniform"]
+  cautious = play_scripted(args, choose=lambda card, keys: "c" if "c=Check" in keys else "f")
+  bold = play_scripted(args, choose=lambda card, keys: "b" if "b=" in keys else "c")
+
+  def deals(out):
+    return [(re.search(r"Your card\s+(\w)", h).group(1),
+             re.search(r"Opponent's card\s+(\w)", h).group(1)) for h in hands_of(out)]
+
+  assert deals(cautious.output) == deals(bold.output)
+  assert betting_of(cautious.output) != betting_of(bold.output)
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--opponent", "nobody"], "unknown policy 'nobody'"),
+    (["--hands", "0"], "--hands must be a positive integer"),
+    (["--game", "no_such_game"], "unknown game 'no_such_game'"),
+    (["--seat", "2"], "argument --seat: invalid choice: '2'"),
+    (["--game", "tic_tac_toe(x=1)"], "bad game string"),
+    (["--opponent", "cfr:many"], "ITERATIONS in SOLVER:ITERATIONS must be a positive integer"),
+    (["--transcript", "/no/such/folder/t.txt"], "--transcript: folder '/no/such/folder'"),
+])
+def test_bad_options_give_one_error_line_and_status_2(args, message):
+  done = subprocess.run([sys.executable, "-m", "experiments.play", *args], capture_output=True,
+                        text=True, timeout=60, check=False, stdin=subprocess.DEVNULL)
+  assert done.returncode == 2
+  assert done.stderr.count("\n") == 1 and done.stderr.startswith("error: "), done.stderr
+  assert message in done.stderr
