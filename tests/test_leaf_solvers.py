@@ -12,12 +12,13 @@ import pyspiel
 
 import spiel_games  # pylint: disable=unused-import
 from algorithms import leaf_solvers, sequence_form_lp
-from algorithms.cfr_engine import TreeArrays, UpdateRule
+from algorithms.cfr_engine import UpdateRule
 from algorithms.game_tree import GameTree
 from algorithms.leaf_solvers import (CFRLeafSolver, SequenceFormLPSolver, best_response,
                                      complete_with_best_response, uniform_policy)
 from algorithms.public_tree import PublicTree
 from algorithms.tree_exploitability import TreeEvaluator
+from algorithms.tree_layout import TreeArrays
 
 
 @pytest.fixture(scope="module")
