@@ -206,9 +206,8 @@ class SequenceFormLPSolver:
     except ValueError as e:
       raise ValueError(f"leaf {leaf.public_state!r}: {e}") from None
     plans = (z[:n0], z[n0 + k1:n0 + k1 + n1])
-    for pl, plan in enumerate(plans):
-      sigma = sequence_form_lp.behavioural_strategy(leaf.tree.players[pl], plan)
-      policy[a.global_seq[pl][1:]] = sigma[1:]
+    policy = a.from_players([sequence_form_lp.behavioural_strategy(p, plan)
+                             for p, plan in zip(leaf.tree.players, plans)])
     return LeafSolution(policy=policy, root_values=leaf.root_values(policy))
 
 

@@ -1,6 +1,7 @@
 """The sequence-form layout of a game tree: per-player sequences and one global array layout.
 
-The index spaces and the maps between them are described on one page, ``docs/tree_layout.md``.
+The index spaces (nodes, terminals, per player, global, tabular, leaf) and the maps between them
+are described on one page, ``docs/tree_layout.md``.
 
 Sequence form (von Stengel, "Efficient computation of behavior strategies", GEB 1996; Koller,
 Megiddo, von Stengel, "Fast algorithms for finding randomized strategies in game trees", STOC
@@ -175,6 +176,10 @@ class TreeArrays:
     global_seq: per player, int array mapping its sequences to global ones.
     terminal_seq: (T, N) the global sequence of each player leading to each terminal.
     terminal_columns: (N, T) the same, transposed (each player's column contiguous).
+    numpy_levels: per level, (ia, ib, sa, sb, pa, pb) as Python ints (information sets,
+      sequences, parent sequences) and views of ``seq_parent``, ``infoset_offset`` and
+      ``infoset_parent_offset`` over the level: derived from the arrays above, for
+      ``tree_passes``.
     weighted_utility: float64 (T, N), u_p(z) pi_c(z).
   """
 
@@ -246,6 +251,16 @@ class TreeArrays:
         [global_seq[pl][tree.terminal_seq[:, pl]] for pl in range(n)], axis=1).reshape(-1, n)
     self.terminal_columns = np.ascontiguousarray(self.terminal_seq.T)
     self.weighted_utility = tree.utility * tree.chance_reach[:, None]
+    self.numpy_levels = tuple(self._numpy_level(d) for d in range(self.num_levels))
+
+  def _numpy_level(self, d: int) -> tuple:
+    """Level d for the numpy passes: its bounds as Python ints and views of the flat arrays
+    over it (slicing them anew in every pass costs more than the arithmetic on small trees)."""
+    ia, ib = int(self.level_infosets[d]), int(self.level_infosets[d + 1])
+    sa, sb = int(self.level_sequences[d]), int(self.level_sequences[d + 1])
+    pa = int(self.level_sequences[d - 1]) if d > 0 else 0
+    return (ia, ib, sa, sb, pa, sa, self.seq_parent[sa:sb], self.infoset_offset[ia:ib],
+            self.infoset_parent_offset[ia:ib])
 
   @property
   def num_terminals(self) -> int:

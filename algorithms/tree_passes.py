@@ -28,13 +28,12 @@ def realization(layout: TreeArrays, sigma: np.ndarray) -> np.ndarray:
   """Every player's realization plan of the behavioural policy ``sigma`` (G,), in one array.
 
   x[s] = 1 on the empty sequences, x[(I, a)] = x[parent(I)] sigma(I, a) level by level, parents
-  first. Reads ``level_sequences`` and ``seq_parent``.
+  first. Reads ``level_sequences`` and ``seq_parent`` (through ``numpy_levels``).
   """
   x = np.empty(layout.num_sequences)
-  levels = layout.level_sequences
-  x[:levels[0]] = 1.0
-  for sa, sb in zip(levels[:-1], levels[1:]):
-    np.multiply(x[layout.seq_parent[sa:sb]], sigma[sa:sb], out=x[sa:sb])
+  x[:layout.num_players] = 1.0
+  for _, _, sa, sb, _, _, seq_parent, _, _ in layout.numpy_levels:
+    np.multiply(x[seq_parent], sigma[sa:sb], out=x[sa:sb])
   return x
 
 
@@ -58,13 +57,12 @@ def terminal_values(layout: TreeArrays, x: np.ndarray, weights: np.ndarray,
   seqs = layout.terminal_columns
   if terminals is not None:
     seqs = seqs[:, terminals]
-  reach = {j: x[seqs[j]] for j in range(n) if j != player}
   c = None
   for i in range(n) if player is None else (player,):
     others = weights[:, i]
     for j in range(n):
       if j != i:
-        others = others * reach[j]
+        others = others * x[seqs[j]]
     ci = np.bincount(seqs[i], weights=others, minlength=g)
     c = ci if c is None else c + ci
   return c.astype(np.float64, copy=False)  # bincount of no terminal is int64.
@@ -75,7 +73,8 @@ def backup(layout: TreeArrays, c: np.ndarray, sigma: np.ndarray) -> np.ndarray:
 
   q(I, a) = c[(I, a)] + sum_{J: parent(J) = (I, a)} v(J), v(I) = sum_a sigma(I, a) q(I, a).
   The empty sequences end with the root values sum_{J at depth 0} v(J) + c[empty]. Reads
-  ``level_infosets``, ``level_sequences``, ``infoset_offset``, ``infoset_parent_offset``.
+  ``level_infosets``, ``level_sequences``, ``infoset_offset``, ``infoset_parent_offset``
+  (through ``numpy_levels``).
   """
   return _backup(layout, c, sigma)
 
@@ -94,15 +93,12 @@ def best_response_backup(layout: TreeArrays, c: np.ndarray) -> np.ndarray:
 def _backup(layout: TreeArrays, c: np.ndarray, sigma: Optional[np.ndarray]) -> np.ndarray:
   """``backup`` (sigma given) or ``best_response_backup`` (sigma None)."""
   v = np.empty(layout.num_infosets)
-  infosets, sequences = layout.level_infosets, layout.level_sequences
-  for d in range(layout.num_levels - 1, -1, -1):
-    ia, ib, sa, sb = infosets[d], infosets[d + 1], sequences[d], sequences[d + 1]
-    pa, pb = (sequences[d - 1], sa) if d > 0 else (0, sa)
+  for ia, ib, sa, sb, pa, pb, _, offset, parent_offset in reversed(layout.numpy_levels):
     if sigma is None:
-      vl = np.maximum.reduceat(c[sa:sb], layout.infoset_offset[ia:ib], out=v[ia:ib])
+      vl = np.maximum.reduceat(c[sa:sb], offset, out=v[ia:ib])
     else:
-      vl = np.add.reduceat(sigma[sa:sb] * c[sa:sb], layout.infoset_offset[ia:ib], out=v[ia:ib])
-    c[pa:pb] += np.bincount(layout.infoset_parent_offset[ia:ib], weights=vl, minlength=pb - pa)
+      vl = np.add.reduceat(sigma[sa:sb] * c[sa:sb], offset, out=v[ia:ib])
+    c[pa:pb] += np.bincount(parent_offset, weights=vl, minlength=pb - pa)
   return v
 
 

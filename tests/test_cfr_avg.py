@@ -221,6 +221,31 @@ def test_unsupported_game():
     CFRAvgSolver(pyspiel.load_game("matrix_pd"))
 
 
+@pytest.mark.parametrize("game_string,message", [
+    # Refused before the walk: 10-player Kuhn's walk would stop at max_nodes with another error.
+    ("kuhn_poker(players=10)", "a depth limit needs exactly 2 players .* got 10"),
+    ("first_sealed_auction(max_value=3)", "a depth limit needs a zero-sum or constant-sum game"),
+])
+def test_depth_limit_refuses_other_games_before_any_work(game_string, message):
+  with pytest.raises(ValueError, match=message):
+    CFRAvgSolver(pyspiel.load_game(game_string), depth_limit=1)
+
+
+def test_without_depth_limit_more_players_is_openspiel_cfr():
+  # Without a depth limit CFR-AVG is the engine's CFR, so it runs every game OpenSpiel's CFR
+  # runs; reference: OpenSpiel's cfr._CFRSolver on 3-player Kuhn (whose one tie at the uniform
+  # profile both round alike with alternating updates, see test_solvers).
+  game = pyspiel.load_game("kuhn_poker(players=3)")
+  ours = CFRAvgSolver(game, weighting="linear")
+  reference = cfr._CFRSolver(game, regret_matching_plus=False,  # pylint: disable=protected-access
+                             alternating_updates=True, linear_averaging=True)
+  for _ in range(100):
+    ours.evaluate_and_update_policy()
+    reference.evaluate_and_update_policy()
+  assert _max_difference(ours.average_policy(), reference.average_policy()) <= 1e-10
+  assert _max_difference(ours.current_policy(), reference.current_policy()) <= 1e-10
+
+
 def test_leduc_cut_below_the_public_card_runs_and_improves():
   # Any two-player zero-sum game whose public states come from its public observation: Leduc's
   # betting and its public card are public. A cut after three player actions has leaves below

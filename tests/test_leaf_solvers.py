@@ -121,6 +121,12 @@ def test_best_response_of_uniform_opponent_by_hand(kuhn_leaves):
   assert _call_probabilities(leaf, policy, 0) == {"0pb": 0.0, "1pb": 1.0, "2pb": 1.0}
 
 
+def test_cut_refuses_more_than_two_players():
+  arrays = TreeArrays(GameTree.from_game(pyspiel.load_game("kuhn_poker(players=3)")))
+  with pytest.raises(ValueError, match="a public-state cut needs exactly 2 players, got 3"):
+    PublicTree.cut(arrays, 1)
+
+
 def test_cfr_leaf_solver_rejects_bad_iterations():
   with pytest.raises(ValueError, match="iterations must be an integer >= 1"):
     CFRLeafSolver(0)
