@@ -68,7 +68,7 @@ from algorithms import leaf_solvers
 from algorithms import regret_matching as rm
 from algorithms import tree_passes
 from algorithms.cfr_engine import PassValues, UpdateRule
-from algorithms.game_tree import DEFAULT_MAX_NODES, GameTree
+from algorithms.game_tree import DEFAULT_MAX_NODES, GameTree, check_two_player_fixed_sum
 from algorithms.leaf_solvers import (LeafSolution, LeafSolver, SequenceFormLPSolver,
                                      complete_with_best_response)
 from algorithms.public_tree import PublicTree
@@ -83,18 +83,6 @@ WEIGHTINGS = ("uniform", "linear")
 def _check_choice(name: str, value, allowed) -> None:
   if value not in allowed:
     raise ValueError(f"{name} must be one of {', '.join(map(repr, allowed))}, got {value!r}")
-
-
-def _check_two_player_zero_sum(game: pyspiel.Game) -> None:
-  """Raises a one-line ValueError unless ``game`` is a two-player zero- or constant-sum game."""
-  name = game.get_type().short_name
-  if game.num_players() != 2:
-    raise ValueError(f"{name}: a depth limit needs exactly 2 players (PBS leaves are two-player "
-                     f"zero-sum subgames), got {game.num_players()}; use depth_limit=None")
-  if game.get_type().utility not in (pyspiel.GameType.Utility.ZERO_SUM,
-                                     pyspiel.GameType.Utility.CONSTANT_SUM):
-    raise ValueError(f"{name}: a depth limit needs a zero-sum or constant-sum game, got "
-                     f"{game.get_type().utility}; use depth_limit=None")
 
 
 class CFRAvgSolver(_EngineSolver):
@@ -135,8 +123,8 @@ class CFRAvgSolver(_EngineSolver):
     if variant == "modified" and leaf_beliefs != "average":
       raise ValueError("variant='modified' de-averages values at average PBSs: it needs "
                        "leaf_beliefs='average'")
-    if depth_limit is not None:
-      _check_two_player_zero_sum(game)
+    if depth_limit is not None:  # Before any work: the cut and the leaves are two-player.
+      check_two_player_fixed_sum(game, "a depth limit")
     rule = UpdateRule(alternating_updates=bool(alternating_updates),
                       regret_matching_plus=bool(regret_matching_plus),
                       averaging_gamma=1.0 if weighting == "linear" else 0.0)

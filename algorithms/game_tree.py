@@ -176,6 +176,24 @@ class GameTree:
     return state
 
 
+def check_two_player_fixed_sum(game: pyspiel.Game, what: str) -> None:
+  """Raises a one-line ValueError unless ``game`` is a two-player zero- or constant-sum game.
+
+  For the parts of the project that stay two-player zero-sum (the sequence-form LP, the
+  public-state cut); checked on the game type, before any walk.
+
+  Args:
+    game: the game.
+    what: what needs such a game, for the message (e.g. "the sequence form LP").
+  """
+  name = game.get_type().short_name
+  if game.num_players() != 2:
+    raise ValueError(f"{name}: {what} needs exactly 2 players, got {game.num_players()}")
+  if game.get_type().utility not in _FIXED_SUM:
+    raise ValueError(f"{name}: {what} needs a zero-sum or constant-sum game, got "
+                     f"{game.get_type().utility}")
+
+
 def check_supported(game: pyspiel.Game) -> None:
   """Raises ValueError naming the problem if the game type is outside what the tree handles."""
   game_type = game.get_type()

@@ -313,14 +313,7 @@ def solve_game(game: pyspiel.Game,
       ``max_nodes`` histories); the number of players and the utility type are checked before
       the walk.
   """
-  name = game.get_type().short_name
-  if game.num_players() != 2:
-    raise ValueError(f"{name}: the sequence form LP needs exactly 2 players, got "
-                     f"{game.num_players()}")
-  if game.get_type().utility not in (pyspiel.GameType.Utility.ZERO_SUM,
-                                     pyspiel.GameType.Utility.CONSTANT_SUM):
-    raise ValueError(f"{name}: the sequence form LP needs a zero-sum or constant-sum game, got "
-                     f"{game.get_type().utility}")
+  game_tree_lib.check_two_player_fixed_sum(game, "the sequence form LP")
   tree = game_tree_lib.GameTree.from_game(game, max_nodes=max_nodes)
   form = sequence_form(tree)
   solution = solve_sequence_form(form.payoff, form.constraints[0], form.constraints[1],
