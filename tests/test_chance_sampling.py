@@ -61,22 +61,16 @@ def test_sampled_update_is_unbiased(game_string, samples):
   x = tree_passes.realization(arrays, sigma)
   for player in range(game.num_players()):
     exact = regrets(arrays, sigma, player)
-    drawn = []
 
-    def draw(player=player, drawn=drawn):
-      state = sampler.rng.bit_generator.state
-      values = sampler(x, player).values
-      sampler.rng.bit_generator.state = state  # Replay the sample to record its terminals.
-      drawn.append(sampler.sample()[0])
-      return tree_passes.counterfactual_regrets(arrays, values, sigma)
+    def draw(player=player):
+      return tree_passes.counterfactual_regrets(arrays, sampler(x, player).values, sigma)
 
     mean, se = sample_moments(draw, samples)
     assert within(mean, se, exact)
     assert np.count_nonzero(se) > 0.5 * np.count_nonzero(exact)  # The estimate does vary.
-    it = iter(drawn)
 
     def draw_biased(player=player):
-      terminals = next(it)
+      terminals, _ = sampler.sample()
       return regrets(arrays, sigma, player, terminals, arrays.weighted_utility[terminals])
 
     biased_mean, biased_se = sample_moments(draw_biased, samples)

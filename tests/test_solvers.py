@@ -331,11 +331,10 @@ def test_solver_nash_conv_with_more_players():
   reference = exploitability.nash_conv(game, solver.average_policy())
   assert solver.nash_conv() == pytest.approx(reference, abs=TOLERANCE)
   assert solver.exploitability() == pytest.approx(reference / 3, abs=TOLERANCE)
-  general = algorithms.CFRPlusSolver(pyspiel.load_game("first_sealed_auction(max_value=3)"))
-  general.solve(5)
+  general_game = pyspiel.load_game("first_sealed_auction(max_value=3)")
+  general = algorithms.CFRPlusSolver(general_game).solve(5)
   assert general.nash_conv() == pytest.approx(
-      exploitability.nash_conv(general._game, general.average_policy()),  # pylint: disable=protected-access
-      abs=TOLERANCE)
+      exploitability.nash_conv(general_game, general.average_policy()), abs=TOLERANCE)
   with pytest.raises(ValueError, match="use nash_conv for a general-sum game"):
     general.exploitability()
 
