@@ -158,17 +158,17 @@ class CFREngine:
         c_i[s] = sum_{z: seq_i(z) = s} u_i(z) pi_c(z) prod_{j != i} x[seq_j(z)].
     """
     a = self.arrays
-    x = tree_passes.realization(a, self.sigma)
-    if terminal_values is None:
+    x = tree_passes.realization(a, self.sigma)  # Step 1.
+    if terminal_values is None:  # Step 2.
       c, average_reach = tree_passes.terminal_values(a, x, a.weighted_utility, player), x
     else:
       c, average_reach = terminal_values(x, player)
       if average_reach is None:
         average_reach = x
-    # For a player not updated r is exactly 0, so its regrets are unchanged.
+    # Steps 3-4; for a player not updated r is exactly 0, so its regrets are unchanged.
     self.regrets += tree_passes.counterfactual_regrets(a, c, self.sigma)
     self.cumulative += self.average_increment(player, average_reach)
-    if self.rule.regret_matching_plus:
+    if self.rule.regret_matching_plus:  # Step 5.
       rm.clip_regrets_plus(self.regrets)
     if self.rule.discount_alpha is not None:
       idx = a.player_seqs[player] if player is not None else slice(a.num_players, None)

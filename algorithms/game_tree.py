@@ -13,9 +13,10 @@ API (``new_initial_state``, ``child``, ``chance_outcomes``, ``legal_actions``,
 With realization plans x_p, player i's expected utility is the multilinear form
 ``sum_z u_i(z) pi_c(z) prod_p x_p[seq_p(z)]`` (``tree_layout``). The games are those OpenSpiel's
 ``cfr._CFRSolver`` runs on with two or more players: zero-sum, constant-sum or general-sum,
-sequential, with explicit or no chance and perfect recall. (On one-player games OpenSpiel's CFR
-returns zero values below histories that the player's own policy does not reach, which are not
-the counterfactual values there; they are refused rather than solved differently.)
+sequential, with explicit or no chance and perfect recall. One-player games are refused rather
+than solved differently: OpenSpiel's CFR skips every history where all players' reaches are 0
+and gives it value 0, which is exact with two or more players (no player's counterfactual reach
+is positive there) but not with one, where the player's counterfactual reach is chance's.
 
 Building is two steps: ``_walk`` visits the histories and records them with each player's
 information sets numbered by first visit; ``_index`` orders the information sets
