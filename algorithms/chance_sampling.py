@@ -127,6 +127,7 @@ class ChanceSampler:
     """
     a = self.arrays
     terminals, visits = self.sample()
-    values = tree_passes.terminal_values(a, x, a.tree.utility[terminals], player, terminals)
+    weights = a.tree.utility.take(terminals, axis=0)
+    values = tree_passes.terminal_values(a, x, weights, player, terminals)
     # The empty sequences (information set -1) read the appended 0.
     return PassValues(values, x * np.append(visits, 0.0)[a.seq_infoset])
