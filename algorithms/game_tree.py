@@ -217,9 +217,8 @@ class _Walk:
 
   Attributes:
     nodes: per node (parent, player, action, depth, chance probability, chance reach, first-visit
-      information set of the acting player or -1).
-    last_own: per node, per player, (first-visit information set, action position) of the
-      player's last own action, (-1, 0) if none.
+      information set of the acting player or -1, position of the action among the parent's
+      legal actions or -1 below a chance node).
     terminals: per terminal, (node, utilities).
     keys, legal, parent, first_history: per player, per first-visit information set: the
       information-state string, the legal actions, the (set, action position) of the player's
@@ -228,7 +227,6 @@ class _Walk:
   """
 
   nodes: list
-  last_own: list
   terminals: list
   keys: Tuple[list, ...]
   legal: Tuple[list, ...]
@@ -242,26 +240,25 @@ def _walk(game: pyspiel.Game, max_nodes: int) -> _Walk:
   name = game.get_type().short_name
   num_players = game.num_players()
   fixed_sum = game.get_type().utility in _FIXED_SUM
-  record = _Walk(nodes=[], last_own=[], terminals=[],
+  record = _Walk(nodes=[], terminals=[],
                  keys=tuple([] for _ in range(num_players)),
                  legal=tuple([] for _ in range(num_players)),
                  parent=tuple([] for _ in range(num_players)),
                  first_history=tuple([] for _ in range(num_players)), utility_sum=None)
   index = tuple({} for _ in range(num_players))  # Per player: key -> first-visit set.
   nodes = record.nodes
-  # Stack entries: state, parent node, action, depth, chance prob, history string, last own
-  # (set, action position) per player.
-  stack = [(game.new_initial_state(), -1, -1, 0, 1.0, "", ((-1, 0),) * num_players)]
+  # Stack entries: state, parent node, action, its position, depth, chance prob, history
+  # string, per player the (set, action position) of its last own action.
+  stack = [(game.new_initial_state(), -1, -1, -1, 0, 1.0, "", ((-1, 0),) * num_players)]
   while stack:
-    state, par, action, depth, prob, hist, last = stack.pop()
+    state, par, action, position, depth, prob, hist, last = stack.pop()
     node = len(nodes)
     if node >= max_nodes:
       raise ValueError(f"{name}: tree has more than max_nodes={max_nodes} histories")
     reach = prob * nodes[par][5] if par >= 0 else prob
-    record.last_own.append(last)
     prefix = hist + ", " if hist else ""
     if state.is_terminal():
-      nodes.append((par, TERMINAL, action, depth, prob, reach, -1))
+      nodes.append((par, TERMINAL, action, depth, prob, reach, -1, position))
       returns = tuple(state.returns())
       if fixed_sum:
         total = sum(returns)
@@ -273,14 +270,14 @@ def _walk(game: pyspiel.Game, max_nodes: int) -> _Walk:
       record.terminals.append((node, returns))
       continue
     if state.is_chance_node():
-      nodes.append((par, CHANCE, action, depth, prob, reach, -1))
+      nodes.append((par, CHANCE, action, depth, prob, reach, -1, position))
       outcomes = state.chance_outcomes()
       total = sum(p for _, p in outcomes)
       if abs(total - 1.0) > 1e-9:
         raise ValueError(f"{name}: chance probabilities at history [{hist}] sum to {total}")
       for a, p in reversed(outcomes):
         if p > 0:
-          stack.append((state.child(a), node, a, depth + 1, p, prefix + str(a), last))
+          stack.append((state.child(a), node, a, -1, depth + 1, p, prefix + str(a), last))
       continue
     if state.is_simultaneous_node() or state.is_mean_field_node():
       raise ValueError(f"{name}: history [{hist}] is not a sequential decision node")
@@ -305,11 +302,11 @@ def _walk(game: pyspiel.Game, max_nodes: int) -> _Walk:
                          f"{record.legal[pl][infoset]} and {actions} in two histories")
       if hist < record.first_history[pl][infoset][0]:
         record.first_history[pl][infoset] = (hist, node)
-    nodes.append((par, pl, action, depth, prob, reach, infoset))
+    nodes.append((par, pl, action, depth, prob, reach, infoset, position))
+    before, after = last[:pl], last[pl + 1:]
     for k in range(len(actions) - 1, -1, -1):
-      child_last = last[:pl] + ((infoset, k),) + last[pl + 1:]
-      stack.append((state.child(actions[k]), node, actions[k], depth + 1, 1.0,
-                    prefix + str(actions[k]), child_last))
+      stack.append((state.child(actions[k]), node, actions[k], k, depth + 1, 1.0,
+                    prefix + str(actions[k]), before + ((infoset, k),) + after))
   if not record.terminals:
     raise ValueError(f"{name}: the game tree has no terminal history")
   return record
@@ -329,10 +326,8 @@ def _index(game: pyspiel.Game, record: _Walk) -> GameTree:
   node_parent, node_player, node_action, node_depth = (
       np.array(c, dtype=np.int64) for c in columns[:4])
   node_prob, node_chance_reach = (np.array(c, dtype=np.float64) for c in columns[4:6])
-  first_visit = np.array(columns[6], dtype=np.int64)
-  last_own = np.array(record.last_own, dtype=np.int64).reshape(len(node_parent), num_players, 2)
+  first_visit, position = (np.array(c, dtype=np.int64) for c in columns[6:8])
   node_infoset = np.full(len(node_parent), -1, dtype=np.int64)
-  node_seq = np.zeros((len(node_parent), num_players), dtype=np.int64)
   players, representative = [], []
   row_offset = 0
   for pl in range(num_players):
@@ -351,9 +346,8 @@ def _index(game: pyspiel.Game, record: _Walk) -> GameTree:
     representative.append(nodes)
     acting = node_player == pl
     node_infoset[acting] = new_of_given[first_visit[acting]]
-    last_set, last_action = last_own[:, pl, 0], last_own[:, pl, 1]
-    has = last_set >= 0
-    node_seq[has, pl] = sequences.seq_start[new_of_given[last_set[has]]] + last_action[has]
+  node_seq = _node_sequences(node_parent, node_player, node_infoset, node_depth, position,
+                             players)
   terminal_node = np.array([node for node, _ in record.terminals], dtype=np.int64)
   node_terminal = np.full(len(node_parent), -1, dtype=np.int64)
   node_terminal[terminal_node] = np.arange(len(terminal_node))
@@ -374,3 +368,28 @@ def _index(game: pyspiel.Game, record: _Walk) -> GameTree:
       terminal_seq=node_seq[terminal_node],
       utility_sum=None if record.utility_sum is None else float(record.utility_sum),
       _representative_node=tuple(representative))
+
+
+def _node_sequences(node_parent: np.ndarray, node_player: np.ndarray, node_infoset: np.ndarray,
+                    node_depth: np.ndarray, position: np.ndarray,
+                    players: Tuple[PlayerSequences, ...]) -> np.ndarray:
+  """Each player's sequence at each node (num_nodes, num_players), depth level by level.
+
+  A node has its parent's sequences, except below a decision node of player p, where p's is
+  the parent's (I, a): ``seq_start[I]`` plus the action's position among I's legal actions.
+  """
+  node_seq = np.zeros((len(node_parent), len(players)), dtype=np.int64)
+  seq_start = np.zeros(len(node_parent), dtype=np.int64)  # At decision nodes: of their set.
+  for pl, p in enumerate(players):
+    acting = node_player == pl
+    seq_start[acting] = p.seq_start[node_infoset[acting]]
+  order = np.argsort(node_depth, kind="stable")
+  bounds = np.searchsorted(node_depth[order], np.arange(1, node_depth.max() + 2))
+  for lo, hi in zip(bounds[:-1], bounds[1:]):
+    nodes = order[lo:hi]
+    parents = node_parent[nodes]
+    node_seq[nodes] = node_seq[parents]
+    below = node_player[parents] >= 0
+    nodes, parents = nodes[below], parents[below]
+    node_seq[nodes, node_player[parents]] = seq_start[parents] + position[nodes]
+  return node_seq
