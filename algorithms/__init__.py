@@ -1,4 +1,5 @@
-"""CFR solvers, exact equilibria and exploitability for two-player zero-sum OpenSpiel games."""
+"""CFR solvers (n players, any utility type), exact two-player equilibria and exploitability for
+OpenSpiel games."""
 
 from algorithms.cfr_avg import CFRAvgSolver
 from algorithms.game_tree import GameTree

@@ -29,8 +29,11 @@ Each pass of an iteration t updating player(s) P:
    full-game ``TabularPolicy`` that OpenSpiel's exploitability measures.
 
 The update itself (step 5's regrets, step 6, RM+, regret matching) is the engine's
-``CFREngine.update`` with the trunk's terminals and the leaf values injected, the same code as
-full-game CFR; this module forms the beliefs, solves the leaves and computes the leaf values.
+``CFREngine.iterate`` with a terminal-values hook (``cfr_engine.TerminalValues``), the same code
+as full-game CFR: per pass, the hook receives the realization plans of pi^t, forms the beliefs,
+solves the leaves, and returns the trunk terminals' values plus the leaf values (step 5) and
+the full profile's reach (step 6). Regrets stay 0 below the leaves, so the engine's current
+policy is uniform there; ``current_policy()`` shows the last continuations sigma^t instead.
 
 With ``variant="modified"`` (ReBeL's experiments; needs average beliefs) step 5 uses de-averaged
 values: V^t_i(s) is step 5's sum with the opponent's AVERAGE trunk reach (normalised, so the
@@ -43,22 +46,29 @@ player 1's average up to t - 1. ``alternating_updates=False`` solves the leaves 
 iteration for both players.
 
 Without a depth limit there are no leaves and the solver IS the project's CFR engine
-(``solvers.CFRSolver``), identical to OpenSpiel's ``cfr._CFRSolver`` with the same options.
+(``solvers.CFRSolver``), identical to OpenSpiel's ``cfr._CFRSolver`` with the same options, for
+any game that solver accepts (n players and general-sum utilities included). A depth limit
+needs a two-player zero-sum game: the leaf PBSs, the leaf solvers and the public tree are
+two-player constructions.
 
 ``save(path)`` / ``CFRAvgSolver.load(path)`` are the other solvers' checkpoints
-(``solvers._EngineSolver``) plus W_t and the modified variant's V^t; a built-in leaf solver is
-recorded by name and parameters, a custom one makes ``save`` refuse.
+(``solvers._EngineSolver``) plus W_t, the modified variant's V^t and the last continuations; a
+built-in leaf solver is recorded by name and parameters, a custom one makes ``save`` refuse.
 """
 
+import functools
 from typing import Dict, Optional, Tuple
 
 import numpy as np
 import pyspiel
 
+from open_spiel.python import policy as policy_lib
+
 from algorithms import leaf_solvers
 from algorithms import regret_matching as rm
-from algorithms.cfr_engine import UpdateRule
-from algorithms.game_tree import DEFAULT_MAX_NODES, GameTree
+from algorithms import tree_passes
+from algorithms.cfr_engine import PassValues, UpdateRule
+from algorithms.game_tree import DEFAULT_MAX_NODES, GameTree, check_two_player_fixed_sum
 from algorithms.leaf_solvers import (LeafSolution, LeafSolver, SequenceFormLPSolver,
                                      complete_with_best_response)
 from algorithms.public_tree import PublicTree
@@ -92,13 +102,13 @@ class CFRAvgSolver(_EngineSolver):
     """Builds the solver.
 
     Args:
-      game: a two-player zero-sum sequential game; with a depth limit its public states must be
-        readable from its public observation.
+      game: a game of ``cfr._CFRSolver``; with a depth limit, a two-player zero-sum (or
+        constant-sum) game whose public states are readable from its public observation.
       depth_limit: None for the full game, or k >= 1 player actions in the trunk.
       leaf_beliefs: "average" (CFR-AVG) or "current" (CFR-D).
       variant: "standard", or "modified" for ReBeL's de-averaged leaf values (average beliefs).
       weighting: "uniform" (w_t = 1) or "linear" (w_t = t) average.
-      alternating_updates: update player 0, then player 1 (OpenSpiel's default).
+      alternating_updates: update player 0, then player 1, ... (OpenSpiel's default).
       regret_matching_plus: clip the trunk's cumulative regrets at 0 (CFR+).
       leaf_solver: ``leaf(leaf, belief) -> LeafSolution``; the exact LP if None.
       tree: the game's ``GameTree``, to skip the walk.
@@ -113,6 +123,8 @@ class CFRAvgSolver(_EngineSolver):
     if variant == "modified" and leaf_beliefs != "average":
       raise ValueError("variant='modified' de-averages values at average PBSs: it needs "
                        "leaf_beliefs='average'")
+    if depth_limit is not None:  # Before any work: the cut and the leaves are two-player.
+      check_two_player_fixed_sum(game, "a depth limit")
     rule = UpdateRule(alternating_updates=bool(alternating_updates),
                       regret_matching_plus=bool(regret_matching_plus),
                       averaging_gamma=1.0 if weighting == "linear" else 0.0)
@@ -129,7 +141,9 @@ class CFRAvgSolver(_EngineSolver):
     # V^{t-1}_i of the modified variant.
     self._previous_values = np.zeros((2, self._arrays.num_sequences))
     self._total_weight = 0.0
-    if self._public_tree is not None:  # What the depth-limited passes (``_update``) read.
+    # The last continuations sigma^t below the leaves (uniform before the first iteration).
+    self._leaf_policy = self._engine.sigma.copy()
+    if self._public_tree is not None:  # What the depth-limited passes (``_pass_values``) read.
       pt = self._public_tree
       self._leaf_mask = pt.seq_leaf >= 0
       self._trunk_mask = pt.trunk_mask
@@ -179,12 +193,13 @@ class CFRAvgSolver(_EngineSolver):
     return dict(options, leaf_solver=leaf_solvers.from_spec(options.get("leaf_solver")))
 
   def _extra_state(self) -> Tuple[dict, Dict[str, np.ndarray]]:
-    """W_t and the modified variant's V^t, for ``save``.
+    """W_t, the modified variant's V^t and the last continuations, for ``save``.
 
     The ``last_leaf_*`` reports do not affect later iterations and are not kept: they are empty
     after ``load`` until the next iteration.
     """
-    return {"total_weight": self._total_weight}, {"previous_values": self._previous_values}
+    return ({"total_weight": self._total_weight},
+            {"previous_values": self._previous_values, "leaf_policy": self._leaf_policy})
 
   def _restore_extra_state(self, path: str, header: dict, arrays: Dict[str, np.ndarray]) -> None:
     total = header.get("total_weight")
@@ -193,8 +208,20 @@ class CFRAvgSolver(_EngineSolver):
     self._total_weight = float(total)
     self._previous_values[:] = checked_array(path, arrays, "previous_values",
                                              self._previous_values.shape)
+    self._leaf_policy[:] = checked_array(path, arrays, "leaf_policy", self._leaf_policy.shape)
 
   # Iterations ------------------------------------------------------------------------------
+
+  def current_policy(self) -> policy_lib.TabularPolicy:
+    """The trunk's current policy pi^{t+1} and the last leaf continuations sigma^t.
+
+    The same object is returned on every call and refreshed in place, as in OpenSpiel.
+    """
+    policy = self._engine.sigma
+    if self._public_tree is not None:
+      policy = np.where(self._leaf_mask, self._leaf_policy, policy)
+    self._arrays.to_tabular(policy, self._current_policy.action_probability_array)
+    return self._current_policy
 
   def evaluate_and_update_policy(self) -> None:
     """One iteration: the engine's CFR without a depth limit, else the six steps per pass."""
@@ -202,33 +229,42 @@ class CFRAvgSolver(_EngineSolver):
       super().evaluate_and_update_policy()
       return
     e = self._engine
-    e.iteration += 1
-    w = rm.averaging_weight(e.iteration, e.rule.averaging_gamma)
+    w = rm.averaging_weight(e.iteration + 1, e.rule.averaging_gamma)
     previous_total, self._total_weight = self._total_weight, self._total_weight + w
-    for player in ((0, 1) if e.rule.alternating_updates else (None,)):
-      self._update(player, w, previous_total)
+    e.iterate(functools.partial(self._pass_values, w=w, previous_total=previous_total))
 
-  def _update(self, player: Optional[int], w: float, previous_total: float) -> None:
-    """Steps 1-6 of the module docstring for ``player`` (None: both players).
+  def _pass_values(self, x: np.ndarray, player: Optional[int], w: float,
+                   previous_total: float) -> PassValues:
+    """Steps 1-6 of the module docstring for ``player`` (None: both players): the pass's hook.
 
     Steps 1, 3, 4 and the leaf values of step 5 are CFR-AVG's; the trunk's regret update, both
     parts of the average (steps 2 and 6) and RM+ are the engine's ``CFREngine.update`` on the
-    full profile (pi^t on the trunk, sigma^t below the leaves).
+    values returned here.
+
+    Args:
+      x: realization plans of the engine's current policy: pi^t on the trunk (step 1).
+      player: the updated player, or None for both.
+      w: the iteration's averaging weight w_t.
+      previous_total: W_{t-1}.
+
+    Returns:
+      The trunk terminals' counterfactual values plus the leaf values (step 5), and the reach of
+      the full profile, pi^t on the trunk and sigma^t below (step 6).
     """
     a, e = self._arrays, self._engine
-    trunk_sigma = np.where(self._leaf_mask, 1.0, e.sigma)  # Step 1: pi^t on the trunk.
-    x = a.realization(trunk_sigma)  # Trunk reach; at a leaf sequence, the reach of its root.
     if self.leaf_beliefs == "current":
       belief_reach = x
     else:  # Step 2 comes first: pibar^t includes pi^t.
       average = e.average(pending=e.average_increment(player, x) * self._trunk_mask)
-      belief_reach = a.realization(np.where(self._leaf_mask, 1.0, average))
+      belief_reach = tree_passes.realization(a, np.where(self._leaf_mask, 1.0, average))
     value_reach = belief_reach if self.variant == "modified" else x
     leaf_sigma = self._solve_leaves(belief_reach, value_reach)
-    leaf_values = self._leaf_values(player, leaf_sigma, value_reach, w, previous_total)
-    e.sigma[self._leaf_mask] = leaf_sigma[self._leaf_mask]
-    e.update(player, trunk_terminals=self._public_tree.trunk_terminals, leaf_values=leaf_values)
-    e.sigma[self._leaf_mask] = leaf_sigma[self._leaf_mask]  # current_policy() shows sigma^t.
+    self._leaf_policy[self._leaf_mask] = leaf_sigma[self._leaf_mask]
+    trunk = self._public_tree.trunk_terminals
+    values = tree_passes.terminal_values(a, x, a.weighted_utility[trunk], player, trunk)
+    values += self._leaf_values(player, leaf_sigma, value_reach, w, previous_total)
+    full_reach = tree_passes.realization(a, np.where(self._leaf_mask, leaf_sigma, e.sigma))
+    return PassValues(values, full_reach)
 
   def _solve_leaves(self, belief_reach: np.ndarray, value_reach: np.ndarray) -> np.ndarray:
     """Steps 3 and 4: every leaf's PBS, solved and completed; the continuations (G,).
@@ -265,7 +301,7 @@ class CFRAvgSolver(_EngineSolver):
     """
     a = self._arrays
     lt, root_seq = self._leaf_terminals, self._leaf_terminal_root_seq
-    below = a.realization(np.where(self._leaf_mask, leaf_sigma, 1.0))  # Leaf-only reach.
+    below = tree_passes.realization(a, np.where(self._leaf_mask, leaf_sigma, 1.0))  # Leaf only.
     continuation = below[a.terminal_seq[lt, 0]] * below[a.terminal_seq[lt, 1]]
     out = np.zeros(a.num_sequences)
     for i in ((0, 1) if player is None else (player,)):

@@ -7,24 +7,29 @@ chance-deterministic game. A terminal z is visited when every chance node above 
 branch, which happens with probability q(z) = pi_c(z). The sampled counterfactual value
 replaces pi_c(z) by the importance weight 1[z visited] pi_c(z) / q(z) = 1[z visited]:
 
-  c~_i[s] = sum_{z visited: seq_i(z) = s} u_i(z) x_{-i}[seq_{-i}(z)],
+  c~_i[s] = sum_{z visited: seq_i(z) = s} u_i(z) prod_{j != i} x_j[seq_j(z)],
 
 whose expectation is the exact c_i[s]; regrets are linear in c_i for a fixed policy, so the
 sampled regret update is unbiased. The average policy is accumulated as in the paper's
 algorithm, at every visited history h of the updated player: S(I, a) += w_t pi_i(h) sigma(I, a),
 i.e. w_t x_i(I, a) times the number of visited histories of I.
+
+``ChanceSampler`` is a ``cfr_engine.TerminalValues`` hook: ``engine.iterate(sampler)`` runs one
+chance-sampled CFR iteration, with a fresh sample for every pass.
 """
 
-from typing import Tuple
+from typing import Optional, Tuple
 
 import numpy as np
 
-from algorithms.cfr_engine import TreeArrays
+from algorithms import tree_passes
+from algorithms.cfr_engine import PassValues
 from algorithms.game_tree import CHANCE
+from algorithms.tree_layout import TreeArrays
 
 
 class ChanceSampler:
-  """Samples chance outcomes for one pass; called by ``CFREngine.iterate``.
+  """Samples chance outcomes; the terminal-values hook of chance-sampled CFR passes.
 
   The tree is cut into segments: the root's, and one below every chance outcome, each running
   down to the next chance nodes. A sample draws one uniform number per chance node, picks each
@@ -88,7 +93,7 @@ class ChanceSampler:
     decision = np.flatnonzero(tree.node_player >= 0)
     self._decision_segment = segment[decision]
     self._decision_infoset = np.empty(len(decision), dtype=np.int64)
-    for pl in (0, 1):
+    for pl in range(arrays.num_players):
       mine = tree.node_player[decision] == pl
       self._decision_infoset[mine] = arrays.global_infoset[pl][tree.node_infoset[decision[mine]]]
 
@@ -101,10 +106,28 @@ class ChanceSampler:
       visited[segs] = visited[parents] & picked[edges]
     return visited
 
-  def __call__(self) -> Tuple[np.ndarray, np.ndarray]:
+  def sample(self) -> Tuple[np.ndarray, np.ndarray]:
     """One sample: (visited terminals, visited histories of each global information set)."""
     visited = self.visited_segments()
     terminals = np.flatnonzero(visited[self._terminal_segment])
     decisions = np.flatnonzero(visited[self._decision_segment])
     visits = np.bincount(self._decision_infoset[decisions], minlength=self.arrays.num_infosets)
     return terminals, visits
+
+  def __call__(self, x: np.ndarray, player: Optional[int]) -> PassValues:
+    """One sampled pass: the sampled terminal values c~ and the visit-weighted reach.
+
+    Args:
+      x: realization plans (G,) of the current policy.
+      player: the updated player, or None for every player.
+
+    Returns:
+      ``PassValues`` with c~ over the visited terminals at weight u_i(z), and
+      average_reach[s] = x[s] times the number of visited histories of s's information set.
+    """
+    a = self.arrays
+    terminals, visits = self.sample()
+    weights = a.tree.utility.take(terminals, axis=0)
+    values = tree_passes.terminal_values(a, x, weights, player, terminals)
+    # The empty sequences (information set -1) read the appended 0.
+    return PassValues(values, x * np.append(visits, 0.0)[a.seq_infoset])

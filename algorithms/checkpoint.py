@@ -18,7 +18,10 @@ import numpy as np
 from algorithms.atomic_file import atomic_write
 
 FORMAT = "kuhn-cfr-checkpoint"
-VERSION = 1
+# Version 2: the solvers' files hold regrets and numerators only (the current policy is regret
+# matching of the regrets) and CFR-AVG's the last leaf continuations; version 1 files also held
+# the current policy ("sigma") and are refused.
+VERSION = 2
 
 
 def _digest(arrays: Dict[str, np.ndarray]) -> str:

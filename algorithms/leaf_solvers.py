@@ -29,8 +29,10 @@ import numpy as np
 from scipy import sparse
 
 from algorithms import sequence_form_lp
-from algorithms.cfr_engine import CFREngine, TreeArrays, UpdateRule
+from algorithms import tree_passes
+from algorithms.cfr_engine import CFREngine, UpdateRule
 from algorithms.public_tree import LeafSubgame
+from algorithms.tree_layout import TreeArrays
 
 # Own-plan mass at or below which a leaf information set counts as not reached by the PBS.
 UNREACHED_MASS = sequence_form_lp.UNREACHED_WEIGHT
@@ -59,8 +61,9 @@ LeafSolver = Callable[[LeafSubgame, np.ndarray], LeafSolution]
 
 def uniform_policy(arrays: TreeArrays) -> np.ndarray:
   """The uniform policy (G,) of a ``TreeArrays``."""
+  n = arrays.num_players
   policy = np.ones(arrays.num_sequences)
-  policy[2:] = 1.0 / arrays.infoset_num_actions[arrays.seq_infoset[2:]]
+  policy[n:] = 1.0 / arrays.infoset_num_actions[arrays.seq_infoset[n:]]
   return policy
 
 
@@ -82,9 +85,9 @@ def best_response(arrays: TreeArrays, weighted_utility: np.ndarray, policy: np.n
   Returns:
     A new (G,) array.
   """
-  x = arrays.realization(policy)
-  q = arrays.terminal_values(x, player, weighted_utility)
-  best = arrays.best_response_backup(q)
+  x = tree_passes.realization(arrays, policy)
+  q = tree_passes.terminal_values(arrays, x, weighted_utility, player)
+  best = tree_passes.best_response_backup(arrays, q)
   items = np.arange(2, arrays.num_sequences)
   infoset = arrays.seq_infoset[2:]
   mine = arrays.seq_player[2:] == player
@@ -122,7 +125,7 @@ def complete_with_best_response(leaf: LeafSubgame, policy: np.ndarray, belief: n
   """
   a = leaf.arrays
   t = leaf.tree
-  x = a.realization(policy)
+  x = tree_passes.realization(a, policy)
   out = policy.copy()
   for i in leaf.acting_players:
     nodes = np.flatnonzero(t.node_player == i)
@@ -203,9 +206,8 @@ class SequenceFormLPSolver:
     except ValueError as e:
       raise ValueError(f"leaf {leaf.public_state!r}: {e}") from None
     plans = (z[:n0], z[n0 + k1:n0 + k1 + n1])
-    for pl, plan in enumerate(plans):
-      sigma = sequence_form_lp.behavioural_strategy(leaf.tree.players[pl], plan)
-      policy[a.global_seq[pl][1:]] = sigma[1:]
+    policy = a.from_players([sequence_form_lp.behavioural_strategy(p, plan)
+                             for p, plan in zip(leaf.tree.players, plans)])
     return LeafSolution(policy=policy, root_values=leaf.root_values(policy))
 
 

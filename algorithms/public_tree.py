@@ -23,6 +23,9 @@ information sets in it are the game's own. ``LeafSubgame.tree`` is that game as 
 below the root, pi_c(z) / pi_c(h); ``LeafSubgame.weighted_utility(beta)`` gives the terminal
 weights u(z) beta(h) pi_c(z | h) of the engine's ``TreeArrays`` for a given belief, so the
 sequence-form matrices and the flat arrays are built once and only the belief changes.
+
+The cut is defined for two-player games only (a PBS of more players is not a two-player
+zero-sum subgame); ``PublicTree.cut`` refuses other games.
 """
 
 import copy
@@ -35,8 +38,9 @@ import pyspiel
 
 from open_spiel.python import observation
 
-from algorithms.cfr_engine import TreeArrays
-from algorithms.game_tree import CHANCE, TERMINAL, GameTree, PlayerSequences
+from algorithms import tree_passes
+from algorithms.game_tree import CHANCE, TERMINAL, GameTree
+from algorithms.tree_layout import PlayerSequences, TreeArrays, player_sequences
 from spiel_games import kuhn_poker_ante
 from spiel_games.kuhn_rules import KuhnRules
 from spiel_games.public_belief_state import PublicBeliefState
@@ -114,7 +118,7 @@ class LeafSubgame:
     u_0(h) = sum_{z below h} u_0(z) pi_c(z | h) x_0(z) x_1(z), with x the leaf realization plans.
     """
     a = self.arrays
-    x = a.realization(policy)
+    x = tree_passes.realization(a, policy)
     reach = x[a.terminal_seq[:, 0]] * x[a.terminal_seq[:, 1]] * self.tree.chance_reach
     return np.bincount(self.terminal_root, weights=reach * self.tree.utility[:, 0],
                        minlength=self.num_roots)
@@ -164,12 +168,15 @@ class PublicTree:
     """Cuts the game of ``arrays`` after ``depth_limit`` player actions.
 
     Raises:
-      ValueError: if ``depth_limit`` is not an integer >= 1, the game has no public observation,
-        or an information set straddles the cut or two leaves.
+      ValueError: if ``depth_limit`` is not an integer >= 1, the game has not two players or no
+        public observation, or an information set straddles the cut or two leaves.
     """
     if isinstance(depth_limit, bool) or not isinstance(depth_limit, (int, np.integer)) or \
         depth_limit < 1:
       raise ValueError(f"depth_limit must be None or an integer >= 1, got {depth_limit!r}")
+    if arrays.num_players != 2:
+      raise ValueError(f"{arrays.tree.game.get_type().short_name}: a public-state cut needs "
+                       f"exactly 2 players, got {arrays.num_players}")
     return _cut(arrays, int(depth_limit))
 
 
@@ -278,7 +285,7 @@ def _leaf(arrays: TreeArrays, index: int, public_state: str, roots: np.ndarray,
       node_chance_reach=node_chance, terminal_node=terminal_nodes,
       utility=tree.utility[full_terminal], terminal_seq=node_seq[terminal_nodes],
       utility_sum=tree.utility_sum,
-      _representative_node=(np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)))
+      _representative_node=(np.zeros(0, dtype=np.int64),) * 2)
   leaf_arrays = TreeArrays(leaf_tree)
   full_seq = np.full(leaf_arrays.num_sequences, -1, dtype=np.int64)
   for pl in (0, 1):
@@ -297,57 +304,38 @@ def _leaf(arrays: TreeArrays, index: int, public_state: str, roots: np.ndarray,
       deals=deals, rules=rules)
 
 
-def _local_depth(p: PlayerSequences, sets: np.ndarray) -> np.ndarray:
-  """Local depth of each of ``sets`` (the player's leaf information sets, in full order).
-
-  Depth 0 for a set whose parent sequence is in the trunk, else the parent set's depth + 1.
-  """
-  position = {int(s): i for i, s in enumerate(sets)}
-  depth = np.zeros(len(sets), dtype=np.int64)
-  for i, s in enumerate(sets):
-    parent_seq = int(p.parent_seq[s])
-    parent_set = int(p.seq_infoset[parent_seq]) if parent_seq > 0 else -1
-    if parent_set in position:
-      depth[i] = depth[position[parent_set]] + 1
-  return depth
-
-
 def _local_sequences(p: PlayerSequences, sets: np.ndarray, row_offset: int):
   """The leaf's ``PlayerSequences`` for the player's leaf information sets ``sets``.
 
+  A set whose parent sequence lies in the trunk starts the leaf game (depth 0, parent = the
+  local empty sequence).
+
   Args:
     p: the player's sequences in the full tree.
-    sets: the player's information sets in the leaf, in full order.
+    sets: the player's information sets in the leaf, in full order (parents first).
     row_offset: first row of the player's sets in the leaf's tabular numbering.
 
   Returns:
     (map full sequence -> local sequence, map full set -> local set, the local
     ``PlayerSequences``, int array of the full sequence of each local non-empty sequence).
   """
-  depth = _local_depth(p, sets)
-  order = np.argsort(depth, kind="stable")
-  ordered = sets[order]
-  num_actions = p.num_actions[ordered]
-  seq_start = (1 + np.concatenate([[0], np.cumsum(num_actions)[:-1]])).astype(np.int64)
-  seq_start = seq_start[:len(ordered)]
-  full_to_local = {}
-  full_seqs = []
-  for s, start in zip(ordered, seq_start):
-    for a in range(p.num_actions[s]):
-      full_to_local[int(p.seq_start[s] + a)] = int(start + a)
-      full_seqs.append(int(p.seq_start[s] + a))
-  parent_seq = np.array([full_to_local.get(int(p.parent_seq[s]), 0) for s in ordered],
-                        dtype=np.int64)
-  num_seq = 1 + int(num_actions.sum())
-  seq_infoset = np.full(num_seq, -1, dtype=np.int64)
-  seq_action = np.full(num_seq, -1, dtype=np.int64)
-  if len(ordered):
-    seq_infoset[1:] = np.repeat(np.arange(len(ordered)), num_actions)
-    seq_action[1:] = p.seq_action[np.array(full_seqs)]
-  local = PlayerSequences(
-      player=p.player, infoset_keys=tuple(p.infoset_keys[s] for s in ordered),
-      legal_actions=tuple(p.legal_actions[s] for s in ordered), num_actions=num_actions,
-      seq_start=seq_start, parent_seq=parent_seq, depth=depth[order], seq_infoset=seq_infoset,
-      seq_action=seq_action, tabular_row=row_offset + np.arange(len(ordered), dtype=np.int64))
-  set_to_local = {int(s): i for i, s in enumerate(ordered)}
-  return full_to_local, set_to_local, local, np.array(full_seqs, dtype=np.int64)
+  position = {int(s): i for i, s in enumerate(sets)}
+  parent_infoset = np.full(len(sets), -1, dtype=np.int64)
+  parent_action = np.zeros(len(sets), dtype=np.int64)
+  for i, s in enumerate(sets):
+    parent_seq = int(p.parent_seq[s])
+    parent_set = int(p.seq_infoset[parent_seq]) if parent_seq > 0 else -1
+    if parent_set in position:
+      parent_infoset[i] = position[parent_set]
+      parent_action[i] = parent_seq - p.seq_start[parent_set]
+  local, local_of_given = player_sequences(
+      p.player, [p.infoset_keys[s] for s in sets], [p.legal_actions[s] for s in sets],
+      parent_infoset, parent_action, row_offset + np.arange(len(sets)))
+  full_seqs = np.empty(local.num_sequences - 1, dtype=np.int64)
+  for s, i in zip(sets, local_of_given):
+    count = int(p.num_actions[s])
+    full_seqs[local.seq_start[i] - 1:local.seq_start[i] - 1 + count] = \
+        p.seq_start[s] + np.arange(count)
+  full_to_local = {int(f): k + 1 for k, f in enumerate(full_seqs)}
+  set_to_local = {int(s): int(i) for s, i in zip(sets, local_of_given)}
+  return full_to_local, set_to_local, local, full_seqs

@@ -39,6 +39,7 @@ from scipy import optimize
 from scipy import sparse
 
 from algorithms import game_tree as game_tree_lib
+from algorithms import tree_layout
 from open_spiel.python import policy as policy_lib
 
 # HiGHS feasibility tolerances; the dual simplex returns a vertex, so that with tight tolerances
@@ -254,9 +255,18 @@ def sequence_form(tree: game_tree_lib.GameTree) -> SequenceForm:
   """The sequence-form matrices of a walked game (see ``SequenceForm``).
 
   Args:
-    tree: a ``GameTree``; for a constant-sum game the payoff is player 0's utility, whose
-      maximin strategies are the equilibrium strategies.
+    tree: a ``GameTree`` of a two-player game; for a constant-sum game the payoff is player 0's
+      utility, whose maximin strategies are the equilibrium strategies.
+
+  Raises:
+    ValueError: for a tree of another number of players or of a general-sum game.
   """
+  name = tree.game.get_type().short_name
+  if tree.num_players != 2:
+    raise ValueError(f"{name}: the sequence form LP needs exactly 2 players, got "
+                     f"{tree.num_players}")
+  if tree.utility_sum is None:
+    raise ValueError(f"{name}: the sequence form LP needs a zero-sum or constant-sum game")
   constraints = tuple(_constraint_matrix(p) for p in tree.players)
   rhs = tuple(_unit_rhs(c) for c in constraints)
   return SequenceForm(payoff=payoff_matrix(tree, tree.chance_reach * tree.utility0),
@@ -298,22 +308,26 @@ def solve_game(game: pyspiel.Game,
     The ``GameSolution``.
 
   Raises:
-    ValueError: naming the problem for an unsupported game (not 2 players, not zero-sum,
-      simultaneous moves, sampled chance, imperfect recall, more than ``max_nodes`` histories).
+    ValueError: naming the problem for an unsupported game (not 2 players, not zero- or
+      constant-sum, simultaneous moves, sampled chance, imperfect recall, more than
+      ``max_nodes`` histories); the number of players and the utility type are checked before
+      the walk.
   """
+  game_tree_lib.check_two_player_fixed_sum(game, "the sequence form LP")
   tree = game_tree_lib.GameTree.from_game(game, max_nodes=max_nodes)
   form = sequence_form(tree)
   solution = solve_sequence_form(form.payoff, form.constraints[0], form.constraints[1],
                                  form.rhs[0], form.rhs[1])
   tabular = tree.tabular_policy()
-  sigmas = [behavioural_strategy(p, plan)
-            for p, plan in zip(tree.players, solution.realization_plans)]
-  tree.tabular_from_behavioural(sigmas, out=tabular.action_probability_array)
+  layout = tree_layout.TreeArrays(tree)
+  sigma = layout.from_players([behavioural_strategy(p, plan)
+                               for p, plan in zip(tree.players, solution.realization_plans)])
+  layout.to_tabular(sigma, out=tabular.action_probability_array)
   return GameSolution(value=solution.value, value_from_player_1=solution.value_from_player_1,
                       policy=tabular, realization_plans=solution.realization_plans, tree=tree)
 
 
-def behavioural_strategy(player: game_tree_lib.PlayerSequences,
+def behavioural_strategy(player: tree_layout.PlayerSequences,
                          plan: np.ndarray) -> np.ndarray:
   """Behaviour strategy of a realization plan: sigma[seq(I, a)] = x[seq(I, a)] / sum_b x[seq(I, b)].
 
@@ -340,7 +354,7 @@ def behavioural_strategy(player: game_tree_lib.PlayerSequences,
   return sigma
 
 
-def _constraint_matrix(player: game_tree_lib.PlayerSequences) -> sparse.csr_matrix:
+def _constraint_matrix(player: tree_layout.PlayerSequences) -> sparse.csr_matrix:
   """E with row 0: x[0]; row 1 + I: sum_a x[seq(I, a)] - x[parent(I)]."""
   rows = [0]
   cols = [0]

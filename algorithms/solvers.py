@@ -22,8 +22,13 @@ Differences from OpenSpiel, all documented on the methods:
   the sequence-form numerators sum_t w_t x_i(I, a), which are OpenSpiel's divided by the number
   of histories in I (the normalised average policy is identical).
 
-Extras: ``solve(iterations, progress=...)``, ``nash_conv()``, ``exploitability()``,
-``save(path)`` and ``load(path)`` (exact resume, see ``checkpoint``).
+Extras: ``solve(iterations, progress=...)``, ``nash_conv()``, ``exploitability()`` (zero- and
+constant-sum games only), ``save(path)`` and ``load(path)`` (exact resume, see ``checkpoint``).
+
+The games are those of ``cfr._CFRSolver`` with two or more players, any utility type, sequential,
+explicit or no chance, perfect recall (``game_tree``). CFR's average policy converges to a Nash
+equilibrium in two-player zero-sum games only; elsewhere the solvers run the same updates
+without that guarantee (``cfr_engine``), and ``nash_conv()`` measures the result.
 """
 
 from typing import Callable, Dict, Optional, Tuple
@@ -36,10 +41,11 @@ from open_spiel.python import policy as policy_lib
 from open_spiel.python.algorithms import cfr
 
 from algorithms import checkpoint
-from algorithms.cfr_engine import CFREngine, TreeArrays, UpdateRule
+from algorithms.cfr_engine import CFREngine, UpdateRule
 from algorithms.chance_sampling import ChanceSampler
 from algorithms.game_tree import DEFAULT_MAX_NODES, GameTree
 from algorithms.tree_exploitability import TreeEvaluator
+from algorithms.tree_layout import TreeArrays
 
 
 class _EngineSolver(cfr._CFRSolver):  # pylint: disable=protected-access
@@ -65,7 +71,6 @@ class _EngineSolver(cfr._CFRSolver):  # pylint: disable=protected-access
     self._arrays = TreeArrays(tree)
     self._engine = CFREngine(self._arrays, rule)
     self._evaluator = None
-    self._chance_sampler: Optional[ChanceSampler] = None  # Set by chance-sampling solvers.
 
   # OpenSpiel's interface ---------------------------------------------------------------------
 
@@ -75,7 +80,7 @@ class _EngineSolver(cfr._CFRSolver):  # pylint: disable=protected-access
 
   def evaluate_and_update_policy(self) -> None:
     """One iteration: regrets and average numerators updated, current policy refreshed."""
-    self._engine.iterate(self._chance_sampler)
+    self._engine.iterate()
 
   def current_policy(self) -> policy_lib.TabularPolicy:
     """The current policy (regret matching of the cumulative regrets), as a TabularPolicy.
@@ -153,7 +158,11 @@ class _EngineSolver(cfr._CFRSolver):  # pylint: disable=protected-access
     return evaluator.nash_conv(sigma)
 
   def exploitability(self, average: bool = True) -> float:
-    """Exact exploitability of the average (or current) policy, computed on the tree."""
+    """Exact exploitability of the average (or current) policy, computed on the tree.
+
+    Raises:
+      ValueError: for a general-sum game (use ``nash_conv``).
+    """
     evaluator, sigma = self._evaluate(average)
     return evaluator.exploitability(sigma)
 
@@ -181,7 +190,7 @@ class _EngineSolver(cfr._CFRSolver):  # pylint: disable=protected-access
     """Restores ``_extra_state``'s fields from a checkpoint's header and arrays (``load``)."""
 
   def save(self, path: str) -> None:
-    """Writes a checkpoint (regrets, numerators, policy, iteration, extra state) atomically.
+    """Writes a checkpoint (regrets, numerators, iteration, extra state) atomically.
 
     ``load(path)`` followed by more iterations gives exactly the arrays of an uninterrupted run.
 
@@ -194,7 +203,7 @@ class _EngineSolver(cfr._CFRSolver):  # pylint: disable=protected-access
               "iteration": int(e.iteration), "num_sequences": int(self._arrays.num_sequences),
               **extra_header}
     checkpoint.write_checkpoint(path, header, {"regrets": e.regrets, "cumulative": e.cumulative,
-                                               "sigma": e.sigma, **extra_arrays})
+                                               **extra_arrays})
 
   @classmethod
   def load(cls, path: str, game: Optional[pyspiel.Game] = None,
@@ -225,11 +234,10 @@ class _EngineSolver(cfr._CFRSolver):  # pylint: disable=protected-access
     elif str(game) != header["game"]:
       raise ValueError(f"{path}: checkpoint is for game {header['game']!r}, not {str(game)!r}")
     solver = solver_cls(game, tree=tree, **solver_cls._options_to_kwargs(header["options"]))
-    e = solver._engine  # pylint: disable=protected-access
     g = solver._arrays.num_sequences  # pylint: disable=protected-access
-    for name in ("regrets", "cumulative", "sigma"):
-      getattr(e, name)[:] = checked_array(path, arrays, name, (g,))
-    e.iteration = int(header["iteration"])
+    solver._engine.restore(  # pylint: disable=protected-access
+        header["iteration"], checked_array(path, arrays, "regrets", (g,)),
+        checked_array(path, arrays, "cumulative", (g,)))
     solver._restore_extra_state(path, header, arrays)  # pylint: disable=protected-access
     return solver
 
@@ -333,7 +341,8 @@ class ChanceSamplingCFRSolver(_EngineSolver):
   updates regrets and the average policy on all player actions below the sampled outcomes. With
   alternating updates (the default, as OpenSpiel's CFR) each player's pass draws its own sample,
   so that each regret update is unbiased given the policy it is computed against (player 1's
-  pass sees player 0's policy updated from player 0's sample). Deterministic for a given seed.
+  pass sees player 0's policy updated from player 0's sample, and so on for more players).
+  Deterministic for a given seed.
   """
 
   def __init__(self, game: pyspiel.Game, *, seed: Optional[int] = None,
@@ -346,6 +355,10 @@ class ChanceSamplingCFRSolver(_EngineSolver):
     super().__init__(game, rule, tree, max_nodes)
     self._seed = seed
     self._chance_sampler = ChanceSampler(self._arrays, np.random.default_rng(seed))
+
+  def evaluate_and_update_policy(self) -> None:
+    """One iteration; every pass draws a fresh chance sample."""
+    self._engine.iterate(self._chance_sampler)
 
   def options(self) -> dict:
     return {"seed": self._seed, "alternating_updates": self._alternating_updates,

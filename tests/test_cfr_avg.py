@@ -32,15 +32,21 @@ def _max_difference(a: policy_lib.TabularPolicy, b: policy_lib.TabularPolicy) ->
   return float(np.abs(a.action_probability_array - b.action_probability_array)[mask].max())
 
 
-@pytest.mark.parametrize("game_string,depth_limit", [("kuhn_poker", None),
-                                                     ("kuhn_poker_ante(ante=2.0)", None),
-                                                     (SIMPLIFIED, 2), (SIMPLIFIED, 3)])
-@pytest.mark.parametrize("alternating,linear,plus", [(True, False, False), (True, True, True),
-                                                     (False, False, False)])
+_OPTIONS = [(True, False, False), (True, True, True), (False, False, False)]
+
+
+@pytest.mark.parametrize(
+    "game_string,depth_limit,alternating,linear,plus",
+    [(g, d) + o for g, d in [("kuhn_poker", None), ("kuhn_poker_ante(ante=2.0)", None),
+                             (SIMPLIFIED, 2), (SIMPLIFIED, 3)] for o in _OPTIONS] +
+    [("kuhn_poker(players=3)", None) + o for o in _OPTIONS[:2]])
 def test_no_leaf_is_openspiel_cfr(game_string, depth_limit, alternating, linear, plus):
   # Reference: OpenSpiel's cfr._CFRSolver with the same options; without leaves CFR-AVG is CFR
   # with reach-weighted averaging (ReBeL, Appendix I). The simplified game has no non-terminal
   # public state after 2 (or 3) actions ("p", "bp", "bb" are terminal), so its cut has no leaf.
+  # Without a depth limit it runs every game OpenSpiel's CFR runs, e.g. 3-player Kuhn (with
+  # alternating updates: with simultaneous ones its tie at "0pp" is rounded differently by
+  # the two implementations, see test_solvers.test_uniform_profile_ties).
   game = pyspiel.load_game(game_string)
   ours = CFRAvgSolver(game, depth_limit=depth_limit, alternating_updates=alternating,
                       weighting="linear" if linear else "uniform", regret_matching_plus=plus)
@@ -219,6 +225,16 @@ def test_bad_options(kwargs, message):
 def test_unsupported_game():
   with pytest.raises(ValueError, match="needs sequential dynamics"):
     CFRAvgSolver(pyspiel.load_game("matrix_pd"))
+
+
+@pytest.mark.parametrize("game_string,message", [
+    # Refused before the walk: 10-player Kuhn's walk would stop at max_nodes with another error.
+    ("kuhn_poker(players=10)", "a depth limit needs exactly 2 players, got 10"),
+    ("first_sealed_auction(max_value=3)", "a depth limit needs a zero-sum or constant-sum game"),
+])
+def test_depth_limit_refuses_other_games_before_any_work(game_string, message):
+  with pytest.raises(ValueError, match=message):
+    CFRAvgSolver(pyspiel.load_game(game_string), depth_limit=1)
 
 
 def test_leduc_cut_below_the_public_card_runs_and_improves():

@@ -10,7 +10,7 @@ from open_spiel.python.algorithms import exploitability, expected_game_score
 
 import spiel_games  # pylint: disable=unused-import
 import algorithms
-from algorithms import kuhn_equilibria, sequence_form_lp
+from algorithms import kuhn_equilibria, sequence_form_lp, tree_passes
 from algorithms.chance_sampling import ChanceSampler
 
 # |mean - exact| <= Z standard errors per component. Each component's sample mean over N
@@ -37,56 +37,65 @@ def within(mean, se, exact):
   return np.all(np.abs(mean - exact) <= Z * se + 1e-12 * (1 + np.abs(exact)))
 
 
-@pytest.mark.parametrize("game_string,samples", [("kuhn_poker", 20000), ("leduc_poker", 8000)])
+def regrets(arrays, sigma, player, terminals=None, weights=None):
+  """One pass's counterfactual regrets from the terminals' values (all terminals, at
+  u(z) pi_c(z), if ``terminals`` is None)."""
+  x = tree_passes.realization(arrays, sigma)
+  if terminals is None:
+    weights = arrays.weighted_utility
+  c = tree_passes.terminal_values(arrays, x, weights, player, terminals)
+  return tree_passes.counterfactual_regrets(arrays, c, sigma)
+
+
+@pytest.mark.parametrize("game_string,samples", [("kuhn_poker", 20000), ("leduc_poker", 8000),
+                                                 ("kuhn_poker(players=3)", 20000)])
 def test_sampled_update_is_unbiased(game_string, samples):
   # Lanctot et al. 2009: E[sampled regret update] = the vanilla CFR update from the same
   # regrets (same policy). The reference is the engine's exact update; a sampler that forgot
-  # the importance weight (weighting visited terminals by pi_c(z) instead of 1) must fail.
+  # the importance weight (weighting visited terminals by pi_c(z) instead of 1) must fail. The
+  # sampled values are the hook's (ChanceSampler as the engine calls it).
   game = pyspiel.load_game(game_string)
   solver = algorithms.CFRSolver(game).solve(3)  # A non-uniform current policy.
   arrays, sigma = solver.engine.arrays, solver.engine.sigma
   sampler = ChanceSampler(arrays, np.random.default_rng(2024))
-  for player in (0, 1):
-    exact = arrays.regret_increments(sigma, player)[0]
-    drawn = []
+  x = tree_passes.realization(arrays, sigma)
+  for player in range(game.num_players()):
+    exact = regrets(arrays, sigma, player)
 
-    def draw(player=player, drawn=drawn):
-      terminals, _ = sampler()
-      drawn.append(terminals)
-      return arrays.regret_increments(sigma, player, terminals)[0]
+    def draw(player=player):
+      return tree_passes.counterfactual_regrets(arrays, sampler(x, player).values, sigma)
 
     mean, se = sample_moments(draw, samples)
     assert within(mean, se, exact)
     assert np.count_nonzero(se) > 0.5 * np.count_nonzero(exact)  # The estimate does vary.
-    it = iter(drawn)
 
     def draw_biased(player=player):
-      terminals = next(it)
-      return arrays.regret_increments(sigma, player, terminals,
-                                      arrays.tree.chance_reach[terminals])[0]
+      terminals, _ = sampler.sample()
+      return regrets(arrays, sigma, player, terminals, arrays.weighted_utility[terminals])
 
     biased_mean, biased_se = sample_moments(draw_biased, samples)
     assert not within(biased_mean, biased_se, exact)
 
 
-def test_visit_counts_are_chance_weighted():
+@pytest.mark.parametrize("game_string", ["leduc_poker", "kuhn_poker(players=3)"])
+def test_visit_counts_are_chance_weighted(game_string):
   # E[number of visited histories of I] = sum_{h in I} pi_c(h), chance reach from the tree.
-  game = pyspiel.load_game("leduc_poker")
+  game = pyspiel.load_game(game_string)
   solver = algorithms.ChanceSamplingCFRSolver(game, seed=0)
   arrays, tree = solver.engine.arrays, solver.tree
   sampler = ChanceSampler(arrays, np.random.default_rng(7))
-  mean, se = sample_moments(lambda: sampler()[1], 8000)
+  mean, se = sample_moments(lambda: sampler.sample()[1], 8000)
   reach = np.ones(tree.num_nodes)
   for n in range(1, tree.num_nodes):
     reach[n] = reach[tree.node_parent[n]] * tree.node_prob[n]
   expected = np.zeros(arrays.num_infosets)
-  for pl in (0, 1):
+  for pl in range(game.num_players()):
     nodes = np.flatnonzero(tree.node_player == pl)
     np.add.at(expected, arrays.global_infoset[pl][tree.node_infoset[nodes]], reach[nodes])
   assert within(mean, se, expected)
   def visited_terminals():
     out = np.zeros(tree.num_terminals)
-    out[sampler()[0]] = 1.0
+    out[sampler.sample()[0]] = 1.0
     return out
 
   terminal_mean, terminal_se = sample_moments(visited_terminals, 8000)

@@ -23,7 +23,8 @@ def make(name, game):
 
 
 @pytest.mark.parametrize("name", sorted(SOLVERS))
-@pytest.mark.parametrize("game_string", ["kuhn_poker_ante(ante=2.0)", "leduc_poker"])
+@pytest.mark.parametrize("game_string", ["kuhn_poker_ante(ante=2.0)", "leduc_poker",
+                                         "kuhn_poker(players=3)"])
 def test_resume_is_exact(tmp_path, name, game_string):
   game = pyspiel.load_game(game_string)
   straight = make(name, game).solve(40)
@@ -94,10 +95,11 @@ def test_foreign_files(tmp_path):
     assert "header.npy" in z.namelist()
   with np.load(future) as data:
     header = json.loads(str(data["header"]))
-  header["version"] = 99
-  np.savez(future, header=np.array(json.dumps(header)), regrets=np.ones(2))
-  with pytest.raises(ValueError, match="version 99 is not supported"):
-    algorithms.CFRSolver.load(str(future))
+  for version in (99, 1):  # Version 1 files also held the current policy ("sigma").
+    header["version"] = version
+    np.savez(future, header=np.array(json.dumps(header)), regrets=np.ones(2))
+    with pytest.raises(ValueError, match=f"version {version} is not supported \\(supported: 2\\)"):
+      algorithms.CFRSolver.load(str(future))
 
 
 def test_wrong_game_or_solver(saved):

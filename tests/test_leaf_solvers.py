@@ -12,12 +12,13 @@ import pyspiel
 
 import spiel_games  # pylint: disable=unused-import
 from algorithms import leaf_solvers, sequence_form_lp
-from algorithms.cfr_engine import TreeArrays, UpdateRule
+from algorithms.cfr_engine import UpdateRule
 from algorithms.game_tree import GameTree
 from algorithms.leaf_solvers import (CFRLeafSolver, SequenceFormLPSolver, best_response,
                                      complete_with_best_response, uniform_policy)
 from algorithms.public_tree import PublicTree
 from algorithms.tree_exploitability import TreeEvaluator
+from algorithms.tree_layout import TreeArrays
 
 
 @pytest.fixture(scope="module")
@@ -118,6 +119,12 @@ def test_best_response_of_uniform_opponent_by_hand(kuhn_leaves):
   a = leaf.arrays
   policy = best_response(a, leaf.weighted_utility(np.full(6, 1 / 6)), uniform_policy(a), 0)
   assert _call_probabilities(leaf, policy, 0) == {"0pb": 0.0, "1pb": 1.0, "2pb": 1.0}
+
+
+def test_cut_refuses_more_than_two_players():
+  arrays = TreeArrays(GameTree.from_game(pyspiel.load_game("kuhn_poker(players=3)")))
+  with pytest.raises(ValueError, match="a public-state cut needs exactly 2 players, got 3"):
+    PublicTree.cut(arrays, 1)
 
 
 def test_cfr_leaf_solver_rejects_bad_iterations():

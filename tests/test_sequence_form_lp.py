@@ -8,6 +8,7 @@ from scipy import sparse
 
 import spiel_games  # noqa: F401  (registers kuhn_poker_ante)
 from algorithms import sequence_form_lp
+from algorithms.game_tree import GameTree
 from open_spiel.python.algorithms import exploitability
 
 # Exploitability (NashConv / 2) below which an LP policy counts as an exact equilibrium.
@@ -132,12 +133,20 @@ def test_matrix_level_rejects_mismatched_shapes():
 
 
 @pytest.mark.parametrize("game_string, message", [
-    ("kuhn_poker(players=3)", "exactly 2 players"),
+    # Refused before the walk: 10-player Kuhn's walk would stop at max_nodes with another error.
+    ("kuhn_poker(players=10)", "the sequence form LP needs exactly 2 players, got 10"),
+    ("first_sealed_auction(max_value=3)", "needs a zero-sum or constant-sum game"),
     ("matrix_rps", "sequential dynamics"),
 ])
 def test_unsupported_games_are_refused(game_string, message):
   with pytest.raises(ValueError, match=message):
     sequence_form_lp.solve_game(pyspiel.load_game(game_string))
+
+
+def test_sequence_form_of_a_three_player_tree_is_refused():
+  tree = GameTree.from_game(pyspiel.load_game("kuhn_poker(players=3)"))
+  with pytest.raises(ValueError, match="needs exactly 2 players, got 3"):
+    sequence_form_lp.sequence_form(tree)
 
 
 def test_general_sum_game_is_refused():

@@ -3,8 +3,12 @@
 The engine reorders OpenSpiel's computation (sequence form instead of a recursive walk), so the
 numbers agree up to floating-point rounding. The reference everywhere is OpenSpiel's own
 implementation: ``cfr.CFRSolver``, ``cfr.CFRPlusSolver``, ``cfr._CFRSolver``,
-``discounted_cfr.DCFRSolver`` / ``LCFRSolver`` and ``exploitability.nash_conv``.
+``discounted_cfr.DCFRSolver`` / ``LCFRSolver``, ``exploitability.nash_conv`` and
+``exploitability.exploitability`` (C++ ``pyspiel.exploitability`` for more than two players).
 """
+
+import collections
+import fractions
 
 import numpy as np
 import pytest
@@ -15,11 +19,13 @@ from open_spiel.python.algorithms import cfr, discounted_cfr, exploitability
 
 import spiel_games  # pylint: disable=unused-import
 import algorithms
-from algorithms import solvers
-from algorithms.cfr_engine import CFREngine, TreeArrays, UpdateRule
+from algorithms import solvers, tree_passes
+from algorithms.cfr_engine import CFREngine, PassValues, UpdateRule
 from algorithms.game_tree import GameTree
 from algorithms.public_tree import PublicTree
 from algorithms.tree_exploitability import TreeEvaluator
+from algorithms.tree_layout import TreeArrays
+from extra_games import load
 
 ITERATIONS = 100
 TOLERANCE = 1e-10
@@ -31,6 +37,26 @@ TOLERANCE = 1e-10
 KUHN_GAMES = ["kuhn_poker", "kuhn_poker_ante(ante=2.0)", "kuhn_poker_ante(ante=0.5,bet=2.0)",
               "kuhn_poker_ante(ante=2.0,simplified=true)", "kuhn_poker_ante(deck_size=4)",
               "kuhn_poker_ante(deck_size=5,ante=2.0)"]
+SOLVER_PAIRS = [(algorithms.CFRSolver, cfr.CFRSolver),
+                (algorithms.CFRPlusSolver, cfr.CFRPlusSolver),
+                (algorithms.DCFRSolver, discounted_cfr.DCFRSolver),
+                (algorithms.LCFRSolver, discounted_cfr.LCFRSolver)]
+# More than two players, general-sum and identical-interest games, as (game string, start).
+# "uniform" is OpenSpiel's start. Where the uniform profile has an exact tie that the two
+# implementations round to different policies (``test_uniform_profile_ties``: kuhn_poker with
+# 4 players at "0p", the symmetric matching_pennies_3p and tiny_hanabi), both solvers start
+# from the same random cumulative regrets ("random"), after which no exact tie occurs.
+# kuhn_poker(players=3) has one tie at "0pp" that both round alike, and runs from both starts.
+# lewis_signaling is left out: every action of it ties at the uniform profile.
+N_PLAYER_SETTINGS = [
+    ("kuhn_poker(players=3)", "uniform"),
+    ("kuhn_poker(players=3)", "random"),
+    ("constant_sum_kuhn", "uniform"),  # extra_games: 3-player Kuhn with payoffs + 2.
+    ("first_sealed_auction(players=3,max_value=3)", "uniform"),  # General-sum, chance.
+    ("first_sealed_auction(max_value=3)", "uniform"),
+    ("turn_based_simultaneous_game(game=matching_pennies_3p())", "random"),  # No chance.
+    ("tiny_hanabi", "random"),  # Identical interest.
+]
 
 
 def run_pair(game, ours, reference, iterations):
@@ -51,6 +77,62 @@ def assert_same_policies(ours, reference):
   assert max_policy_difference(ours.current_policy(), reference.current_policy()) <= TOLERANCE
 
 
+def assert_same_regrets(ours, reference):
+  mine = ours._info_state_nodes  # pylint: disable=protected-access
+  for key, node in reference._info_state_nodes.items():  # pylint: disable=protected-access
+    for action, regret in node.cumulative_regret.items():
+      assert mine[key].cumulative_regret[action] == pytest.approx(regret, abs=TOLERANCE)
+
+
+def start_from_random_regrets(ours, reference, seed=0):
+  """Gives both solvers the same standard-normal cumulative regrets, and regret matching of
+  them as current policy (OpenSpiel's through its own ``_update_current_policy``)."""
+  rng = np.random.default_rng(seed)
+  a = ours.engine.arrays
+  regrets = np.zeros(a.num_sequences)
+  nodes = reference._info_state_nodes  # pylint: disable=protected-access
+  for pl, p in enumerate(ours.tree.players):
+    for i, key in enumerate(p.infoset_keys):
+      start = a.infoset_start[a.global_infoset[pl][i]]
+      for k, action in enumerate(p.legal_actions[i]):
+        regrets[start + k] = nodes[key].cumulative_regret[action] = rng.standard_normal()
+  cfr._update_current_policy(reference.current_policy(), nodes)  # pylint: disable=protected-access
+  ours.engine.restore(0, regrets, np.zeros(a.num_sequences))
+  assert max_policy_difference(ours.current_policy(), reference.current_policy()) <= TOLERANCE
+
+
+def uniform_profile_ties(game):
+  """The information states where two actions have exactly equal counterfactual values when
+  every player plays uniformly, by an exact walk in fractions (chance probabilities and returns
+  read as the nearest fractions with denominators up to 10^6: all are simple fractions here)."""
+  num_players = game.num_players()
+  exact = lambda v: fractions.Fraction(v).limit_denominator(10**6)
+  values = collections.defaultdict(lambda: collections.defaultdict(fractions.Fraction))
+
+  def walk(state, reach):  # reach: each player's, then chance's; returns every player's value.
+    if state.is_terminal():
+      return [exact(r) for r in state.returns()]
+    if state.is_chance_node():
+      outcomes = [(a, exact(p)) for a, p in state.chance_outcomes()]
+    else:
+      pl = state.current_player()
+      outcomes = [(a, fractions.Fraction(1, len(state.legal_actions())))
+                  for a in state.legal_actions()]
+      others = np.prod([reach[j] for j in range(num_players + 1) if j != pl])
+    total = [fractions.Fraction(0)] * num_players
+    for a, p in outcomes:
+      child_reach = list(reach)
+      child_reach[-1 if state.is_chance_node() else pl] *= p
+      child = walk(state.child(a), child_reach)
+      if not state.is_chance_node():
+        values[state.information_state_string(pl)][a] += others * child[pl]
+      total = [t + p * c for t, c in zip(total, child)]
+    return total
+
+  walk(game.new_initial_state(), [fractions.Fraction(1)] * (num_players + 1))
+  return sorted(k for k, q in values.items() if len(set(q.values())) < len(q))
+
+
 @pytest.mark.parametrize("game_string", KUHN_GAMES)
 @pytest.mark.parametrize("ours_cls,reference_cls", [
     (algorithms.CFRSolver, cfr.CFRSolver),
@@ -60,21 +142,62 @@ def test_matches_openspiel_on_kuhn_variants(game_string, ours_cls, reference_cls
   game = pyspiel.load_game(game_string)
   ours, reference = run_pair(game, ours_cls(game), reference_cls(game), ITERATIONS)
   assert_same_policies(ours, reference)
-  # The regrets themselves, through OpenSpiel's attribute.
-  mine = ours._info_state_nodes  # pylint: disable=protected-access
-  for key, node in reference._info_state_nodes.items():  # pylint: disable=protected-access
-    for action, regret in node.cumulative_regret.items():
-      assert mine[key].cumulative_regret[action] == pytest.approx(regret, abs=TOLERANCE)
+  assert_same_regrets(ours, reference)  # The regrets themselves, through OpenSpiel's attribute.
 
 
+def test_uniform_profile_ties():
+  # Why N_PLAYER_SETTINGS starts some games from random regrets: at an exact tie the exact
+  # regret is 0, and each implementation's rounding residue (~1e-17) decides what regret
+  # matching plays there. Two-player Kuhn has no tie at the uniform profile; with 3 players
+  # the last player holding the lowest card after two checks ("0pp") loses exactly 1 by
+  # checking or by betting (all fold with probability 1/4: 1/4 * 2 - 3/4 * 2 = -1).
+  assert uniform_profile_ties(pyspiel.load_game("kuhn_poker")) == []
+  assert uniform_profile_ties(pyspiel.load_game("kuhn_poker(players=3)")) == ["0pp"]
+  assert uniform_profile_ties(pyspiel.load_game("kuhn_poker(players=4)")) == ["0p"]
+  assert uniform_profile_ties(pyspiel.load_game("first_sealed_auction(players=3,max_value=3)")) \
+      == []
+  for game_string in ("turn_based_simultaneous_game(game=matching_pennies_3p())", "tiny_hanabi",
+                      "lewis_signaling"):
+    assert uniform_profile_ties(pyspiel.load_game(game_string))
+
+
+@pytest.mark.parametrize("game_string,start", N_PLAYER_SETTINGS)
+@pytest.mark.parametrize("ours_cls,reference_cls", SOLVER_PAIRS)
+def test_matches_openspiel_with_more_players_or_general_sum(game_string, start, ours_cls,
+                                                             reference_cls):
+  game = load(game_string)
+  ours, reference = ours_cls(game), reference_cls(game)
+  if start == "random":
+    start_from_random_regrets(ours, reference)
+  run_pair(game, ours, reference, ITERATIONS)
+  assert_same_policies(ours, reference)
+  assert_same_regrets(ours, reference)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("ours_cls,reference_cls", SOLVER_PAIRS[:3])
+def test_matches_openspiel_with_four_players(ours_cls, reference_cls):
+  # ~20 s per OpenSpiel solver. From random regrets: the uniform profile ties at "0p".
+  game = pyspiel.load_game("kuhn_poker(players=4)")
+  ours, reference = ours_cls(game), reference_cls(game)
+  start_from_random_regrets(ours, reference)
+  run_pair(game, ours, reference, ITERATIONS)
+  assert_same_policies(ours, reference)
+  assert_same_regrets(ours, reference)
+
+
+@pytest.mark.parametrize("game_string", ["kuhn_poker_ante(ante=2.0)", "kuhn_poker(players=3)"])
 @pytest.mark.parametrize("alternating,linear,plus", [(False, False, False), (False, True, True),
                                                      (True, True, False)])
-def test_matches_openspiel_options(alternating, linear, plus):
-  game = pyspiel.load_game("kuhn_poker_ante(ante=2.0)")
+def test_matches_openspiel_options(game_string, alternating, linear, plus):
+  game = pyspiel.load_game(game_string)
   options = dict(alternating_updates=alternating, linear_averaging=linear,
                  regret_matching_plus=plus)
   reference = cfr._CFRSolver(game, **options)  # pylint: disable=protected-access
-  ours, reference = run_pair(game, algorithms.CFRSolver(game, **options), reference, ITERATIONS)
+  ours = algorithms.CFRSolver(game, **options)
+  if game.num_players() > 2:  # With simultaneous updates its "0pp" tie is rounded differently.
+    start_from_random_regrets(ours, reference)
+  ours, reference = run_pair(game, ours, reference, ITERATIONS)
   assert_same_policies(ours, reference)
 
 
@@ -127,25 +250,61 @@ def test_solver_interface():
   assert seen == [11, 12, 13]
 
 
+def random_policy(game, rng):
+  tabular = policy_lib.TabularPolicy(game)
+  probs = rng.random(tabular.action_probability_array.shape) * tabular.legal_actions_mask
+  probs[rng.random(probs.shape) < 0.3] = 0.0
+  probs += 1e-3 * tabular.legal_actions_mask
+  tabular.action_probability_array = probs / probs.sum(axis=1, keepdims=True)
+  return tabular
+
+
 @pytest.mark.parametrize("game_string", ["kuhn_poker", "leduc_poker",
                                          "kuhn_poker_ante(ante=2.0,simplified=true)",
-                                         "turn_based_simultaneous_game(game=matrix_rps())"])
+                                         "turn_based_simultaneous_game(game=matrix_rps())",
+                                         "kuhn_poker(players=3)", "kuhn_poker(players=4)",
+                                         "constant_sum_kuhn",
+                                         "first_sealed_auction(players=3,max_value=3)",
+                                         "turn_based_simultaneous_game(game=matching_pennies_3p())",
+                                         "tiny_hanabi"])
 def test_exploitability_matches_openspiel(game_string):
-  game = pyspiel.load_game(game_string)
+  # NashConv against OpenSpiel's Python exploitability.nash_conv in every game; exploitability
+  # against its Python exploitability.exploitability for two players and its C++
+  # pyspiel.exploitability (nash_conv / n) for more, in zero- and constant-sum games only.
+  game = load(game_string)
   evaluator = TreeEvaluator(game)
   rng = np.random.default_rng(1)
+  fixed_sum = game.get_type().utility in (pyspiel.GameType.Utility.ZERO_SUM,
+                                          pyspiel.GameType.Utility.CONSTANT_SUM)
   for _ in range(2):
-    tabular = policy_lib.TabularPolicy(game)
-    probs = rng.random(tabular.action_probability_array.shape) * tabular.legal_actions_mask
-    probs[rng.random(probs.shape) < 0.3] = 0.0
-    probs += 1e-3 * tabular.legal_actions_mask
-    tabular.action_probability_array = probs / probs.sum(axis=1, keepdims=True)
+    tabular = random_policy(game, rng)
     assert evaluator.nash_conv(tabular) == pytest.approx(
         exploitability.nash_conv(game, tabular), abs=TOLERANCE)
-    assert evaluator.exploitability(tabular) == pytest.approx(
-        exploitability.exploitability(game, tabular), abs=TOLERANCE)
+    if not fixed_sum:
+      with pytest.raises(ValueError, match="defined for zero- and constant-sum games only"):
+        evaluator.exploitability(tabular)
+      continue
+    if game.num_players() == 2:
+      reference = exploitability.exploitability(game, tabular)
+    else:
+      reference = pyspiel.exploitability(game, policy_lib.python_policy_to_pyspiel_policy(tabular))
+    assert evaluator.exploitability(tabular) == pytest.approx(reference, abs=TOLERANCE)
     assert evaluator.exploitability(tabular.action_probability_array) == pytest.approx(
-        exploitability.exploitability(game, tabular), abs=TOLERANCE)
+        reference, abs=TOLERANCE)
+
+
+def test_values_match_openspiel_best_responses_per_player():
+  # Each player's best-response and on-policy value, against OpenSpiel's best_response (its
+  # on_policy_values and best_response_value) with 4 players.
+  game = pyspiel.load_game("kuhn_poker(players=4)")
+  evaluator = TreeEvaluator(game)
+  tabular = random_policy(game, np.random.default_rng(5))
+  best = evaluator.best_response_values(tabular)
+  for player in range(4):
+    reference = exploitability.best_response(game, tabular, player)
+    assert best[player] == pytest.approx(reference["best_response_value"], abs=TOLERANCE)
+    np.testing.assert_allclose(evaluator.policy_values(tabular), reference["on_policy_values"],
+                               rtol=0, atol=TOLERANCE)
 
 
 def test_solver_exploitability_matches_openspiel(leduc):
@@ -164,8 +323,24 @@ def test_exploitability_rejects_other_games_policy():
     evaluator.nash_conv(np.zeros(3))
 
 
+def test_solver_nash_conv_with_more_players():
+  # The solvers' own NashConv and exploitability are the evaluator's: against OpenSpiel on the
+  # average policy after 20 iterations of 3-player Kuhn, and refused for a general-sum game.
+  game = pyspiel.load_game("kuhn_poker(players=3)")
+  solver = algorithms.CFRSolver(game).solve(20)
+  reference = exploitability.nash_conv(game, solver.average_policy())
+  assert solver.nash_conv() == pytest.approx(reference, abs=TOLERANCE)
+  assert solver.exploitability() == pytest.approx(reference / 3, abs=TOLERANCE)
+  general_game = pyspiel.load_game("first_sealed_auction(max_value=3)")
+  general = algorithms.CFRPlusSolver(general_game).solve(5)
+  assert general.nash_conv() == pytest.approx(
+      exploitability.nash_conv(general_game, general.average_policy()), abs=TOLERANCE)
+  with pytest.raises(ValueError, match="use nash_conv for a general-sum game"):
+    general.exploitability()
+
+
 @pytest.mark.parametrize("game_string,message", [
-    ("kuhn_poker(players=3)", "needs exactly 2 players"),
+    ("cliff_walking", "needs at least 2 players"),
     ("matrix_rps", "needs sequential dynamics"),
 ])
 @pytest.mark.parametrize("solver_name", sorted(solvers.SOLVERS))
@@ -187,22 +362,21 @@ def test_bad_arguments():
 @pytest.mark.parametrize("player", [0, 1, None])
 def test_update_with_exact_leaf_values_is_full_cfr_on_the_trunk(game_string, depth_limit,
                                                                 player):
-  # CFR-D's decomposition (Burch et al. 2014): a trunk update whose injected leaf values are the
-  # exact counterfactual values of the continuation, v_i(s) = sum_{z below the cut, seq_i(root)
-  # = s} u_i(z) pi_c(z) x_{-i}(z) x_i(z) / x_i(s) (here summed term by term, independently of
-  # the backup), gives the full-tree update's trunk regrets, and both accumulate the same
-  # average numerators for the full profile.
+  # CFR-D's decomposition (Burch et al. 2014) through the engine's terminal-values hook: a
+  # trunk update whose values are the trunk terminals' plus the exact counterfactual values of
+  # the continuation at the leaf roots, v_i(s) = sum_{z below the cut, seq_i(root) = s} u_i(z)
+  # pi_c(z) x_{-i}(z) x_i(z) / x_i(s) (here summed term by term, independently of the
+  # backup), gives the full-tree update's trunk regrets, and both accumulate the same average
+  # numerators for the full profile.
   arrays = TreeArrays(GameTree.from_game(pyspiel.load_game(game_string)))
   cut = PublicTree.cut(arrays, depth_limit)
   rng = np.random.default_rng(3)
-  sigma = np.ones(arrays.num_sequences)
-  sigma[2:] = rng.random(arrays.num_sequences - 2) + 0.1
-  sigma[2:] /= arrays.blocks.sums(sigma[2:])[arrays.blocks.block_of]
+  regrets = np.zeros(arrays.num_sequences)
+  regrets[2:] = rng.random(arrays.num_sequences - 2) + 0.1  # A random positive policy.
   engines = [CFREngine(arrays, UpdateRule()) for _ in range(2)]
   for e in engines:
-    e.sigma[:] = sigma
-    e.iteration = 1
-  x = arrays.realization(sigma)
+    e.restore(1, regrets, np.zeros(arrays.num_sequences))
+  x = tree_passes.realization(arrays, engines[0].sigma)
   leaf_values = np.zeros(arrays.num_sequences)
   for leaf in cut.leaves:
     for z, root in zip(leaf.full_terminal, leaf.terminal_root):
@@ -210,12 +384,18 @@ def test_update_with_exact_leaf_values_is_full_cfr_on_the_trunk(game_string, dep
         s = leaf.root_seq[root, i]
         own, opp = arrays.terminal_seq[z, i], arrays.terminal_seq[z, 1 - i]
         leaf_values[s] += arrays.weighted_utility[z, i] * x[opp] * x[own] / x[s]
+
+  def trunk_and_leaves(plans, updated):
+    trunk = cut.trunk_terminals
+    values = tree_passes.terminal_values(arrays, plans, arrays.weighted_utility[trunk],
+                                         updated, trunk)
+    return PassValues(values + leaf_values)
+
   engines[0].update(player)
-  engines[1].update(player, trunk_terminals=cut.trunk_terminals, leaf_values=leaf_values)
+  engines[1].update(player, trunk_and_leaves)
   trunk = cut.trunk_mask.astype(bool)
   assert np.abs(engines[0].regrets).max() > 0
   np.testing.assert_allclose(engines[1].regrets[trunk], engines[0].regrets[trunk], atol=1e-12)
-  np.testing.assert_array_equal(engines[1].regrets[~trunk], 0.0)  # Leaves keep no regrets.
+  # Below the leaves the regrets are unchanged: no terminal value reaches them.
+  np.testing.assert_array_equal(engines[1].regrets[~trunk], regrets[~trunk])
   np.testing.assert_array_equal(engines[1].cumulative, engines[0].cumulative)
-  with pytest.raises(ValueError, match="cannot be combined"):
-    engines[1].update(player, sampler=lambda: None, trunk_terminals=cut.trunk_terminals)

@@ -1,0 +1,304 @@
+"""The sequence-form layout of a game tree: per-player sequences and one global array layout.
+
+The index spaces (nodes, terminals, per player, global, tabular, leaf) and the maps between them
+are described on one page, ``docs/tree_layout.md``.
+
+Sequence form (von Stengel, "Efficient computation of behavior strategies", GEB 1996; Koller,
+Megiddo, von Stengel, "Fast algorithms for finding randomized strategies in game trees", STOC
+1994): a sequence of player p is the empty sequence or a pair (I, a) of one of p's information
+sets and a legal action there. With perfect recall each information set I has one parent
+sequence parent(I), the last own action before I, and a behavioural policy sigma_p becomes the
+realization plan
+
+  x_p[empty] = 1,   x_p[(I, a)] = x_p[parent(I)] sigma_p(I, a).
+
+Each terminal history z is reached by exactly one sequence seq_p(z) of every player p, so with
+chance reach pi_c(z) and utilities u_p(z) the expected utility of player i in an n-player game is
+
+  v_i = sum_z u_i(z) pi_c(z) prod_p x_p[seq_p(z)],
+
+and player i's terminal counterfactual value of a sequence s is
+
+  c_i[s] = sum_{z: seq_i(z) = s} u_i(z) pi_c(z) prod_{j != i} x_j[seq_j(z)].
+
+Two layouts are kept:
+
+* ``PlayerSequences``: one player's information sets ordered by depth (the number of the
+  player's own earlier actions), each set's sequences one contiguous block; built only by
+  ``player_sequences``, for a walked game (``game_tree``) and for a leaf subgame
+  (``public_tree``).
+* ``TreeArrays``: every player's sequences in one global array, ordered by depth level and,
+  within a level, by player; each level is one contiguous range of information sets and of
+  sequences, so the top-down and bottom-up passes (``tree_passes``) are one slice per level.
+
+Every index structure of ``TreeArrays`` is a flat int64 or float64 numpy array and the levels
+are offset arrays, so that compiled code can take them as plain arguments.
+"""
+
+import dataclasses
+from typing import TYPE_CHECKING, List, Sequence, Tuple
+
+import numpy as np
+
+from algorithms import regret_matching as rm
+
+if TYPE_CHECKING:
+  from algorithms.game_tree import GameTree
+
+
+@dataclasses.dataclass(frozen=True)
+class PlayerSequences:
+  """One player's information sets and sequences (build it with ``player_sequences``).
+
+  Attributes:
+    player: the player id.
+    infoset_keys: ``information_state_string(player)`` of each information set.
+    legal_actions: the legal actions of each information set, in OpenSpiel's order.
+    num_actions: int array (num_infosets,).
+    seq_start: int array (num_infosets,): first sequence of the information set's block.
+    parent_seq: int array (num_infosets,): the player's sequence leading to the information set
+      (0 = empty); ``parent_seq[I] < seq_start[I]``.
+    depth: int array (num_infosets,): number of the player's own actions before the set;
+      non-decreasing.
+    seq_infoset: int array (num_sequences,): information set of each sequence (-1 for seq 0).
+    seq_action: int array (num_sequences,): OpenSpiel action of each sequence (-1 for seq 0).
+    tabular_row: int array (num_infosets,): row in ``policy.TabularPolicy(game)``.
+  """
+
+  player: int
+  infoset_keys: Tuple[str, ...]
+  legal_actions: Tuple[Tuple[int, ...], ...]
+  num_actions: np.ndarray
+  seq_start: np.ndarray
+  parent_seq: np.ndarray
+  depth: np.ndarray
+  seq_infoset: np.ndarray
+  seq_action: np.ndarray
+  tabular_row: np.ndarray
+
+  @property
+  def num_infosets(self) -> int:
+    return len(self.infoset_keys)
+
+  @property
+  def num_sequences(self) -> int:
+    return len(self.seq_infoset)
+
+  def level_bounds(self) -> np.ndarray:
+    """Information-set index bounds of each depth level: level d is ``[b[d], b[d+1])``."""
+    num_levels = int(self.depth.max()) + 1 if self.num_infosets else 0
+    return np.searchsorted(self.depth, np.arange(num_levels + 1), side="left")
+
+
+def player_sequences(player: int, keys: Sequence[str], legal_actions: Sequence[Tuple[int, ...]],
+                     parent_infoset: np.ndarray, parent_action: np.ndarray,
+                     tabular_row: np.ndarray) -> Tuple[PlayerSequences, np.ndarray]:
+  """Builds a player's ``PlayerSequences`` from its information sets in any parents-first order.
+
+  The sets are ordered by depth, stably (so, within a depth, in the order given), and numbered
+  0..K-1; set I's sequences are ``seq_start[I] + k`` for its k-th legal action, after the empty
+  sequence 0.
+
+  Args:
+    player: the player id.
+    keys: the information-state string of each set.
+    legal_actions: each set's legal actions.
+    parent_infoset: int array, the set of the player's last own action before each set, or -1
+      if there is none; every parent comes before its children.
+    parent_action: int array, the position of that action among the parent set's legal actions
+      (ignored where ``parent_infoset`` is -1).
+    tabular_row: int array, each set's row in the game's ``TabularPolicy``.
+
+  Returns:
+    (the ``PlayerSequences``, int array mapping each given set to its index in it).
+  """
+  count = len(keys)
+  parent_infoset = np.asarray(parent_infoset, dtype=np.int64).reshape(count)
+  parent_action = np.asarray(parent_action, dtype=np.int64).reshape(count)
+  depth_given = np.zeros(count, dtype=np.int64)
+  for i, parent in enumerate(parent_infoset.tolist()):
+    if parent >= 0:
+      depth_given[i] = depth_given[parent] + 1
+  order = np.argsort(depth_given, kind="stable")  # New index -> given index.
+  new_of_given = np.empty(count, dtype=np.int64)
+  new_of_given[order] = np.arange(count)
+  num_actions = np.array([len(legal_actions[g]) for g in order], dtype=np.int64)
+  seq_start = 1 + np.cumsum(num_actions) - num_actions  # Sequence 0 is the empty one.
+  parents = parent_infoset[order]
+  has_parent = parents >= 0
+  parent_seq = np.zeros(count, dtype=np.int64)
+  parent_seq[has_parent] = (seq_start[new_of_given[parents[has_parent]]] +
+                            parent_action[order][has_parent])
+  num_sequences = 1 + int(num_actions.sum())
+  seq_infoset = np.full(num_sequences, -1, dtype=np.int64)
+  seq_action = np.full(num_sequences, -1, dtype=np.int64)
+  if count:
+    seq_infoset[1:] = np.repeat(np.arange(count), num_actions)
+    seq_action[1:] = np.concatenate([legal_actions[g] for g in order])
+  sequences = PlayerSequences(
+      player=player, infoset_keys=tuple(keys[g] for g in order),
+      legal_actions=tuple(tuple(legal_actions[g]) for g in order), num_actions=num_actions,
+      seq_start=seq_start, parent_seq=parent_seq, depth=depth_given[order],
+      seq_infoset=seq_infoset, seq_action=seq_action,
+      tabular_row=np.asarray(tabular_row, dtype=np.int64).reshape(count)[order])
+  return sequences, new_of_given
+
+
+class TreeArrays:
+  """Every player's sequence form of a ``GameTree`` in one level-interleaved global layout.
+
+  Global sequences 0..n-1 are the empty sequences of players 0..n-1. Then come the depth levels
+  d = 0, 1, ...: level d holds the depth-d information sets of player 0, then of player 1, ...,
+  and their sequences in the same order; each information set's sequences are contiguous. The
+  parent sequence of a level-d set lies in level d - 1 (in 0..n-1 for level 0).
+
+  Attributes (N = num_players, G = num_sequences, K = num_infosets, T = num_terminals,
+  L = num_levels; all arrays int64 unless stated):
+    tree: the ``GameTree``.
+    num_players, num_sequences, num_infosets, num_terminals, num_levels: the sizes.
+    level_infosets: (L + 1,) level d's information sets are ``[level_infosets[d],
+      level_infosets[d + 1])``.
+    level_sequences: (L + 1,) level d's sequences are ``[level_sequences[d],
+      level_sequences[d + 1])``; ``level_sequences[0] = N``.
+    infoset_player, infoset_start, infoset_num_actions, infoset_parent, infoset_tabular_row:
+      (K,) owner, first global sequence, number of actions, global parent sequence, row in the
+      game's ``TabularPolicy``.
+    infoset_offset: (K,) ``infoset_start`` minus the first sequence of the set's level.
+    infoset_parent_offset: (K,) ``infoset_parent`` minus the first sequence of the previous
+      level (minus 0 at level 0).
+    seq_infoset, seq_player, seq_action, seq_parent: (G,) information set (-1 for the empty
+      sequences), owner, OpenSpiel action (-1), global parent sequence of the set (-1).
+    blocks: ``regret_matching.Blocks`` of the non-empty sequences (global index - N).
+    player_mask: float64 (N, G), row p is 1 on player p's non-empty sequences.
+    sequence_mask: float64 (G,), 1 on every non-empty sequence.
+    player_seqs: per player, the global indices of its non-empty sequences.
+    global_infoset: per player, int array mapping its information sets to global ones.
+    global_seq: per player, int array mapping its sequences to global ones.
+    terminal_seq: (T, N) the global sequence of each player leading to each terminal.
+    terminal_columns: (N, T) the same, transposed (each player's column contiguous).
+    numpy_levels: per level, (ia, ib, sa, sb, pa, pb) as Python ints (information sets,
+      sequences, parent sequences) and views of ``seq_parent``, ``infoset_offset`` and
+      ``infoset_parent_offset`` over the level: derived from the arrays above, for
+      ``tree_passes``.
+    weighted_utility: float64 (T, N), u_p(z) pi_c(z).
+  """
+
+  def __init__(self, tree: "GameTree"):
+    self.tree = tree
+    players = tree.players
+    n = len(players)
+    self.num_players = n
+    bounds = [p.level_bounds() for p in players]
+    self.num_levels = max((len(b) - 1 for b in bounds), default=0)
+    global_infoset = [np.empty(p.num_infosets, dtype=np.int64) for p in players]
+    global_seq = [np.empty(p.num_sequences, dtype=np.int64) for p in players]
+    for pl in range(n):
+      global_seq[pl][0] = pl
+    level_infosets, level_sequences = [0], [n]
+    k, g = 0, n
+    for d in range(self.num_levels):
+      for pl, p in enumerate(players):
+        if d + 1 >= len(bounds[pl]):
+          continue
+        lo, hi = bounds[pl][d], bounds[pl][d + 1]
+        global_infoset[pl][lo:hi] = np.arange(k, k + hi - lo)
+        k += hi - lo
+        if hi > lo:
+          s_lo, s_hi = p.seq_start[lo], p.seq_start[hi - 1] + p.num_actions[hi - 1]
+          global_seq[pl][s_lo:s_hi] = np.arange(g, g + s_hi - s_lo)
+          g += s_hi - s_lo
+      level_infosets.append(k)
+      level_sequences.append(g)
+    self.num_infosets, self.num_sequences = k, g
+    self.level_infosets = np.array(level_infosets, dtype=np.int64)
+    self.level_sequences = np.array(level_sequences, dtype=np.int64)
+    self.global_infoset = tuple(global_infoset)
+    self.global_seq = tuple(global_seq)
+
+    self.infoset_player = np.empty(k, dtype=np.int64)
+    self.infoset_start = np.empty(k, dtype=np.int64)
+    self.infoset_num_actions = np.empty(k, dtype=np.int64)
+    self.infoset_parent = np.empty(k, dtype=np.int64)
+    self.infoset_tabular_row = np.empty(k, dtype=np.int64)
+    self.seq_infoset = np.full(g, -1, dtype=np.int64)
+    self.seq_player = np.empty(g, dtype=np.int64)
+    self.seq_action = np.full(g, -1, dtype=np.int64)
+    self.seq_player[:n] = np.arange(n)
+    for pl, p in enumerate(players):
+      gi = global_infoset[pl]
+      self.infoset_player[gi] = pl
+      self.infoset_start[gi] = global_seq[pl][p.seq_start]
+      self.infoset_num_actions[gi] = p.num_actions
+      self.infoset_parent[gi] = global_seq[pl][p.parent_seq]
+      self.infoset_tabular_row[gi] = p.tabular_row
+      gs = global_seq[pl][1:]
+      self.seq_infoset[gs] = gi[p.seq_infoset[1:]]
+      self.seq_player[gs] = pl
+      self.seq_action[gs] = p.seq_action[1:]
+    self.seq_parent = np.full(g, -1, dtype=np.int64)
+    self.seq_parent[n:] = self.infoset_parent[self.seq_infoset[n:]]
+    infoset_level = np.repeat(np.arange(self.num_levels), np.diff(self.level_infosets))
+    self.infoset_offset = self.infoset_start - self.level_sequences[infoset_level]
+    previous_start = np.concatenate([[0], self.level_sequences[:-2]])
+    self.infoset_parent_offset = self.infoset_parent - previous_start[infoset_level]
+    self.blocks = rm.Blocks.from_sizes(self.infoset_num_actions)
+    self.player_mask = np.zeros((n, g))
+    self.player_mask[self.seq_player[n:], np.arange(n, g)] = 1.0
+    self.sequence_mask = np.ones(g)
+    self.sequence_mask[:n] = 0.0
+    self.player_seqs = tuple(np.sort(global_seq[pl][1:]) for pl in range(n))
+    self.terminal_seq = np.stack(
+        [global_seq[pl][tree.terminal_seq[:, pl]] for pl in range(n)], axis=1).reshape(-1, n)
+    self.terminal_columns = np.ascontiguousarray(self.terminal_seq.T)
+    self.weighted_utility = tree.utility * tree.chance_reach[:, None]
+    self.numpy_levels = tuple(self._numpy_level(d) for d in range(self.num_levels))
+
+  def _numpy_level(self, d: int) -> tuple:
+    """Level d for the numpy passes: its bounds as Python ints and views of the flat arrays
+    over it (slicing them anew in every pass costs more than the arithmetic on small trees)."""
+    ia, ib = int(self.level_infosets[d]), int(self.level_infosets[d + 1])
+    sa, sb = int(self.level_sequences[d]), int(self.level_sequences[d + 1])
+    pa = int(self.level_sequences[d - 1]) if d > 0 else 0
+    return (ia, ib, sa, sb, pa, sa, self.seq_parent[sa:sb], self.infoset_offset[ia:ib],
+            self.infoset_parent_offset[ia:ib])
+
+  @property
+  def num_terminals(self) -> int:
+    return len(self.terminal_seq)
+
+  # Maps between the index spaces (docs/tree_layout.md) -------------------------------------
+
+  def from_tabular(self, tabular: np.ndarray) -> np.ndarray:
+    """Global per-sequence array (1 on the empty sequences) from a tabular array.
+
+    Args:
+      tabular: (rows, actions), e.g. ``TabularPolicy.action_probability_array`` of the game.
+    """
+    if tabular.shape[0] != self.num_infosets:
+      raise ValueError(f"policy has {tabular.shape[0]} rows, the game has "
+                       f"{self.num_infosets} information sets")
+    n = self.num_players
+    out = np.ones(self.num_sequences)
+    out[n:] = tabular[self.infoset_tabular_row[self.seq_infoset[n:]], self.seq_action[n:]]
+    return out
+
+  def to_tabular(self, values: np.ndarray, out: np.ndarray) -> np.ndarray:
+    """Writes a global per-sequence array into a tabular array (rows x actions), in place.
+
+    Entries of illegal actions are left as they are. Returns ``out``.
+    """
+    n = self.num_players
+    out[self.infoset_tabular_row[self.seq_infoset[n:]], self.seq_action[n:]] = values[n:]
+    return out
+
+  def from_players(self, per_player: Sequence[np.ndarray]) -> np.ndarray:
+    """Global array from one array per player over its own sequences (``PlayerSequences``)."""
+    out = np.empty(self.num_sequences)
+    for seqs, values in zip(self.global_seq, per_player):
+      out[seqs] = values
+    return out
+
+  def to_players(self, values: np.ndarray) -> List[np.ndarray]:
+    """Per player, the part of a global array on its own sequences (inverse of
+    ``from_players``)."""
+    return [values[seqs] for seqs in self.global_seq]
