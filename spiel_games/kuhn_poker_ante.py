@@ -32,8 +32,8 @@ histories, chance outcomes, returns, strings and tensors as OpenSpiel's C++
 ``kuhn_poker(players=N)``, so policies made for that game apply to this one. Chance deals player
 0's card uniformly over the deck, then player 1's uniformly over the rest, and so on.
 
-Playthrough golden files of this game live in ``spiel_games/playthroughs``; regenerate them with
-``python -m spiel_games.playthroughs``.
+Playthrough golden files of this game live in ``spiel_games/golden_playthroughs``; regenerate them
+with ``python -m spiel_games.playthroughs``.
 """
 
 import functools
@@ -135,11 +135,19 @@ def rules_from_params(params: Optional[Mapping[str, Any]] = None,
                               num_players=int(players))
 
 
-def rules_of(game: pyspiel.Game) -> Optional[kuhn_rules.KuhnRules]:
-  """The ``KuhnRules`` of a Kuhn game: OpenSpiel's ``kuhn_poker(players=N)`` (ante = bet = 1,
-  N + 1 cards, which this game reproduces) or a ``kuhn_poker_ante`` game; None for any other
-  game. Callers that handle two players only must check ``rules.num_players``."""
+def rules_of(game: pyspiel.Game, num_players: Optional[int] = 2
+             ) -> Optional[kuhn_rules.KuhnRules]:
+  """The ``KuhnRules`` of a Kuhn game with ``num_players`` players, else None.
+
+  Kuhn games are OpenSpiel's ``kuhn_poker(players=N)`` (ante = bet = 1, N + 1 cards, which this
+  game reproduces) and ``kuhn_poker_ante`` games. The default, two players, is what the
+  two-player tools built on these rules (closed forms, sequence-form LP, public trees) accept:
+  for them a three-player game is not a Kuhn game they know. ``num_players=None`` accepts any
+  number of players.
+  """
   name = game.get_type().short_name
+  if num_players is not None and game.num_players() != num_players:
+    return None
   if name == "kuhn_poker":
     return kuhn_rules.KuhnRules(num_players=game.num_players())
   if name == SHORT_NAME:

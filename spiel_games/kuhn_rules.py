@@ -70,6 +70,11 @@ class KuhnRules:
     if self.deck_size is None:
       object.__setattr__(self, "deck_size", self.num_players + 1)
 
+  def __deepcopy__(self, memo) -> "KuhnRules":
+    """Immutable, so shared: pyspiel clones a Python state by deep-copying its attributes."""
+    del memo
+    return self
+
   @property
   def is_openspiel_kuhn(self) -> bool:
     """True for the rules of OpenSpiel's ``kuhn_poker(players=N)``: ante = bet = 1, N + 1 cards,
@@ -104,13 +109,7 @@ class KuhnRules:
     return -(self.ante + self.bet)
 
   def is_terminal(self, history: str) -> bool:
-    if self.simplified:
-      return history in _SIMPLIFIED_TERMINALS
-    if not set(history) <= set(ACTION_CHARS):
-      return False
-    first_bet = history.find("b")
-    n = self.num_players
-    return len(history) == (n if first_bet < 0 else n + first_bet)
+    return history in self.terminal_histories
 
   def current_player(self, history: str) -> int:
     """The player to act after ``history`` (which must not be terminal)."""

@@ -117,8 +117,9 @@ def _assert_observations_match(cpp_obs, our_obs, cpp_state, our_state, key):
 # With players=N and the other parameters at their defaults the game is C++ kuhn_poker(players=N).
 
 
-def test_game_level_methods_match_cpp_kuhn(cpp_and_ours):
-  cpp, ours, _, _ = cpp_and_ours
+@pytest.mark.parametrize("num_players", range(2, 11))
+def test_game_level_methods_match_cpp_kuhn(num_players):
+  cpp, ours = _load_pair(num_players)
   for method in ["num_distinct_actions", "max_chance_outcomes", "num_players", "min_utility",
                  "max_utility", "utility_sum", "max_game_length", "max_chance_nodes_in_history",
                  "max_history_length", "max_move_number", "information_state_tensor_shape",
@@ -791,10 +792,16 @@ def test_random_bots_average_the_uniform_policy_value(game_string):
 def test_rules_of_names_the_variant_of_kuhn_games_only():
   # kuhn_poker's rules are Kuhn (1950)'s: ante 1, bet 1, three cards, standard betting; with N
   # players N + 1 cards.
-  assert kuhn_poker_ante.rules_of(pyspiel.load_game("kuhn_poker")) == KuhnRules()
-  assert kuhn_poker_ante.rules_of(pyspiel.load_game("kuhn_poker(players=3)")) == KuhnRules(
-      deck_size=4, num_players=3)
+  rules_of = kuhn_poker_ante.rules_of
+  assert rules_of(pyspiel.load_game("kuhn_poker")) == KuhnRules()
   game = pyspiel.load_game("kuhn_poker_ante(ante=2.0,deck_size=4,simplified=True)")
-  assert kuhn_poker_ante.rules_of(game) == KuhnRules(
-      ante=2.0, bet=1.0, deck_size=4, simplified=True)
-  assert kuhn_poker_ante.rules_of(pyspiel.load_game("leduc_poker")) is None
+  assert rules_of(game) == KuhnRules(ante=2.0, bet=1.0, deck_size=4, simplified=True)
+  assert rules_of(pyspiel.load_game("leduc_poker")) is None
+  assert rules_of(pyspiel.load_game("leduc_poker"), num_players=None) is None
+  # Two players unless asked otherwise: the two-player tools see no Kuhn game in these.
+  three_cpp = pyspiel.load_game("kuhn_poker(players=3)")
+  three_ours = pyspiel.load_game("kuhn_poker_ante(deck_size=3,players=3)")
+  assert rules_of(three_cpp) is None and rules_of(three_ours) is None
+  assert rules_of(three_cpp, num_players=None) == KuhnRules(deck_size=4, num_players=3)
+  assert rules_of(three_ours, num_players=3) == KuhnRules(deck_size=3, num_players=3)
+  assert rules_of(three_ours, num_players=2) is None
