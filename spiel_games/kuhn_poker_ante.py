@@ -48,11 +48,11 @@ import pyspiel
 SHORT_NAME = "kuhn_poker_ante"
 MIN_NUM_PLAYERS = 2
 MAX_NUM_PLAYERS = 10  # As OpenSpiel's kuhn_poker.
-DECK_OF_PLAYERS = -1  # deck_size value meaning players + 1.
+DECK_FOLLOWS_PLAYERS = -1  # deck_size value meaning players + 1.
 DEFAULT_PARAMS: Dict[str, Any] = {
     "ante": 1.0,
     "bet": 1.0,
-    "deck_size": DECK_OF_PLAYERS,
+    "deck_size": DECK_FOLLOWS_PLAYERS,
     "players": 2,
     "simplified": False,
 }
@@ -117,12 +117,12 @@ def rules_from_params(params: Optional[Mapping[str, Any]] = None,
     raise ValueError(f"{game_name}: parameter 'players' must be an integer from "
                      f"{MIN_NUM_PLAYERS} to {MAX_NUM_PLAYERS}, got {players!r}")
   deck_size = values["deck_size"]
-  if deck_size == DECK_OF_PLAYERS and _is_integer(deck_size):
+  if deck_size == DECK_FOLLOWS_PLAYERS and _is_integer(deck_size):
     deck_size = players + 1
   if not _is_integer(deck_size) or deck_size < players:
     raise ValueError(f"{game_name}: parameter 'deck_size' must be an integer >= {players}, "
                      f"got {deck_size!r} (each of the {players} players is dealt a card; "
-                     f"{DECK_OF_PLAYERS}, the default, means players + 1)")
+                     f"{DECK_FOLLOWS_PLAYERS}, the default, means players + 1)")
   simplified = values["simplified"]
   if not isinstance(simplified, bool):
     raise ValueError(f"{game_name}: parameter 'simplified' must be true or false, "
@@ -291,9 +291,10 @@ class KuhnPokerAnteState(pyspiel.State):
     Every action is legal with every card, so each deal of the other cards is consistent with
     the player's information state, and the deals come out uniform over the ones that leave the
     player its card: chance's conditional distribution, which ignores what the other players'
-    actions would suggest under a policy (the search that calls this, e.g. information-set MCTS
-    (Cowling, Powley and Whitehouse 2012), weighs them itself). With OpenSpiel's deck, the same
-    numbers give the same state as ``kuhn_poker``'s C++ method.
+    actions would suggest under a policy. Information-set MCTS (Cowling, Powley and Whitehouse,
+    IEEE Trans. Computational Intelligence and AI in Games, 2012) samples its determinizations
+    this way. With OpenSpiel's deck, the same numbers give the same state as ``kuhn_poker``'s C++
+    method.
 
     Args:
       player_id: the player whose information state is kept; it must have been dealt a card.

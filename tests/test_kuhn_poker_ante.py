@@ -500,7 +500,8 @@ def test_rules_attribute_exposes_the_variant():
     ({"deck_size": 1}, r"'deck_size' must be an integer >= 2, got 1 \(each of the 2 players is "
                        r"dealt a card; -1, the default, means players \+ 1\)$"),
     ({"deck_size": -3}, r"'deck_size' must be an integer >= 2, got -3"),
-    ({"deck_size": 2, "players": 3}, r"'deck_size' must be an integer >= 3, got 2 \(each of the 3 "),
+    ({"deck_size": 2, "players": 3},
+     r"'deck_size' must be an integer >= 3, got 2 \(each of the 3 "),
     ({"players": 1}, r"'players' must be an integer from 2 to 10, got 1$"),
     ({"players": 11}, r"'players' must be an integer from 2 to 10, got 11$"),
     ({"players": 3, "simplified": True}, r"'simplified' must be false with players=3 \(the "
