@@ -14,9 +14,10 @@ comma-separated list, overrides ``DEFAULT_SUBSTITUTIONS``):
   ``kuhn_poker_ante`` instead, and ``import spiel_games`` registers it. ``python_kuhn_poker``,
   ``pyspiel.kuhn_poker`` (a module) and other names are left alone. Test names that held
   ``kuhn_poker`` are mapped back before the comparison.
-* ``solvers`` (off): OpenSpiel's Python CFR classes (``cfr.CFRSolver``, ``cfr.CFRPlusSolver``,
-  ``discounted_cfr.DCFRSolver``, ``discounted_cfr.LCFRSolver``) become this project's
-  (``algorithms.CFRSolver``, ...). Off until the engine handles more than two players; switch it
+* ``solvers`` (off): OpenSpiel's Python CFR classes (``cfr._CFRSolver``, ``cfr.CFRSolver``,
+  ``cfr.CFRPlusSolver``, ``discounted_cfr.DCFRSolver``, ``discounted_cfr.LCFRSolver``) become
+  this project's (``algorithms.CFRSolver``, ``algorithms.CFRPlusSolver``, ...; ``_CFRSolver``'s
+  options are keywords of ``algorithms.CFRSolver``). Off until the engine handles more than two players; switch it
   on with ``KUHN_SHIPPED_SUBSTITUTIONS=game,solvers``.
 
 Modules left out, and why: ``double_oracle_test``, ``jpsro_test``, ``sequence_form_lp_test``,
@@ -97,6 +98,7 @@ KNOWN_FAILURES = {
 # A game name inside a string: not part of a longer name (python_kuhn_poker, kuhn_poker_ante).
 _KUHN_IN_STRING = re.compile(r"(?<![\w.])kuhn_poker(?!\w)")
 _SOLVER_NAMES = {
+    ("cfr", "_CFRSolver"): "CFRSolver",  # Ours takes _CFRSolver's options as keywords.
     ("cfr", "CFRSolver"): "CFRSolver",
     ("cfr", "CFRPlusSolver"): "CFRPlusSolver",
     ("discounted_cfr", "DCFRSolver"): "DCFRSolver",
@@ -266,7 +268,7 @@ def test_solver_substitution_renames_openspiel_cfr_classes():
   source = ("from open_spiel.python.algorithms import cfr\n"
             "a = cfr.CFRSolver(game)\n"
             "b = cfr.CFRPlusSolver(game)  # cfr.CFRSolver in a comment: kept.\n"
-            "c = cfr._CFRSolver(game, True, True, True)\n"
+            "c = cfr._CFRSolver(game, regret_matching_plus=True)\n"
             "d = discounted_cfr.DCFRSolver(game, alpha=1.5)\n"
             "e = discounted_cfr.LCFRSolver(game)\n")
   assert substitute_solvers(source) == (
@@ -274,7 +276,7 @@ def test_solver_substitution_renames_openspiel_cfr_classes():
       "from open_spiel.python.algorithms import cfr\n"
       "a = _kuhn_cfr_algorithms.CFRSolver(game)\n"
       "b = _kuhn_cfr_algorithms.CFRPlusSolver(game)  # cfr.CFRSolver in a comment: kept.\n"
-      "c = cfr._CFRSolver(game, True, True, True)\n"
+      "c = _kuhn_cfr_algorithms.CFRSolver(game, regret_matching_plus=True)\n"
       "d = _kuhn_cfr_algorithms.DCFRSolver(game, alpha=1.5)\n"
       "e = _kuhn_cfr_algorithms.LCFRSolver(game)\n")
 
