@@ -1,11 +1,12 @@
-"""Observations of Kuhn poker variants in the formats of OpenSpiel's C++ ``kuhn_poker``.
+"""Observations of Kuhn poker variants in the formats of OpenSpiel's C++ ``kuhn_poker(players=N)``.
 
 An observer turns a state into a tensor and a string for one player, according to an
 ``pyspiel.IIGObservationType`` (see ``open_spiel/python/observation.py``). The observation factors
 into a public part, the betting sequence every player has seen, and a private part, the cards
 (Kovarik et al., "Rethinking formal models of partially observable multiagent decision making",
-2022). For the default variant every observation type whose ``private_info`` is ``NONE`` or
-``SINGLE_PLAYER`` gives exactly the tensors and strings of OpenSpiel's C++ ``kuhn_poker``:
+2022). For the variants of OpenSpiel's C++ ``kuhn_poker(players=N)`` (ante = bet = 1, N + 1
+cards) every observation type whose ``private_info`` is ``NONE`` or ``SINGLE_PLAYER`` gives
+exactly that game's tensors and strings (examples for two players):
 
 ================  ============  =================================  =====================
 private_info      public_info   perfect_recall=True                perfect_recall=False
@@ -17,14 +18,19 @@ NONE              True          betting, ``"pb"``                  last public e
 
 The first row is ``information_state_string`` and ``observation_string``. With ``private_info``
 ``NONE`` and ``public_info`` the string names the public state: the betting sequence, or before
-any bet ``""`` (no card dealt), ``"Deal to player 0"``, ``"Deal to player 1"``. The imperfect-recall
-public string is the last public event (``"start game"``, a deal, ``"Pass"`` or ``"Bet"``).
+any bet ``""`` (no card dealt), ``"Deal to player 0"``, ``"Deal to player 1"``, ... The
+imperfect-recall public string is the last public event (``"start game"``, a deal, ``"Pass"`` or
+``"Bet"``). The tensors have N entries for the player and the pot contributions and 2 N - 1 rows
+of betting.
 
 Other variants extend the formats: the card one-hot has ``deck_size`` entries, the betting tensor
 has one row per action of the longest hand, pot contributions are the real chip amounts. Strings
 concatenate their numbers as OpenSpiel does while every number is one character long (cards below
 10, whole chip amounts below 10); otherwise the pieces are separated by single spaces, so that
-the numbers can always be told apart (``"11 b"``, ``"0 2.5 1.5"``).
+the numbers can always be told apart (``"11 b"``, ``"0 2.5 1.5"``). The one exception keeps
+OpenSpiel's format: in ``kuhn_poker(players=10)``'s variant the card 10 is concatenated like the
+others (``"10pb"``, ``"101111111111"``), which stays unambiguous because the player's card is the
+only number that can be longer than one character there.
 
 ``private_info=ALL_PLAYERS`` (which the C++ game answers without any card) adds every dealt card:
 a ``private_cards`` tensor of one one-hot row per player and the dealt cards in the string.
@@ -36,8 +42,6 @@ import numpy as np
 
 from spiel_games import kuhn_rules
 import pyspiel
-
-NUM_PLAYERS = 2
 
 
 def format_number(x: float) -> str:
@@ -97,17 +101,20 @@ class KuhnObserver:
     self._rules = rules
     self._iig = iig_obs_type or pyspiel.IIGObservationType(perfect_recall=False)
     private = self._iig.private_info
-    deck = rules.deck_size
+    # OpenSpiel's concatenation, even of the card 10 (module docstring); one card per string.
+    self._openspiel_strings = (rules.is_openspiel_kuhn
+                               and private != pyspiel.PrivateInfoType.ALL_PLAYERS)
+    deck, players = rules.deck_size, rules.num_players
     shapes = []
     if private == pyspiel.PrivateInfoType.SINGLE_PLAYER:
-      shapes += [("player", (NUM_PLAYERS,)), ("private_card", (deck,))]
+      shapes += [("player", (players,)), ("private_card", (deck,))]
     if self._iig.public_info:
       if self._iig.perfect_recall:
         shapes.append(("betting", (rules.max_game_length, len(kuhn_rules.ACTION_CHARS))))
       else:
-        shapes.append(("pot_contribution", (NUM_PLAYERS,)))
+        shapes.append(("pot_contribution", (players,)))
     if private == pyspiel.PrivateInfoType.ALL_PLAYERS:
-      shapes.append(("private_cards", (NUM_PLAYERS, deck)))
+      shapes.append(("private_cards", (players, deck)))
     self.tensor, self.dict = tensor_with_views(shapes)
 
   def set_from(self, state: pyspiel.State, player: int) -> None:
@@ -127,6 +134,10 @@ class KuhnObserver:
       for holder, card in enumerate(cards):
         self.dict["private_cards"][holder, card] = 1
 
+  def _join(self, pieces: Sequence[str], numbers: Sequence[str]) -> str:
+    """``join_pieces``, or plain concatenation in OpenSpiel's own variants."""
+    return join_pieces(pieces, [] if self._openspiel_strings else numbers)
+
   def string_from(self, state: pyspiel.State, player: int) -> str:
     """The observation of ``state`` by ``player`` as a string (formats in the module docstring)."""
     cards, betting = state.cards, state.betting
@@ -142,15 +153,15 @@ class KuhnObserver:
     elif private == pyspiel.PrivateInfoType.ALL_PLAYERS:
       numbers += [format_number(c) for c in cards]
     if not public:
-      return join_pieces(numbers, numbers)
+      return self._join(numbers, numbers)
     if private == pyspiel.PrivateInfoType.NONE and not betting:
       if cards:
         return f"Deal to player {len(cards) - 1}"
       return "" if recall else "start game"
     if recall:
-      return join_pieces(numbers + [betting], numbers)
+      return self._join(numbers + [betting], numbers)
     if private == pyspiel.PrivateInfoType.NONE:
       return "Bet" if betting[-1] == kuhn_rules.ACTION_CHARS[kuhn_rules.BET] else "Pass"
     if private == pyspiel.PrivateInfoType.ALL_PLAYERS or len(cards) > player:
       numbers += [format_number(c) for c in self._rules.contributions(betting)]
-    return join_pieces(numbers, numbers)
+    return self._join(numbers, numbers)

@@ -1,4 +1,5 @@
-"""Kuhn poker with any ante, bet size and deck size, and its simplified rules, as a pyspiel game.
+"""Kuhn poker with any number of players, ante, bet size and deck size, and its simplified rules,
+as a pyspiel game.
 
 Kuhn, "A simplified form of poker", Contributions to the Theory of Games I, 1950. Each player
 antes, each is dealt one card from a deck ranked 0 < 1 < ... < deck_size - 1, then players pass
@@ -6,37 +7,53 @@ or bet as ``spiel_games.kuhn_rules.KuhnRules`` says; this module only adapts tho
 OpenSpiel's game API. Load it with::
 
   import spiel_games  # registers the game
-  game = pyspiel.load_game("kuhn_poker_ante(ante=2.0,bet=1.0,deck_size=3,simplified=False)")
+  game = pyspiel.load_game("kuhn_poker_ante(players=3,ante=2.0,bet=1.0)")
   game.rules  # the KuhnRules of the loaded variant
 
-Parameters (all optional): ``ante`` (float > 0, default 1.0), ``bet`` (float > 0, default 1.0),
-``deck_size`` (int >= 2, default 3), ``simplified`` (bool, default false: player 0's pass ends
-the hand at a showdown for the antes). OpenSpiel checks parameter types strictly: write
-``ante=2.0``; ``ante=2`` is rejected by ``pyspiel.load_game`` as a ``kInt``.
+Parameters (all optional):
 
-At its defaults the game has the same states, histories, chance outcomes, returns, strings and
-tensors as OpenSpiel's C++ ``kuhn_poker``, so policies made for that game apply to this one.
-Chance deals player 0's card uniformly over the deck, then player 1's uniformly over the rest.
+* ``players`` (int from 2 to 10, default 2), as in OpenSpiel's ``kuhn_poker(players=N)``;
+* ``ante`` (float > 0, default 1.0) and ``bet`` (float > 0, default 1.0);
+* ``deck_size`` (int >= players; default -1, which means players + 1, the deck of
+  ``kuhn_poker``). Chance deals every player one card without replacement, so the deck needs a
+  card for each player; ``deck_size = players`` is allowed (every card is dealt);
+* ``simplified`` (bool, default false): player 0's pass ends the hand at a showdown for the
+  antes; defined for two players only.
 
-Playthrough golden files of this game live in ``tests/playthroughs``; regenerate them with
-``python -m spiel_games.playthroughs``.
+pyspiel hands a Python game every parameter of ``GAME_TYPE.parameter_specification``, filling
+the missing ones with their defaults, so the game cannot tell a given ``deck_size`` from a
+default one; hence the default -1 rather than a number of cards. ``game.get_parameters()`` and
+``str(game)`` hold the resolved values (``deck_size=4`` for ``players=3``), which load the same
+game again. OpenSpiel checks parameter types strictly: write ``ante=2.0``; ``ante=2`` is
+rejected by ``pyspiel.load_game`` as a ``kInt``.
+
+With ``players=N`` and the other parameters at their defaults the game has the same states,
+histories, chance outcomes, returns, strings and tensors as OpenSpiel's C++
+``kuhn_poker(players=N)``, so policies made for that game apply to this one. Chance deals player
+0's card uniformly over the deck, then player 1's uniformly over the rest, and so on.
+
+Playthrough golden files of this game live in ``spiel_games/golden_playthroughs``; regenerate them
+with ``python -m spiel_games.playthroughs``.
 """
 
 import functools
 import math
 import numbers
-from typing import Any, Dict, List, Mapping, Optional, Tuple
+from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from spiel_games import kuhn_observer
 from spiel_games import kuhn_rules
 import pyspiel
 
 SHORT_NAME = "kuhn_poker_ante"
-NUM_PLAYERS = kuhn_observer.NUM_PLAYERS
+MIN_NUM_PLAYERS = 2
+MAX_NUM_PLAYERS = 10  # As OpenSpiel's kuhn_poker.
+DECK_FOLLOWS_PLAYERS = -1  # deck_size value meaning players + 1.
 DEFAULT_PARAMS: Dict[str, Any] = {
     "ante": 1.0,
     "bet": 1.0,
-    "deck_size": 3,
+    "deck_size": DECK_FOLLOWS_PLAYERS,
+    "players": 2,
     "simplified": False,
 }
 
@@ -48,8 +65,8 @@ GAME_TYPE = pyspiel.GameType(
     information=pyspiel.GameType.Information.IMPERFECT_INFORMATION,
     utility=pyspiel.GameType.Utility.ZERO_SUM,
     reward_model=pyspiel.GameType.RewardModel.TERMINAL,
-    max_num_players=NUM_PLAYERS,
-    min_num_players=NUM_PLAYERS,
+    max_num_players=MAX_NUM_PLAYERS,
+    min_num_players=MIN_NUM_PLAYERS,
     provides_information_state_string=True,
     provides_information_state_tensor=True,
     provides_observation_string=True,
@@ -62,14 +79,19 @@ def _is_number(value: Any) -> bool:
   return isinstance(value, numbers.Real) and not isinstance(value, bool)
 
 
+def _is_integer(value: Any) -> bool:
+  return isinstance(value, numbers.Integral) and not isinstance(value, bool)
+
+
 def rules_from_params(params: Optional[Mapping[str, Any]] = None,
                       game_name: str = SHORT_NAME) -> kuhn_rules.KuhnRules:
   """Validates game parameters and returns the variant they describe.
 
   Args:
     params: any of ``ante``, ``bet`` (finite numbers > 0; ints are accepted here, although
-      ``pyspiel.load_game`` itself rejects an int for a float parameter), ``deck_size``
-      (int >= 2), ``simplified`` (bool); missing ones take the values of ``DEFAULT_PARAMS``.
+      ``pyspiel.load_game`` itself rejects an int for a float parameter), ``players`` (int from
+      2 to 10), ``deck_size`` (int >= players, or -1 for players + 1), ``simplified`` (bool,
+      True only with two players); missing ones take the values of ``DEFAULT_PARAMS``.
     game_name: the game named at the start of error messages (a game built on these rules,
       such as ``kuhn_poker_referee``, passes its own name).
 
@@ -90,24 +112,44 @@ def rules_from_params(params: Optional[Mapping[str, Any]] = None,
     if not _is_number(value) or not math.isfinite(value) or value <= 0:
       raise ValueError(f"{game_name}: parameter {name!r} must be a finite number > 0 "
                        f"(e.g. {name}=2.0), got {value!r}")
+  players = values["players"]
+  if not _is_integer(players) or not MIN_NUM_PLAYERS <= players <= MAX_NUM_PLAYERS:
+    raise ValueError(f"{game_name}: parameter 'players' must be an integer from "
+                     f"{MIN_NUM_PLAYERS} to {MAX_NUM_PLAYERS}, got {players!r}")
   deck_size = values["deck_size"]
-  if not isinstance(deck_size, numbers.Integral) or isinstance(deck_size, bool) or deck_size < 2:
-    raise ValueError(f"{game_name}: parameter 'deck_size' must be an integer >= 2, "
-                     f"got {deck_size!r}")
+  if deck_size == DECK_FOLLOWS_PLAYERS and _is_integer(deck_size):
+    deck_size = players + 1
+  if not _is_integer(deck_size) or deck_size < players:
+    raise ValueError(f"{game_name}: parameter 'deck_size' must be an integer >= {players}, "
+                     f"got {deck_size!r} (each of the {players} players is dealt a card; "
+                     f"{DECK_FOLLOWS_PLAYERS}, the default, means players + 1)")
   simplified = values["simplified"]
   if not isinstance(simplified, bool):
     raise ValueError(f"{game_name}: parameter 'simplified' must be true or false, "
                      f"got {simplified!r}")
+  if simplified and players != 2:
+    raise ValueError(f"{game_name}: parameter 'simplified' must be false with players={players} "
+                     "(the simplified rules are defined for 2 players only)")
   return kuhn_rules.KuhnRules(ante=float(values["ante"]), bet=float(values["bet"]),
-                              deck_size=int(deck_size), simplified=simplified)
+                              deck_size=int(deck_size), simplified=simplified,
+                              num_players=int(players))
 
 
-def rules_of(game: pyspiel.Game) -> Optional[kuhn_rules.KuhnRules]:
-  """The ``KuhnRules`` of a Kuhn game: OpenSpiel's two-player ``kuhn_poker`` (the defaults, which
-  this game reproduces) or a ``kuhn_poker_ante`` game; None for any other game."""
+def rules_of(game: pyspiel.Game, num_players: Optional[int] = 2
+             ) -> Optional[kuhn_rules.KuhnRules]:
+  """The ``KuhnRules`` of a Kuhn game with ``num_players`` players, else None.
+
+  Kuhn games are OpenSpiel's ``kuhn_poker(players=N)`` (ante = bet = 1, N + 1 cards, which this
+  game reproduces) and ``kuhn_poker_ante`` games. The default, two players, is what the
+  two-player tools built on these rules (closed forms, sequence-form LP, public trees) accept:
+  for them a three-player game is not a Kuhn game they know. ``num_players=None`` accepts any
+  number of players.
+  """
   name = game.get_type().short_name
-  if name == "kuhn_poker" and game.num_players() == NUM_PLAYERS:
-    return kuhn_rules.KuhnRules()
+  if num_players is not None and game.num_players() != num_players:
+    return None
+  if name == "kuhn_poker":
+    return kuhn_rules.KuhnRules(num_players=game.num_players())
   if name == SHORT_NAME:
     return game.rules
   return None
@@ -116,26 +158,45 @@ def rules_of(game: pyspiel.Game) -> Optional[kuhn_rules.KuhnRules]:
 def params_from_rules(rules: kuhn_rules.KuhnRules) -> Dict[str, Any]:
   """The game parameters of ``rules``, typed as in ``DEFAULT_PARAMS``; inverts rules_from_params."""
   return {"ante": float(rules.ante), "bet": float(rules.bet), "deck_size": int(rules.deck_size),
-          "simplified": bool(rules.simplified)}
+          "players": int(rules.num_players), "simplified": bool(rules.simplified)}
 
 
 def game_info(rules: kuhn_rules.KuhnRules) -> pyspiel.GameInfo:
-  """Exact ``GameInfo``: utilities +-(ante + bet), one chance outcome per card, 2 actions.
+  """Exact ``GameInfo``: one chance outcome per card, 2 actions, N players, utilities from
+  -(ante + bet) (a caller who loses) to (N - 1)(ante + bet) (everyone calls and loses to the
+  winner), zero-sum.
 
-  The game length counts player actions only (3 standard, 2 simplified), as OpenSpiel's Kuhn.
+  The game length counts player actions only (2 N - 1 standard, 2 simplified), as OpenSpiel's
+  Kuhn.
   """
   return pyspiel.GameInfo(
       num_distinct_actions=len(kuhn_rules.ACTION_CHARS),
       max_chance_outcomes=rules.deck_size,
-      num_players=NUM_PLAYERS,
+      num_players=rules.num_players,
       min_utility=rules.min_utility,
       max_utility=rules.max_utility,
       utility_sum=0.0,
       max_game_length=rules.max_game_length)
 
 
+def sample_outcome(outcomes: Sequence[Tuple[int, float]], z: float) -> int:
+  """The outcome whose cumulative-probability interval [sum before, sum after) holds ``z``.
+
+  The rule of OpenSpiel's ``SampleAction(outcomes, z)`` (``spiel.cc``), so that the same stream
+  of numbers in [0, 1) picks the same outcomes as OpenSpiel's C++ games do.
+  """
+  if not 0 <= z < 1:
+    raise ValueError(f"a probability sampler must return numbers in [0, 1), got {z!r}")
+  total = 0.0
+  for outcome, probability in outcomes:
+    if total <= z < total + probability:
+      return outcome
+    total += probability
+  return outcomes[-1][0]  # z beyond a total rounded below 1.
+
+
 class KuhnPokerAnteGame(pyspiel.Game):
-  """The game; ``rules`` is its ``KuhnRules`` (ante, bet, deck_size, simplified)."""
+  """The game; ``rules`` is its ``KuhnRules`` (players, ante, bet, deck_size, simplified)."""
 
   def __init__(self, params: Optional[Mapping[str, Any]] = None):
     rules = rules_from_params(params)
@@ -151,7 +212,7 @@ class KuhnPokerAnteGame(pyspiel.Game):
 
   def max_chance_nodes_in_history(self) -> int:
     """One deal per player, as in OpenSpiel's C++ Kuhn."""
-    return NUM_PLAYERS
+    return self.rules.num_players
 
   def make_py_observer(self, iig_obs_type: Optional[pyspiel.IIGObservationType] = None,
                        params: Optional[Mapping[str, Any]] = None
@@ -175,18 +236,18 @@ class KuhnPokerAnteState(pyspiel.State):
     self.betting = ""
 
   def current_player(self) -> int:
-    """Chance until both cards are dealt, then ``len(betting) % 2`` until the hand ends."""
-    if len(self.cards) < NUM_PLAYERS:
+    """Chance until every player has a card, then ``len(betting) % N`` until the hand ends."""
+    if len(self.cards) < self._rules.num_players:
       return pyspiel.PlayerId.CHANCE
     if self._rules.is_terminal(self.betting):
       return pyspiel.PlayerId.TERMINAL
     return self._rules.current_player(self.betting)
 
   def is_terminal(self) -> bool:
-    return len(self.cards) == NUM_PLAYERS and self._rules.is_terminal(self.betting)
+    return len(self.cards) == self._rules.num_players and self._rules.is_terminal(self.betting)
 
   def _legal_actions(self, player: int) -> List[int]:
-    del player  # Both players may always pass or bet.
+    del player  # Every player may always pass or bet.
     return [kuhn_rules.PASS, kuhn_rules.BET]
 
   def chance_outcomes(self) -> List[Tuple[int, float]]:
@@ -214,10 +275,49 @@ class KuhnPokerAnteState(pyspiel.State):
     return "Bet" if action == kuhn_rules.BET else "Pass"
 
   def returns(self) -> List[float]:
-    """Zero-sum chips won: a folder loses its contribution, a showdown wins the loser's."""
+    """Zero-sum chips won: the winner gains the others' contributions, the others lose theirs."""
     if not self.is_terminal():
-      return [0.0, 0.0]
+      return [0.0] * self._rules.num_players
     return list(self._rules.returns(self.betting, self.cards))
+
+  def resample_from_infostate(self, player_id: int,
+                              probability_sampler: Callable[[], float]) -> "KuhnPokerAnteState":
+    """A state that ``player_id`` cannot tell from this one, drawn with chance's probabilities.
+
+    OpenSpiel's ``State::ResampleFromInfostate``, as its C++ ``kuhn_poker`` implements it: the
+    player keeps its card and the betting is replayed; every other card dealt so far is redrawn,
+    in the order of the deal, from that deal's chance outcomes (``sample_outcome`` with one call
+    of ``probability_sampler`` per draw), drawing again whenever the player's own card comes up.
+    Every action is legal with every card, so each deal of the other cards is consistent with
+    the player's information state, and the deals come out uniform over the ones that leave the
+    player its card: chance's conditional distribution, which ignores what the other players'
+    actions would suggest under a policy. Information-set MCTS (Cowling, Powley and Whitehouse,
+    IEEE Trans. Computational Intelligence and AI in Games, 2012) samples its determinizations
+    this way. With OpenSpiel's deck, the same numbers give the same state as ``kuhn_poker``'s C++
+    method.
+
+    Args:
+      player_id: the player whose information state is kept; it must have been dealt a card.
+      probability_sampler: returns numbers in [0, 1), e.g. ``pyspiel.UniformProbabilitySampler``.
+
+    Returns:
+      A new state with the same betting, the player's card and the same number of cards dealt.
+
+    Raises:
+      ValueError: if the player has no card yet or the sampler leaves [0, 1).
+    """
+    if not 0 <= player_id < len(self.cards):
+      raise ValueError(f"player {player_id} has no card to keep; dealt cards: {self.cards}")
+    own_card = self.cards[player_id]
+    state = self.get_game().new_initial_state()
+    for holder in range(len(self.cards)):
+      card = own_card
+      while holder != player_id and card == own_card:
+        card = sample_outcome(state.chance_outcomes(), probability_sampler())
+      state.apply_action(card)
+    for char in self.betting:
+      state.apply_action(kuhn_rules.ACTION_CHARS.index(char))
+    return state
 
   def __str__(self) -> str:
     """Cards then betting, space-separated, as OpenSpiel's Kuhn: ``"2 0 pb"``."""

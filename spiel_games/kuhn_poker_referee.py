@@ -30,7 +30,8 @@ GameInfo: ``max_game_length`` counts decisions (announcements), as OpenSpiel cou
 and leaves chance outcomes out (``Game::MaxGameLength``); every announcement is followed by one
 referee move, so a history holds at most twice that many actions.
 
-Parameters: ``ante``, ``bet``, ``deck_size``, ``simplified`` as in ``kuhn_poker_ante`` and ``grid``
+Parameters: ``ante``, ``bet``, ``deck_size``, ``simplified`` as in ``kuhn_poker_ante``, ``players``
+(2 only: the game is two-player; other values are refused with one line) and ``grid``
 (int >= 1). Games with more than ``MAX_NUM_ANNOUNCEMENTS`` announcements are refused at
 ``load_game``: every decision node lists them all as legal actions, and OpenSpiel's search tools
 (expectiminimax, MCTS, random simulation) expand them all.
@@ -52,6 +53,7 @@ from spiel_games.public_belief_state import PublicBeliefState
 Fraction = fractions.Fraction
 
 SHORT_NAME = "kuhn_poker_referee"
+NUM_PLAYERS = 2  # The public-referee representation here is two-player.
 MAX_NUM_ANNOUNCEMENTS = 100_000
 
 _DEFAULT_PARAMS = {**kuhn_poker_ante.DEFAULT_PARAMS, "grid": 3}
@@ -64,8 +66,8 @@ _GAME_TYPE = pyspiel.GameType(
     information=pyspiel.GameType.Information.PERFECT_INFORMATION,
     utility=pyspiel.GameType.Utility.ZERO_SUM,
     reward_model=pyspiel.GameType.RewardModel.TERMINAL,
-    max_num_players=kuhn_poker_ante.NUM_PLAYERS,
-    min_num_players=kuhn_poker_ante.NUM_PLAYERS,
+    max_num_players=NUM_PLAYERS,
+    min_num_players=NUM_PLAYERS,
     provides_information_state_string=True,
     provides_information_state_tensor=True,
     provides_observation_string=True,
@@ -131,6 +133,9 @@ def _rules_and_grid(params: Mapping[str, Any]) -> Tuple[KuhnRules, int]:
                      f"{', '.join(_DEFAULT_PARAMS)}")
   base = {name: value for name, value in params.items() if name != "grid"}
   rules = kuhn_poker_ante.rules_from_params(base, game_name=SHORT_NAME)
+  if rules.num_players != NUM_PLAYERS:
+    raise ValueError(f"{SHORT_NAME}: parameter 'players' must be {NUM_PLAYERS} (the public-referee "
+                     f"game is two-player), got {rules.num_players}")
   grid = params.get("grid", _DEFAULT_PARAMS["grid"])
   if not isinstance(grid, numbers.Integral) or isinstance(grid, bool) or grid < 1:
     raise ValueError(f"{SHORT_NAME}: parameter 'grid' must be an integer >= 1, got {grid!r}")
@@ -152,7 +157,7 @@ class KuhnPokerRefereeGame(pyspiel.Game):
     info = pyspiel.GameInfo(
         num_distinct_actions=num_announcements(grid, rules.deck_size),
         max_chance_outcomes=len(ACTION_CHARS),
-        num_players=kuhn_poker_ante.NUM_PLAYERS,
+        num_players=NUM_PLAYERS,
         min_utility=rules.min_utility,
         max_utility=rules.max_utility,
         utility_sum=0.0,

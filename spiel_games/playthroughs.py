@@ -2,12 +2,14 @@
 
 A playthrough records one hand of a game with every string, tensor, legal action and
 return at every state, in OpenSpiel's own format; ``tests/test_playthroughs.py`` replays each file
-and fails when the game's behaviour changes. After an intended change, regenerate them with::
+and fails when the game's behaviour changes. The files are package data of ``spiel_games``
+(``spiel_games/golden_playthroughs``), so that an installed copy of the package, editable or
+not, can check itself. After an intended change, regenerate them from a source checkout with::
 
-  python -m spiel_games.playthroughs            # rewrites tests/playthroughs/*.txt
+  python -m spiel_games.playthroughs            # rewrites spiel_games/golden_playthroughs/*.txt
   python -m spiel_games.playthroughs --check    # exit status 1 if any file is out of date
 
-and review the difference with ``git diff tests/playthroughs``.
+and review the difference with ``git diff spiel_games/golden_playthroughs``.
 """
 
 import argparse
@@ -23,8 +25,9 @@ from algorithms.atomic_file import atomic_write_text
 
 # Importing this module runs spiel_games/__init__.py, which registers the games.
 
-# File name -> (game string, actions: the two deals, then the players' actions, 0 pass, 1 bet).
-# Together the hands show a showdown after a call, folds of either player and a bluff.
+# File name -> (game string, actions: the deals, then the players' actions, 0 pass, 1 bet).
+# Together the hands show a showdown after a call, folds of either player and a bluff; the
+# three-player hand a bet after a check, a fold and a call.
 GAMES: Dict[str, Tuple[str, Tuple[int, ...]]] = {
     "kuhn_poker_ante.txt": ("kuhn_poker_ante", (2, 0, 0, 1, 1)),
     "kuhn_poker_ante_ante2_bet1.txt": ("kuhn_poker_ante(ante=2.0,bet=1.0)", (0, 2, 1, 0)),
@@ -33,8 +36,9 @@ GAMES: Dict[str, Tuple[str, Tuple[int, ...]]] = {
     "kuhn_poker_ante_simplified_ante2.txt": ("kuhn_poker_ante(ante=2.0,simplified=True)",
                                              (2, 1, 1, 0)),
     "kuhn_poker_ante_deck4.txt": ("kuhn_poker_ante(deck_size=4)", (3, 1, 0, 1, 0)),
+    "kuhn_poker_ante_players3.txt": ("kuhn_poker_ante(players=3)", (2, 0, 3, 0, 1, 0, 1)),
 }
-DEFAULT_FOLDER = pathlib.Path(__file__).resolve().parents[1] / "tests" / "playthroughs"
+DEFAULT_FOLDER = pathlib.Path(__file__).resolve().parent / "golden_playthroughs"
 
 
 def generate(name: str) -> str:

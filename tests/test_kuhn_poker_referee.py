@@ -95,13 +95,19 @@ def test_game_type_and_info():
   assert (simplified.min_utility(), simplified.max_utility()) == (-3.0, 3.0)
   assert simplified.max_game_length() == 2
   assert _load(deck_size=4, grid=2).num_distinct_actions() == 81
-  assert str(game) == "kuhn_poker_referee(ante=1.0,bet=1.0,deck_size=3,grid=3,simplified=False)"
+  assert str(game) == ("kuhn_poker_referee(ante=1.0,bet=1.0,deck_size=3,grid=3,players=2,"
+                       "simplified=False)")
+  assert str(_load(players=2)) == str(game)  # An explicit players=2 is the default game.
   assert game.rules == KuhnRules() and game.grid == 3
 
 
 @pytest.mark.parametrize("params, message", [
     ({"grid": 0}, "parameter 'grid' must be an integer >= 1, got 0"),
     ({"deck_size": 1}, "parameter 'deck_size' must be an integer >= 2, got 1"),
+    # Two-player only, although it shares kuhn_poker_ante's parameters (players=2 is accepted).
+    ({"players": 3}, r"parameter 'players' must be 2 \(the public-referee game is two-player\), "
+                     r"got 3$"),
+    ({"players": 11}, r"parameter 'players' must be an integer from 2 to 10, got 11$"),
     ({"ante": 0.0}, r"parameter 'ante' must be a finite number > 0 \(e.g. ante=2.0\), got 0.0"),
     ({"bet": -1.0}, r"parameter 'bet' must be a finite number > 0 \(e.g. bet=2.0\), got -1.0"),
     ({"grid": 10, "deck_size": 5}, r"\(grid\+1\)\*\*deck_size = 11\*\*5 = 161051 announcements "

@@ -1,4 +1,4 @@
-"""Golden-file tests: the playthroughs in tests/playthroughs replay to the same text.
+"""Golden-file tests: the playthroughs in spiel_games/golden_playthroughs replay to the same text.
 
 The files are OpenSpiel playthroughs (open_spiel/python/algorithms/generate_playthrough.py) made
 by ``python -m spiel_games.playthroughs``; run it again after an intended change of the game.
@@ -11,7 +11,9 @@ import pytest
 from open_spiel.python.algorithms import generate_playthrough
 from spiel_games import playthroughs
 
-FOLDER = pathlib.Path(__file__).parent / "playthroughs"
+import spiel_games
+
+FOLDER = playthroughs.DEFAULT_FOLDER
 
 
 def test_folder_holds_exactly_the_listed_playthroughs():
@@ -25,15 +27,30 @@ def test_playthrough_replays_identically(name):
   assert recorded.startswith(f"game: {playthroughs.GAMES[name][0]}\n")
 
 
-def test_default_playthrough_is_cpp_kuhn_poker_apart_from_the_game_description():
+def test_golden_files_are_package_data_of_spiel_games():
+  """The default folder is inside the package and pyproject.toml ships its files, so that
+  ``python -m spiel_games.playthroughs --check`` works in a non-editable install."""
+  tomllib = pytest.importorskip("tomllib")  # Python >= 3.11.
+  package = pathlib.Path(spiel_games.__file__).resolve().parent
+  assert FOLDER.parent == package
+  pyproject_path = pathlib.Path(__file__).resolve().parents[1] / "pyproject.toml"
+  pyproject = tomllib.loads(pyproject_path.read_text(encoding="utf-8"))
+  patterns = pyproject["tool"]["setuptools"]["package-data"]["spiel_games"]
+  for path in FOLDER.iterdir():
+    assert any(path.relative_to(package).match(pattern) for pattern in patterns), path
+
+
+@pytest.mark.parametrize("name,cpp_game", [("kuhn_poker_ante.txt", "kuhn_poker"),
+                                           ("kuhn_poker_ante_players3.txt",
+                                            "kuhn_poker(players=3)")])
+def test_default_playthroughs_are_cpp_kuhn_poker_apart_from_the_game_description(name, cpp_game):
   """Every state line (strings, tensors, actions, returns) equals C++ kuhn_poker's."""
-  _, actions = playthroughs.GAMES["kuhn_poker_ante.txt"]
-  cpp = generate_playthrough.playthrough("kuhn_poker", list(actions)).splitlines()
-  ours = (FOLDER / "kuhn_poker_ante.txt").read_text(encoding="utf-8").splitlines()
+  _, actions = playthroughs.GAMES[name]
+  cpp = generate_playthrough.playthrough(cpp_game, list(actions)).splitlines()
+  ours = (FOLDER / name).read_text(encoding="utf-8").splitlines()
   assert len(ours) == len(cpp)
-  describe_game = ("game:", "GameType.long_name", "GameType.max_num_players",
-                   "GameType.parameter_specification", "GameType.short_name", "GetParameters()",
-                   "ToString()")
+  describe_game = ("game:", "GameType.long_name", "GameType.parameter_specification",
+                   "GameType.short_name", "GetParameters()", "ToString()")
   differing = [(a, b) for a, b in zip(ours, cpp) if a != b]
   assert [a.split(" ")[0] for a, _ in differing] == [d.split(" ")[0] for d in describe_game]
   assert len(ours) > 100  # The hand has 6 states, each described in many lines.

@@ -1,0 +1,334 @@
+"""OpenSpiel 2.0.2's own tests, run with ``kuhn_poker_ante`` in place of ``kuhn_poker``.
+
+For each shipped test module of the installed ``open_spiel`` package that uses ``kuhn_poker``
+(``MODULES``), the test reads the module's source at run time, rewrites it (``rewrite``), and runs
+the original and the rewritten module, each in a subprocess of its own
+(``openspiel_shipped_runner.py``, one outcome per test). Every test that passes on the original
+must pass on the rewritten module. No OpenSpiel code is kept in this repository.
+
+Substitutions (``SUBSTITUTIONS``; the environment variable ``KUHN_SHIPPED_SUBSTITUTIONS``, a
+comma-separated list, overrides ``DEFAULT_SUBSTITUTIONS``):
+
+* ``game`` (on): every string literal that names the game ``kuhn_poker`` (``"kuhn_poker"``,
+  ``"kuhn_poker(players=3)"``, f-strings, ``game=kuhn_poker()`` inside a game string) names
+  ``kuhn_poker_ante`` instead, and ``import spiel_games`` registers it. ``python_kuhn_poker``,
+  ``pyspiel.kuhn_poker`` (a module) and other names are left alone. Test names that held
+  ``kuhn_poker`` are mapped back before the comparison.
+* ``solvers`` (off): OpenSpiel's Python CFR classes (``cfr._CFRSolver``, ``cfr.CFRSolver``,
+  ``cfr.CFRPlusSolver``, ``discounted_cfr.DCFRSolver``, ``discounted_cfr.LCFRSolver``) become
+  this project's (``algorithms.CFRSolver``, ``algorithms.CFRPlusSolver``, ...; ``_CFRSolver``'s
+  options are keywords of ``algorithms.CFRSolver``). Off until the engine handles more than two players; switch it
+  on with ``KUHN_SHIPPED_SUBSTITUTIONS=game,solvers``.
+
+Modules left out, and why: ``double_oracle_test``, ``jpsro_test``, ``sequence_form_lp_test``,
+``matrix_game_utils_test``, ``games/kuhn_poker_test`` (need ``cvxpy``) and
+``psro_v2/best_response_oracle_test`` (needs ``networkx``), optional dependencies that fail the
+import of the original too; the ``jax`` and ``pytorch`` tests (not installed); ``pyspiel_test``
+(checks the list of registered games, which this package extends by design).
+"""
+
+import ast
+import collections
+import concurrent.futures
+import io
+import json
+import os
+import pathlib
+import re
+import signal
+import subprocess
+import sys
+import tokenize
+from typing import Callable, Dict, List, Sequence, Tuple
+
+import pytest
+
+import open_spiel
+
+OPEN_SPIEL_PYTHON = pathlib.Path(open_spiel.__file__).resolve().parent / "python"
+RUNNER = pathlib.Path(__file__).resolve().parent / "openspiel_shipped_runner.py"
+TIMEOUT_SECONDS = 1200
+
+# Shipped test modules that use kuhn_poker, relative to open_spiel/python.
+MODULES = [
+    "algorithms/action_value_test.py",
+    "algorithms/action_value_vs_best_response_test.py",
+    "algorithms/best_response_test.py",
+    "algorithms/cfr_br_test.py",
+    "algorithms/cfr_test.py",
+    "algorithms/discounted_cfr_test.py",
+    "algorithms/efr_test.py",
+    "algorithms/evaluate_bots_test.py",
+    "algorithms/expected_game_score_test.py",
+    "algorithms/exploitability_test.py",
+    "algorithms/external_sampling_mccfr_test.py",
+    "algorithms/fictitious_play_test.py",
+    "algorithms/gambit_test.py",
+    "algorithms/infostate_tree_test.py",
+    "algorithms/ismcts_agent_test.py",
+    "algorithms/ismcts_test.py",
+    "algorithms/mmd_dilated_test.py",
+    "algorithms/noisy_policy_test.py",
+    "algorithms/outcome_sampling_mccfr_test.py",
+    "algorithms/policy_aggregator_joint_test.py",
+    "algorithms/policy_aggregator_test.py",
+    "algorithms/sequence_form_utils_test.py",
+    "bots/is_mcts_test.py",
+    "bots/uniform_random_test.py",
+    "games/data_test.py",
+    "tests/bot_test.py",
+    "tests/game_transforms_test.py",
+    "tests/games_sim_test.py",
+    "tests/policy_test.py",
+    "tests/rl_environment_test.py",
+    "tests/utils_trajectories_test.py",
+]
+
+# Tests that pass on the original and cannot pass on any Python game, with the cause; the test
+# below requires exactly these to fail, in the way given, so a change is noticed.
+KNOWN_FAILURES = {
+    ("bots/is_mcts_test.py", "ISMCTSBotTest.test_basic_sim_kuhn"): (
+        "crashed",
+        "C++ ISMCTSBot calls State::ResampleFromInfostate, which pyspiel's PyState does not "
+        "forward to Python; the process dies (segmentation fault) on OpenSpiel's own "
+        "python_kuhn_poker too (test_cpp_ismcts_bot_crashes_on_openspiel_python_kuhn_poker). "
+        "OpenSpiel's Python ISMCTSBot uses the game's resample_from_infostate and passes."),
+}
+
+# A game name inside a string: not part of a longer name (python_kuhn_poker, kuhn_poker_ante).
+_KUHN_IN_STRING = re.compile(r"(?<![\w.])kuhn_poker(?!\w)")
+_SOLVER_NAMES = {
+    ("cfr", "_CFRSolver"): "CFRSolver",  # Ours takes _CFRSolver's options as keywords.
+    ("cfr", "CFRSolver"): "CFRSolver",
+    ("cfr", "CFRPlusSolver"): "CFRPlusSolver",
+    ("discounted_cfr", "DCFRSolver"): "DCFRSolver",
+    ("discounted_cfr", "LCFRSolver"): "LCFRSolver",
+}
+_OUR_ALGORITHMS = "_kuhn_cfr_algorithms"
+
+
+def _offsets(source: str) -> List[int]:
+  """Offset in ``source`` of the start of each line (1-based line numbers, as tokenize's)."""
+  starts = [0, 0]
+  for line in io.StringIO(source):
+    starts.append(starts[-1] + len(line))
+  return starts
+
+
+def _replace_spans(source: str, spans: Sequence[Tuple[int, int, str]]) -> str:
+  """``source`` with each (start, end) span replaced by its text; spans must not overlap."""
+  for start, end, text in sorted(spans, reverse=True):
+    source = source[:start] + text + source[end:]
+  return source
+
+
+def _insert_import(source: str, statement: str) -> str:
+  """``statement`` on a line of its own before the module's first import (after any
+  ``from __future__`` import, which must stay first)."""
+  for node in ast.parse(source).body:
+    if isinstance(node, (ast.Import, ast.ImportFrom)) and not (
+        isinstance(node, ast.ImportFrom) and node.module == "__future__"):
+      lines = source.splitlines(keepends=True)
+      lines.insert(node.lineno - 1, statement + "\n")
+      return "".join(lines)
+  raise ValueError("the module imports nothing")
+
+
+def substitute_game(source: str) -> str:
+  """The ``game`` substitution (module docstring)."""
+  starts = _offsets(source)
+  spans = []
+  for token in tokenize.generate_tokens(io.StringIO(source).readline):
+    if token.type == tokenize.STRING and _KUHN_IN_STRING.search(token.string):
+      start = starts[token.start[0]] + token.start[1]
+      end = starts[token.end[0]] + token.end[1]
+      spans.append((start, end, _KUHN_IN_STRING.sub("kuhn_poker_ante", token.string)))
+  if not spans:
+    return source
+  return _insert_import(_replace_spans(source, spans),
+                        "import spiel_games  # Registers kuhn_poker_ante.")
+
+
+def substitute_solvers(source: str) -> str:
+  """The ``solvers`` substitution (module docstring): ``module.Class`` names of OpenSpiel's
+  Python CFR solvers become this project's classes."""
+  starts = _offsets(source)
+  tokens = [t for t in tokenize.generate_tokens(io.StringIO(source).readline)
+            if t.type not in (tokenize.NL, tokenize.COMMENT)]
+  spans = []
+  for first, dot, second in zip(tokens, tokens[1:], tokens[2:]):
+    ours = _SOLVER_NAMES.get((first.string, second.string))
+    if first.type == second.type == tokenize.NAME and dot.string == "." and ours:
+      start = starts[first.start[0]] + first.start[1]
+      end = starts[second.end[0]] + second.end[1]
+      spans.append((start, end, f"{_OUR_ALGORITHMS}.{ours}"))
+  if not spans:
+    return source
+  return _insert_import(_replace_spans(source, spans), f"import algorithms as {_OUR_ALGORITHMS}")
+
+
+SUBSTITUTIONS: Dict[str, Callable[[str], str]] = {
+    "game": substitute_game,
+    "solvers": substitute_solvers,
+}
+DEFAULT_SUBSTITUTIONS = ("game",)
+
+
+def enabled_substitutions() -> Tuple[str, ...]:
+  names = os.environ.get("KUHN_SHIPPED_SUBSTITUTIONS")
+  names = tuple(n for n in names.split(",") if n) if names else DEFAULT_SUBSTITUTIONS
+  unknown = sorted(set(names) - set(SUBSTITUTIONS))
+  if unknown:
+    raise ValueError(f"KUHN_SHIPPED_SUBSTITUTIONS: unknown {unknown}; allowed: "
+                     f"{', '.join(SUBSTITUTIONS)}")
+  return names
+
+
+def rewrite(source: str, names: Sequence[str]) -> str:
+  """``source`` after the named substitutions, in the order given."""
+  for name in names:
+    source = SUBSTITUTIONS[name](source)
+  return source
+
+
+def _run(module_file: pathlib.Path, folder: pathlib.Path) -> Dict[str, Dict[str, str]]:
+  """Outcome of each test of ``module_file``, run by the runner in subprocesses.
+
+  A test that kills its process (OpenSpiel's C++ ISMCTSBot on a Python game dereferences the
+  ``ResampleFromInfostate`` that pyspiel does not forward to Python) is recorded as ``crashed``,
+  and the tests not run yet are run in a new process.
+  """
+  folder.mkdir()
+  outcomes: Dict[str, Dict[str, str]] = {}
+  while True:
+    output, skip = folder / f"run{len(outcomes)}.json", folder / f"skip{len(outcomes)}.json"
+    skip.write_text(json.dumps(sorted(outcomes)), encoding="utf-8")
+    completed = subprocess.run(
+        [sys.executable, str(RUNNER), str(module_file), str(output), str(skip)],
+        capture_output=True, text=True, timeout=TIMEOUT_SECONDS, check=False)
+    if not output.is_file():
+      raise RuntimeError(f"{module_file}: the runner wrote no result (exit status "
+                         f"{completed.returncode}):\n{completed.stderr[-3000:]}")
+    results = json.loads(output.read_text(encoding="utf-8"))
+    running = [name for name, result in results.items() if result["outcome"] == "running"]
+    outcomes.update(results)
+    if completed.returncode == 0 or not running:
+      return outcomes
+    outcomes[running[0]] = {"outcome": "crashed",
+                            "detail": f"process exit status {completed.returncode}"}
+
+
+def run_original_and_rewritten(module: str, folder: pathlib.Path, names: Sequence[str]
+                               ) -> Tuple[Dict[str, Dict[str, str]], Dict[str, Dict[str, str]]]:
+  """Outcomes of the installed module and of its rewritten copy (test names mapped back)."""
+  original = OPEN_SPIEL_PYTHON / module
+  rewritten = folder / original.name
+  rewritten.write_text(rewrite(original.read_text(encoding="utf-8"), names), encoding="utf-8")
+  with concurrent.futures.ThreadPoolExecutor(max_workers=2) as pool:
+    futures = [pool.submit(_run, original, folder / "original"),
+               pool.submit(_run, rewritten, folder / "rewritten")]
+    before, after = (f.result() for f in futures)
+  after = {name.replace("kuhn_poker_ante", "kuhn_poker"): outcome
+           for name, outcome in after.items()}
+  return before, after
+
+
+# ---------------------------------------------------------------------------------------------
+# The rewriting itself.
+
+
+def test_game_substitution_renames_kuhn_poker_in_strings_only():
+  source = (
+      '"""Doc: kuhn_poker."""\n'
+      "from __future__ import annotations\n"
+      "import pyspiel\n"
+      "from open_spiel.python.games import kuhn_poker  # A module name: kept.\n"
+      'GAMES = ["kuhn_poker", "kuhn_poker(players=3)", "python_kuhn_poker", "leduc_poker",\n'
+      "         f'kuhn_poker(players={3})', \"restricted_nash_response(game=kuhn_poker())\",\n"
+      '         """kuhn_poker""", "kuhn_poker_3p"]\n'
+      "policy = pyspiel.kuhn_poker.get_optimal_policy(0.1)\n")
+  expected = (
+      '"""Doc: kuhn_poker_ante."""\n'
+      "from __future__ import annotations\n"
+      "import spiel_games  # Registers kuhn_poker_ante.\n"
+      "import pyspiel\n"
+      "from open_spiel.python.games import kuhn_poker  # A module name: kept.\n"
+      'GAMES = ["kuhn_poker_ante", "kuhn_poker_ante(players=3)", "python_kuhn_poker", '
+      '"leduc_poker",\n'
+      "         f'kuhn_poker_ante(players={3})', "
+      "\"restricted_nash_response(game=kuhn_poker_ante())\",\n"
+      '         """kuhn_poker_ante""", "kuhn_poker_3p"]\n'
+      "policy = pyspiel.kuhn_poker.get_optimal_policy(0.1)\n")
+  assert substitute_game(source) == expected
+  assert substitute_game("import pyspiel\nx = 'leduc_poker'\n") == (
+      "import pyspiel\nx = 'leduc_poker'\n")  # Nothing to rename: no import added.
+
+
+def test_solver_substitution_renames_openspiel_cfr_classes():
+  source = ("from open_spiel.python.algorithms import cfr\n"
+            "a = cfr.CFRSolver(game)\n"
+            "b = cfr.CFRPlusSolver(game)  # cfr.CFRSolver in a comment: kept.\n"
+            "c = cfr._CFRSolver(game, regret_matching_plus=True)\n"
+            "d = discounted_cfr.DCFRSolver(game, alpha=1.5)\n"
+            "e = discounted_cfr.LCFRSolver(game)\n")
+  assert substitute_solvers(source) == (
+      "import algorithms as _kuhn_cfr_algorithms\n"
+      "from open_spiel.python.algorithms import cfr\n"
+      "a = _kuhn_cfr_algorithms.CFRSolver(game)\n"
+      "b = _kuhn_cfr_algorithms.CFRPlusSolver(game)  # cfr.CFRSolver in a comment: kept.\n"
+      "c = _kuhn_cfr_algorithms.CFRSolver(game, regret_matching_plus=True)\n"
+      "d = _kuhn_cfr_algorithms.DCFRSolver(game, alpha=1.5)\n"
+      "e = _kuhn_cfr_algorithms.LCFRSolver(game)\n")
+
+
+def test_substitutions_are_chosen_by_the_environment(monkeypatch):
+  monkeypatch.delenv("KUHN_SHIPPED_SUBSTITUTIONS", raising=False)
+  assert enabled_substitutions() == ("game",)
+  monkeypatch.setenv("KUHN_SHIPPED_SUBSTITUTIONS", "game,solvers")
+  assert enabled_substitutions() == ("game", "solvers")
+  monkeypatch.setenv("KUHN_SHIPPED_SUBSTITUTIONS", "game,engine")
+  with pytest.raises(ValueError, match=r"unknown \['engine'\]; allowed: game, solvers"):
+    enabled_substitutions()
+
+
+def test_every_listed_module_is_installed_and_uses_kuhn_poker():
+  for module in MODULES:
+    source = (OPEN_SPIEL_PYTHON / module).read_text(encoding="utf-8")
+    assert substitute_game(source) != source, module
+
+
+# ---------------------------------------------------------------------------------------------
+# The shipped tests.
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("module", MODULES)
+def test_shipped_tests_that_pass_on_kuhn_poker_pass_on_kuhn_poker_ante(module, tmp_path):
+  before, after = run_original_and_rewritten(module, tmp_path, enabled_substitutions())
+  passed = sorted(name for name, result in before.items() if result["outcome"] == "passed")
+  assert passed, f"{module}: no test passes on the original: {before}"
+  lost = {name: after.get(name, {"outcome": "missing", "detail": ""}) for name in passed
+          if after.get(name, {}).get("outcome") != "passed"}
+  counts = collections.Counter(result["outcome"] for result in after.values())
+  print(f"{module}: original passed {len(passed)}/{len(before)}; rewritten {dict(counts)}")
+  known = {name: outcome for (known_module, name), (outcome, _) in KNOWN_FAILURES.items()
+           if known_module == module}
+  assert {name: result["outcome"] for name, result in lost.items()} == known, (
+      f"{module}: passed on the original, not on kuhn_poker_ante: {lost}; known: {known}")
+
+
+def test_cpp_ismcts_bot_crashes_on_openspiel_python_kuhn_poker():
+  """The cause of the known failure: OpenSpiel's C++ ISMCTSBot kills the process on a game
+  written in Python, here OpenSpiel's own ``python_kuhn_poker``."""
+  script = (
+      "import numpy as np, pyspiel\n"
+      "from open_spiel.python import games\n"
+      "from open_spiel.python.algorithms import evaluate_bots\n"
+      "game = pyspiel.load_game('python_kuhn_poker')\n"
+      "bot = pyspiel.ISMCTSBot(1, pyspiel.RandomRolloutEvaluator(1, 1), 5.0, 100, -1,\n"
+      "                        pyspiel.ISMCTSFinalPolicyType.MAX_VISIT_COUNT, False, False)\n"
+      "evaluate_bots.evaluate_bots(game.new_initial_state(), [bot, bot], np.random)\n"
+      "print('no crash')\n")
+  completed = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                             timeout=120, check=False)
+  assert completed.returncode == -signal.SIGSEGV and "no crash" not in completed.stdout
