@@ -163,9 +163,9 @@ class Trainer:
         self.optimizer.zero_grad()
         loss.backward()
         self.optimizer.step()
-        self.losses.append(float(loss))
+        self.losses.append(loss.item())
         if step >= steps - max(1, steps // 10):
-          recent.append(float(loss))
+          recent.append(self.losses[-1])
     self.steps_done += steps
     return float(np.mean(recent))
 
