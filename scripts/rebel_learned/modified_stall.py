@@ -15,7 +15,7 @@ an equilibrium trunk makes the opponent indifferent at the leaf (a kink of the P
 
 For each cut and leaf solver (exact LP; ``CFRLeafSolver(50)``; the smooth ``HedgeLeafSolver``) the
 script prints: exploitability of standard and modified CFR-AVG against T; at the final T, each
-player's best-response gain, player 1's averaged continuation at a kink (Q calls a bet; 1/3 in
+player's best-response gain, the trunk exploitability (``trunk_exploitability``), player 1's averaged continuation at a kink (Q calls a bet; 1/3 in
 every equilibrium of Kuhn), and the exploitability of (trunk average + last continuation); the
 per-iteration de-averaging error |v^t - v_std^t| against the true values v_std^t (current
 opponent reach); the telescoping identity's residual; how often the leaf values jump (a step
@@ -36,6 +36,7 @@ import spiel_games  # pylint: disable=unused-import
 from algorithms import CFRAvgSolver, TreeEvaluator
 from algorithms.leaf_solvers import CFRLeafSolver, SequenceFormLPSolver
 from algorithms.smooth_leaf_solver import HedgeLeafSolver
+from algorithms.trunk_exploitability import trunk_exploitability
 
 CUTS = (("kuhn_poker", 1), ("kuhn_poker_ante(ante=2.0)", 1), ("kuhn_poker", 2))
 SOLVERS = {"exact LP": SequenceFormLPSolver, "CFRLeafSolver(50)": lambda: CFRLeafSolver(50),
@@ -96,7 +97,9 @@ def analyse(game_string: str, depth: int, name: str, iterations: int, marks):
     gains = evaluator.best_response_values(average) + evaluator.policy_values(average)[::-1]
     line = (f"{game_string} d{depth} {name} {variant}: "
             + " ".join(f"T={t}:{e:.4g}" for t, e in zip(marks, curve))
-            + f" | BR gains p0 {gains[0]:.4f} p1 {gains[1]:.4f} | trunk avg + last continuation "
+            + f" | BR gains p0 {gains[0]:.4f} p1 {gains[1]:.4f} | trunk exploitability "
+            f"{trunk_exploitability(solver.public_tree, solver.engine.average()):.4f}"
+            f" | trunk avg + last continuation "
             f"{evaluator.exploitability(with_last_continuation(solver)):.4f}")
     if game.get_type().short_name == "kuhn_poker" and depth == 1:
       line += f" | P(Q calls bet) {kink_probability(game, average):.3f}"
