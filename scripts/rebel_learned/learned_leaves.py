@@ -147,7 +147,9 @@ def main(argv=None):
       start = time.time()
       curve = run_cfr(game, solver, marks)
       row = dict(base, kind=kind, label=label, variant=variant, err_mean=err[0], err_max=err[1],
-                 path_err_mean=err[2], path_err_max=err[3], seconds=time.time() - start)
+                 path_err_mean=err[2], path_err_max=err[3], seconds=time.time() - start,
+                 trunk=(trunk_exploitability(solver.public_tree, solver.engine.average())
+                        if solver.public_tree is not None else float("nan")))
       row.update({f"T={t}": e for t, e in zip(marks, curve)})
       rows.append(row)
       print(" ".join(f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}"
