@@ -164,13 +164,14 @@ class PBSValueFunction:
   """
 
   def __init__(self, cut: Cut, hidden: Sequence[int], params: Dict[str, np.ndarray],
-               info: Optional[dict] = None):
+               info: Optional[dict] = None, where: str = "model"):
+    """Raises ValueError (naming ``where``) if the parameters do not fit the layout."""
     self.cut = cut
     self.hidden = tuple(int(h) for h in hidden)
     self.scale = float(cut.rules.max_utility)
     self.params = {k: np.asarray(v, dtype=np.float32) for k, v in params.items()}
     self.info = dict(info or {})
-    self._check_shapes("model")
+    self._check_shapes(where)
 
   def _expected_shapes(self) -> Dict[str, Tuple[int, ...]]:
     shapes = {}
@@ -249,13 +250,7 @@ class PBSValueFunction:
       raise ValueError(f"{path}: model is for game {cut.game!r}, not {str(game)!r}")
     if depth_limit is not None and depth_limit != cut.depth_limit:
       raise ValueError(f"{path}: model is for depth limit {cut.depth_limit}, not {depth_limit}")
-    model = cls.__new__(cls)
-    model.cut, model.hidden = cut, tuple(hidden)
-    model.scale = float(cut.rules.max_utility)
-    model.params = {k: np.asarray(v, dtype=np.float32) for k, v in arrays.items()}
-    model.info = dict(header.get("info") or {})
-    model._check_shapes(path)  # pylint: disable=protected-access
-    return model
+    return cls(cut, hidden, arrays, header.get("info"), where=path)
 
 
 def _arrays_of(game: pyspiel.Game) -> TreeArrays:

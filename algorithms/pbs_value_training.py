@@ -103,29 +103,15 @@ def _export(net, hidden: Sequence[int]) -> dict:
   return {name: p.detach().numpy().copy() for name, p in params.items()}
 
 
-def _import(torch, net, model: PBSValueFunction) -> None:
-  """Loads a ``PBSValueFunction``'s parameters into a network of the same layout."""
-  modules = list(net)
-  with torch.no_grad():
-    for k in range(len(model.hidden)):
-      modules[3 * k].weight.copy_(torch.from_numpy(model.params[f"w{k}"]))
-      modules[3 * k].bias.copy_(torch.from_numpy(model.params[f"b{k}"]))
-      modules[3 * k + 1].weight.copy_(torch.from_numpy(model.params[f"g{k}"]))
-      modules[3 * k + 1].bias.copy_(torch.from_numpy(model.params[f"n{k}"]))
-    modules[-1].weight.copy_(torch.from_numpy(model.params["w_out"]))
-    modules[-1].bias.copy_(torch.from_numpy(model.params["b_out"]))
-
-
 class Trainer:
-  """A network being trained; can continue from a ``PBSValueFunction`` (self-play rounds).
+  """A network being trained (supervised, or across self-play rounds).
 
   ``fit(data, steps)`` runs Adam steps on minibatches of ``data``; ``model()`` exports the
   current weights as a ``PBSValueFunction`` (numpy). The Adam state persists across ``fit``
   calls.
   """
 
-  def __init__(self, cut: Cut, options: TrainingOptions = TrainingOptions(),
-               initial: Optional[PBSValueFunction] = None):
+  def __init__(self, cut: Cut, options: TrainingOptions = TrainingOptions()):
     self.torch = require_torch()
     self.cut = cut
     self.options = options
@@ -134,10 +120,6 @@ class Trainer:
     with _one_thread(torch):
       torch.manual_seed(options.seed)
       self.net = _network(torch, cut, options.hidden)
-      if initial is not None:
-        if initial.cut != cut or initial.hidden != tuple(options.hidden):
-          raise ValueError("the initial model is for another cut or layout")
-        _import(torch, self.net, initial)
       self.optimizer = torch.optim.Adam(self.net.parameters(), lr=options.learning_rate)
     self.rng = np.random.default_rng(options.seed)
     self.steps_done = 0
