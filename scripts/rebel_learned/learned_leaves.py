@@ -12,7 +12,8 @@ For each game and cut (depth 1 and 2; a cut without a leaf is skipped):
    exploitability (OpenSpiel's ``exploitability.exploitability``, confirmed by the
    engine's) of CFR-AVG's average policy after T iterations, the trunk's leaf values from the value
    function (``ValueLeafCFRAvgSolver``), the reported continuation from the exact LP at each
-   iteration's leaf PBS; standard CFR-AVG (current opponent reach) and modified (de-averaged);
+   iteration's leaf PBS; standard CFR-AVG (current opponent reach), modified (de-averaged) and
+   CFR-D (beliefs of the current policy; the released ReBeL code's choice);
 4. references: CFR-AVG with exact leaves and full-game CFR, same T;
 5. at the final T, the trunk exploitability (``trunk_exploitability``: the trunk average completed
    by the best continuation), which does not depend on how the continuation is reported.
@@ -43,6 +44,11 @@ from algorithms.value_leaf_solving import (ExactValueFunction, ValueFunctionLeaf
                                            ValueLeafCFRAvgSolver)
 
 GAMES = ("kuhn_poker", "kuhn_poker_ante(ante=2.0)", "kuhn_poker_ante(ante=2.0,simplified=true)")
+# Algorithm -> (leaf_beliefs, variant) of CFRAvgSolver: CFR-AVG, ReBeL's modified CFR-AVG, and
+# CFR-D (leaf beliefs from the current policy, as ReBeL's released Liar's Dice solver queries its
+# value network).
+ALGORITHMS = {"standard": ("average", "standard"), "modified": ("average", "modified"),
+              "CFR-D": ("current", "standard")}
 CUTS = ((GAMES[0], 1), (GAMES[0], 2), (GAMES[1], 1), (GAMES[2], 1))  # (GAMES[1], 2) left out: time.
 
 
@@ -157,13 +163,14 @@ def main(argv=None):
 
     lp = LastCall(SequenceFormLPSolver())
     record("reference", "full-game CFR", lambda v: CFRAvgSolver(game))
-    for variant in ("standard", "modified"):
-      record("reference", "exact leaves", lambda v: CFRAvgSolver(game, depth_limit=depth,
-                                                                 variant=v), variant=variant)
+    for variant, (beliefs, kind) in ALGORITHMS.items():
+      record("reference", "exact leaves",
+             lambda v, b=beliefs, k=kind: CFRAvgSolver(game, depth_limit=depth, leaf_beliefs=b,
+                                                       variant=k), variant=variant)
 
     def with_values(value_function):
       return lambda v: ValueLeafCFRAvgSolver(
-          game, depth_limit=depth, variant=v,
+          game, depth_limit=depth, leaf_beliefs=ALGORITHMS[v][0], variant=ALGORITHMS[v][1],
           leaf_solver=ValueFunctionLeafSolver(value_function, lp))
 
     for delta in deltas:
@@ -175,7 +182,7 @@ def main(argv=None):
       trainer.fit(data, steps - trainer.steps_done)
       model = trainer.model()
       err = errors(model)
-      for variant in ("standard", "modified") if steps == budgets[-1] else ("standard",):
+      for variant in ALGORITHMS if steps == budgets[-1] else ("standard",):
         record("learned", f"steps={steps}", with_values(model), err, variant)
     print(f"# {game_string} depth {depth}: {time.time() - t0:.0f}s", flush=True)
   frame = pd.DataFrame(rows)
