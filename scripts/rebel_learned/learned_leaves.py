@@ -188,7 +188,7 @@ def main(argv=None):
   frame = pd.DataFrame(rows)
   args.out.mkdir(parents=True, exist_ok=True)
   atomic_write(args.out / "learned_leaves.csv", lambda tmp: frame.to_csv(tmp, index=False))
-  print(frame.to_markdown(index=False, floatfmt=".4g"))
+  print(frame.to_string(index=False, float_format="{:.4g}".format))
 
 
 if __name__ == "__main__":

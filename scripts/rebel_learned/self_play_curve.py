@@ -71,7 +71,7 @@ def main(argv=None):
       err_mean=("err_mean", "mean"), path_err=("path_err_mean", "mean"),
       exploit_mean=("exploitability", "mean"), exploit_min=("exploitability", "min"),
       exploit_max=("exploitability", "max"))
-  print(band.to_markdown(floatfmt=".4g"))
+  print(band.to_string(float_format="{:.4g}".format))
 
 
 if __name__ == "__main__":
