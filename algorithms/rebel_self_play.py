@@ -10,8 +10,8 @@ Algorithm 1), adapted to one cut of a small game. What is implemented:
   uniform deal) and the search is deterministic, so it is run once per round and its average
   trunk policy kept after every iteration.
 * **Random iteration**: each episode stops the search at t drawn uniformly from {1, ..., T}
-  (ReBeL Section 6 and its released self-play, which draws the iteration uniformly) and follows
-  the average trunk policy pibar^t, whose Bayes posterior is CFR-AVG's leaf PBS at iteration t.
+  (ReBeL's random-iteration rule, uniform as in its released self-play code) and follows the
+  average trunk policy pibar^t, whose Bayes posterior is CFR-AVG's leaf PBS at iteration t.
 * **Exploration**: one player per episode, chosen uniformly, takes a uniformly random action with
   probability ``exploration`` (0.25, the released Liar's Dice configuration) at each of its
   trunk decisions; the beliefs are updated with pibar^t as if it had played it (the released
