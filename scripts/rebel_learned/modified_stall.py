@@ -19,7 +19,8 @@ player's best-response gain, the trunk exploitability (``trunk_exploitability``)
 every equilibrium of Kuhn), and the exploitability of (trunk average + last continuation); the
 per-iteration de-averaging error |v^t - v_std^t| against the true values v_std^t (current
 opponent reach); the telescoping identity's residual; how often the leaf values jump (a step
-whose |dV| / |d xbar| exceeds 10 x the median).
+whose |dV| / |d xbar| exceeds 10 x the median). Then two other readings of the formula on
+normalised (infostate) values (``NormalisedReadingSolver``) at the depth-2 cuts.
 
 Run: ``python scripts/rebel_learned/modified_stall.py [--iterations T] [--quick]``.
 """
@@ -39,6 +40,8 @@ from algorithms.smooth_leaf_solver import HedgeLeafSolver
 from algorithms.trunk_exploitability import trunk_exploitability
 
 CUTS = (("kuhn_poker", 1), ("kuhn_poker_ante(ante=2.0)", 1), ("kuhn_poker", 2))
+# Cuts where the opponent of a leaf has trunk decisions, so the normalised readings differ.
+READING_CUTS = (("kuhn_poker", 2), ("kuhn_poker_ante(ante=2.0)", 2))
 SOLVERS = {"exact LP": SequenceFormLPSolver, "CFRLeafSolver(50)": lambda: CFRLeafSolver(50),
            "Hedge(50, eta=20)": lambda: HedgeLeafSolver(50, 20.0)}
 
@@ -66,6 +69,61 @@ class RecordingSolver(CFRAvgSolver):
                          "used": used, "V": self._previous_values.copy(), "V_before": before,
                          "reach": value_reach.copy()})
     return used
+
+
+class NormalisedReadingSolver(CFRAvgSolver):
+  """Two other readings of ReBeL's leaf values, on normalised (infostate, PBS) values.
+
+  With V_i(s) the counterfactual leaf value at the average PBS (opponent's average reach),
+  m_i(s) = sum_{roots h under s} pi_c(h) pibar_{-i}(h) and c_i(s) the same with the CURRENT
+  opponent reach, the normalised value is V_i(s) / m_i(s) (ReBeL's infostate value). The trunk
+  gets ``"deaverage-normalised"``: (W_t n^t - W_{t-1} n^{t-1}) / w_t times c_i(s), or
+  ``"rescale"``: n^t times c_i(s) (no de-averaging; the released ReBeL code scales its network's
+  values by the opponent's reach mass the same way, at current beliefs). At a cut where the
+  opponent has no trunk decision (Kuhn depth 1) m = c and the two readings are modified and
+  standard CFR-AVG exactly.
+  """
+
+  def __init__(self, *args, reading: str, **kwargs):
+    super().__init__(*args, variant="modified", **kwargs)
+    self.reading = reading
+    self._previous_normalised = np.zeros_like(self._previous_values)
+
+  def _leaf_values(self, player: Optional[int], leaf_sigma, value_reach, w, previous_total):
+    a, e = self._arrays, self._engine
+    x = a.realization(np.where(self._leaf_mask, 1.0, e.sigma))
+    lt, root_seq = self._leaf_terminals, self._leaf_terminal_root_seq
+    below = a.realization(np.where(self._leaf_mask, leaf_sigma, 1.0))
+    continuation = below[a.terminal_seq[lt, 0]] * below[a.terminal_seq[lt, 1]]
+    out = np.zeros(a.num_sequences)
+    for i in ((0, 1) if player is None else (player,)):
+      values = np.bincount(root_seq[:, i], weights=a.weighted_utility[lt, i] * continuation *
+                           value_reach[root_seq[:, 1 - i]], minlength=a.num_sequences)
+      average_mass, current_mass = np.zeros(a.num_sequences), np.zeros(a.num_sequences)
+      for leaf in self.public_tree.leaves:
+        np.add.at(average_mass, leaf.root_seq[:, i],
+                  leaf.root_chance * value_reach[leaf.root_seq[:, 1 - i]])
+        np.add.at(current_mass, leaf.root_seq[:, i], leaf.root_chance * x[leaf.root_seq[:, 1 - i]])
+      normalised = values / np.where(average_mass > 0, average_mass, 1.0)
+      if self.reading == "deaverage-normalised":
+        normalised, self._previous_normalised[i] = (
+            (self._total_weight * normalised - previous_total * self._previous_normalised[i]) / w,
+            normalised)
+      out += normalised * current_mass
+    return out
+
+
+def readings(game_string: str, depth: int, name: str, marks) -> None:
+  game = pyspiel.load_game(game_string)
+  for reading in ("deaverage-normalised", "rescale"):
+    solver = NormalisedReadingSolver(game, depth_limit=depth, reading=reading,
+                                     leaf_solver=SOLVERS[name]())
+    curve = []
+    for t in marks:
+      solver.solve(t - solver.iteration)
+      curve.append(solver.exploitability())
+    print(f"{game_string} d{depth} {name} reading {reading}: "
+          + " ".join(f"T={t}:{e:.4g}" for t, e in zip(marks, curve)), flush=True)
 
 
 def kink_probability(game, policy) -> float:
@@ -141,6 +199,9 @@ def main(argv=None):
   for game_string, depth in (CUTS[:1] if args.quick else CUTS):
     for name in SOLVERS:
       analyse(game_string, depth, name, iterations, marks)
+  for game_string, depth in (READING_CUTS[:1] if args.quick else READING_CUTS):
+    for name in ("exact LP", "Hedge(50, eta=20)"):
+      readings(game_string, depth, name, marks)
 
 
 if __name__ == "__main__":
