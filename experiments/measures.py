@@ -1,0 +1,63 @@
+"""How far a policy is from equilibrium, chosen by the kind of game.
+
+NashConv(sigma) = sum_i (max_{sigma_i'} u_i(sigma_i', sigma_-i) - u_i(sigma)) is zero exactly at a
+Nash equilibrium of any game. In a two-player zero-sum game the exploitability NashConv / 2 is the
+usual measure (Johanson et al., "Accelerating best response calculation in large extensive
+games", IJCAI 2011), and for every profile the value u_0(sigma) lies within NashConv(sigma) of
+the game value v* (both lie between min_{s1} u_0(sigma_0, s1) and max_{s0} u_0(s0, sigma_1)).
+Elsewhere (more players, general sum) only NashConv is meaningful.
+
+``measure_for(game)`` returns the measure to report: exploitability for two-player zero-sum
+games, computed exactly on the project's game tree (``algorithms.TreeEvaluator``) with
+OpenSpiel's ``exploitability.exploitability`` as the independent second computation; NashConv
+otherwise, by OpenSpiel's ``exploitability.nash_conv``.
+"""
+
+import dataclasses
+from typing import Any, Callable, Optional
+
+from open_spiel.python import policy as policy_lib
+from open_spiel.python.algorithms import exploitability
+import pyspiel
+
+import algorithms
+from experiments import games
+
+EXPLOITABILITY = "exploitability"
+NASH_CONV = "NashConv"
+
+
+@dataclasses.dataclass(frozen=True)
+class Measure:
+  """A distance-to-equilibrium measure of a game.
+
+  Attributes:
+    name: ``EXPLOITABILITY`` or ``NASH_CONV``.
+    exact: the measure of a policy, computed by the project (on the game tree where it can).
+    openspiel: the same measure computed by OpenSpiel, the independent reference.
+    nash_conv_per_unit: NashConv = nash_conv_per_unit * measure (2 for exploitability).
+  """
+
+  name: str
+  exact: Callable[[policy_lib.Policy], float]
+  openspiel: Callable[[policy_lib.Policy], float]
+  nash_conv_per_unit: float
+
+  def nash_conv(self, measured: float) -> float:
+    """The NashConv a measured value stands for."""
+    return self.nash_conv_per_unit * measured
+
+
+def measure_for(game: pyspiel.Game, tree: Optional[Any] = None) -> Measure:
+  """The measure of ``game`` (see the module docstring).
+
+  Args:
+    game: the game.
+    tree: the game's ``algorithms.GameTree`` if one exists already (saves a walk).
+  """
+  if games.is_two_player_zero_sum(game):
+    evaluator = algorithms.TreeEvaluator(tree if tree is not None else game)
+    return Measure(EXPLOITABILITY, lambda p: float(evaluator.exploitability(p)),
+                   lambda p: float(exploitability.exploitability(game, p)), 2.0)
+  nash_conv = lambda p: float(exploitability.nash_conv(game, p))  # noqa: E731
+  return Measure(NASH_CONV, nash_conv, nash_conv, 1.0)
