@@ -177,6 +177,8 @@ class Context:
       raise ValueError("a sweep must not list the same job twice")
     folder = self.out / JOBS_FOLDER
     folder.mkdir(parents=True, exist_ok=True)
+    for stale in folder.glob(".*.json.*.tmp"):  # Left by a process killed mid-write.
+      stale.unlink(missing_ok=True)
     stamp = provenance.code_stamp()
     found: Dict[jobs_lib.Job, jobs_lib.JobResult] = {}
     if not self.fresh:

@@ -122,12 +122,19 @@ class DaskCluster:
     self._distributed = distributed
     self.address = address
     self.description = f"the Dask cluster at {address}"
+    # Built in two steps so that a client whose connection failed can be marked closed: else its
+    # __del__ would wait twice the timeout again and print a traceback at exit.
+    client = distributed.Client.__new__(distributed.Client)
     try:
-      self.client = distributed.Client(address, timeout=timeout, set_as_default=False)
+      client.__init__(address, timeout=timeout, set_as_default=False)
     except Exception as e:  # noqa: BLE001  (OSError, TimeoutError, ValueError for a bad address)
       reason = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+      with contextlib.suppress(Exception):
+        client.status = "closed"
+        client._loop_runner.stop()  # noqa: SLF001
       raise ValueError(f"cannot reach the Dask scheduler at {address!r} within {timeout:g} s "
-                       f"({reason})") from None
+                       f"({reason[:200]})") from None
+    self.client = client
 
   def run(self, fn: JobFunction, jobs: Sequence[jobs_lib.Job]) -> Finished:
     distributed = self._distributed

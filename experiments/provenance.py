@@ -119,7 +119,7 @@ def describe_code(stamp: Dict[str, Any]) -> str:
     commit = f"commit {stamp['commit'][:12]}" + (" (with local changes)" if stamp.get("dirty")
                                                  else "")
   else:
-    commit = "no git commit (installed package)"
+    commit = "code outside a git checkout (no commit)"
   return f"{commit}, code fingerprint {stamp['fingerprint']}"
 
 

@@ -157,7 +157,7 @@ def summary_line(record: SectionRecord, shown_failures: int = 3) -> str:
   checks = record.section.checks
   failed = [c for c in checks if not c.passed]
   line = (f"{record.experiment}: {record.status}, {len(checks) - len(failed)}/{len(checks)} "
-          f"checks passed, {record.jobs_text()} jobs, {record.seconds:.1f} s")
+          f"checks passed, jobs {record.jobs_text()}, {record.seconds:.1f} s")
   problems = ([record.error] if record.error else []) + record.job_failures + [
       f"failed: {c.name}" for c in failed]
   if problems:
