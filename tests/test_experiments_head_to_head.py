@@ -127,7 +127,7 @@ def test_cli_quick_run(tmp_path):
   assert code == 0
   frame = pd.read_csv(tmp_path / "head-to-head" / "head_to_head.csv")
   row = frame.iloc[0]
-  assert row.hands == head_to_head.QUICK_HANDS
+  assert row.hands == head_to_head.HANDS.quick
   assert row.wins + row.draws + row.losses == row.hands
   assert row.ci95_low <= row.exact_value <= row.ci95_high
 
