@@ -76,20 +76,6 @@ class SweepStats:
     """Jobs whose results are saved (reused or computed)."""
     return self.reused + self.computed
 
-  def summary(self) -> str:
-    """One line, e.g. "42 jobs: 40 reused (computed 2025-11-22T19:30 to 19:35), 2 computed"."""
-    if not self.total:
-      return "no jobs"
-    parts = [f"{self.total} jobs"]
-    if self.reused:
-      first, last = min(self.reused_finished), max(self.reused_finished)
-      when = first if first == last else f"{first} to {last}"
-      parts.append(f"{self.reused} reused (computed {when})")
-    parts.append(f"{self.computed} computed now")
-    if self.failed:
-      parts.append(f"{self.failed} failed")
-    return ", ".join(parts)
-
 
 class Context:
   """An experiment's run: its folder, options and executor (see the module docstring).

@@ -140,7 +140,7 @@ class DaskCluster:
     distributed = self._distributed
     futures = {self.client.submit(fn, job, pure=False): job for job in jobs}
     try:
-      for future in distributed.as_completed(futures):
+      for future in distributed.as_completed(futures, loop=self.client.loop):
         job = futures[future]
         try:
           outcome = future.result()

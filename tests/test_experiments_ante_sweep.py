@@ -1,4 +1,4 @@
-"""Tests of experiments.ante_sweep: closed-form curves, solved frame, the figures and the command."""
+"""Tests of experiments.ante_sweep: closed-form curves, the figures and the command."""
 
 import pytest
 

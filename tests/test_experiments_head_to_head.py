@@ -3,11 +3,10 @@ experiments/policies.py)."""
 
 import numpy as np
 import pandas as pd
-import pytest
 import pyspiel
+import pytest
 from scipy import stats
 
-import spiel_games  # pylint: disable=unused-import  (registers kuhn_poker_ante)
 from algorithms import policy_io
 from experiments import cli
 from experiments import head_to_head
@@ -40,8 +39,13 @@ def kuhn():
 
 def test_named_policies_have_their_exact_values(kuhn):
   rules = kuhn_rules.KuhnRules()
-  uniform = lambda card, history: 0.5
-  bet = lambda card, history: 1.0
+
+  def uniform(card, history):
+    return 0.5
+
+  def bet(card, history):
+    return 1.0
+
   cases = [("uniform", "always-bet", uniform, bet), ("always-bet", "uniform", bet, uniform),
            ("always-bet", "always-bet", bet, bet)]
   for name_0, name_1, bet_0, bet_1 in cases:

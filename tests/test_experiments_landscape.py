@@ -1,9 +1,9 @@
 """Tests of the simplified game's landscape experiment (experiments/landscape.py)."""
 
 import numpy as np
+from open_spiel.python.algorithms import exploitability
 import pandas as pd
 import pytest
-from open_spiel.python.algorithms import exploitability
 
 from algorithms import kuhn_equilibria
 from experiments import cli

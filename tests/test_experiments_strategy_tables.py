@@ -2,10 +2,9 @@
 
 import numpy as np
 import pandas as pd
-import pytest
 import pyspiel
+import pytest
 
-import spiel_games  # pylint: disable=unused-import  (registers kuhn_poker_ante)
 from experiments import cli
 from experiments import policies
 from experiments import strategy_tables
