@@ -88,7 +88,7 @@ def test_head_to_head_help_shows_its_percent_sign_and_defaults(capsys):
 @pytest.fixture(scope="module")
 def quick_run(tmp_path_factory):
   out = tmp_path_factory.mktemp("run") / "results"
-  code = cli.main(["run", "--quick", "--quiet", "--only", "ante-sweep", "--only", "convergence",
+  code = cli.main(["run", "--quick", "--quiet", "--only", "ante-sweep", "--only", "rps",
                    "--out", str(out)])
   return code, out
 
@@ -101,15 +101,16 @@ def test_run_writes_report_manifest_and_sections(quick_run):
   assert "## Summary" in text and "**PASS**" in text
   stamp = provenance.code_stamp()
   assert f"code fingerprint {stamp['fingerprint']}" in text
-  records = report.load_sections(out, ["convergence", "ante-sweep"])
-  assert [r.experiment for r in records] == ["convergence", "ante-sweep"]
+  records = report.load_sections(out, ["ante-sweep", "rps"])
+  assert [r.experiment for r in records] == ["ante-sweep", "rps"]
+  assert records[0].jobs["computed"] == records[0].jobs["total"] == 10
+  assert records[1].jobs["total"] == 0  # rps runs no sweep.
   for r in records:
-    assert r.status == "PASS" and r.section.checks
-    assert r.code == stamp and r.jobs["computed"] == r.jobs["total"] > 0
-    for figure in r.section.figures:  # Embedded, and showing the experiment's data.
+    assert r.status == "PASS" and r.section.checks and r.code == stamp
+    for figure in r.section.figures:  # Embedded, and drawn with labelled axes and series.
       assert f"]({r.experiment}/{figure})" in text
       summary = plotting.read_figure_summary(out / r.experiment / figure)
-      assert summary["title"] and all(a["xlabel"] for a in summary["axes"])
+      assert summary["axes"] and all(a["xlabel"] and a["lines"] for a in summary["axes"])
     for table in r.section.tables:
       assert (out / r.experiment / table).exists()
   data = json.loads((out / provenance.MANIFEST_NAME).read_text())
@@ -118,26 +119,26 @@ def test_run_writes_report_manifest_and_sections(quick_run):
   assert data["machine"]["cpu_count"] >= 1 and data["packages"]["open_spiel"]
   assert data["start"] <= data["end"]
   assert {name: e["status"] for name, e in data["experiments"].items()} == {
-      "convergence": "PASS", "ante-sweep": "PASS"}
-  assert data["experiments"]["convergence"]["code"] == stamp
-  assert (out / "convergence" / provenance.MANIFEST_NAME).exists()
+      "ante-sweep": "PASS", "rps": "PASS"}
+  assert data["experiments"]["ante-sweep"]["code"] == stamp
+  assert (out / "ante-sweep" / provenance.MANIFEST_NAME).exists()
   assert not list(out.rglob("*.tmp"))  # Atomic writes leave no temporary files.
 
 
 @pytest.mark.slow
 def test_rerun_resumes_and_keeps_other_sections(quick_run, capsys):
   code, out = quick_run
-  jobs = sorted((out / "convergence" / "jobs").iterdir())
+  jobs = sorted((out / "ante-sweep" / "jobs").iterdir())
   stamps = [p.stat().st_mtime_ns for p in jobs]
-  assert cli.main(["convergence", "--quick", "--quiet", "--out", str(out)]) == 0
+  assert cli.main(["ante-sweep", "--quick", "--quiet", "--out", str(out)]) == 0
   assert [p.stat().st_mtime_ns for p in jobs] == stamps  # Finished jobs were not rerun.
   line = capsys.readouterr().out.strip()
-  assert line.startswith("convergence: PASS") and f"({len(jobs)} reused)" in line
+  assert line.startswith("ante-sweep: PASS") and f"({len(jobs)} reused)" in line
   assert len(line.splitlines()) == 1  # --quiet: one line per experiment.
   text = (out / report.REPORT_NAME).read_text()
-  assert "## Ante sweep" in text  # The other experiment's section stays in the report.
+  assert "## Rock-paper-scissors" in text  # The other experiment's section stays in the report.
   assert f"{len(jobs)} reused (finished" in text
   # --fresh recomputes every job.
-  assert cli.main(["convergence", "--quick", "--quiet", "--fresh", "--out", str(out)]) == 0
+  assert cli.main(["ante-sweep", "--quick", "--quiet", "--fresh", "--out", str(out)]) == 0
   assert all(a != b for a, b in zip([p.stat().st_mtime_ns for p in jobs], stamps))
   assert "(0 reused)" in capsys.readouterr().out

@@ -54,14 +54,12 @@ def test_workers_must_be_positive():
       pass
 
 
-@pytest.mark.slow
 def test_process_pool_gives_the_serial_results(serial, tmp_path):
   with executors.make_executor(workers=2) as pool:
     ctx = context.Context("t", tmp_path, executor=pool, parallelism=2)
     assert sweeps.numbers(ctx.run_jobs(sweeps._jobs())) == serial
 
 
-@pytest.mark.slow
 def test_process_pool_survives_a_killed_worker(serial, tmp_path):
   pool = executors.LocalPool(2)
   try:
@@ -91,14 +89,12 @@ def dask_cluster():
     yield cluster
 
 
-@pytest.mark.slow
 def test_dask_worker_processes_give_the_serial_results(serial, dask_cluster, tmp_path):
   with executors.make_executor(dask_address=dask_cluster.scheduler_address) as cluster:
     ctx = context.Context("t", tmp_path, executor=cluster, parallelism=2)
     assert sweeps.numbers(ctx.run_jobs(sweeps._jobs())) == serial
 
 
-@pytest.mark.slow
 def test_dask_survives_a_worker_killed_mid_job(serial, dask_cluster, tmp_path):
   marker = tmp_path / "killed"
   with executors.make_executor(dask_address=dask_cluster.scheduler_address) as cluster:

@@ -24,8 +24,10 @@ from experiments import jobs
 from experiments import report
 
 REPO = pathlib.Path(__file__).resolve().parent.parent
-# Two fast solvers on the nine Kuhn reference games: 18 jobs of a few tenths of a second.
-SMALL_SWEEP = ["reference-check", "--quick", "--solver", "our_cfr", "--solver", "cs_cfr"]
+# Two fast solvers on three reference games: 6 jobs of a few tenths of a second.
+SMALL_SWEEP = ["reference-check", "--quick", "--solver", "our_cfr", "--solver", "cs_cfr",
+               "--iterations", "3000", "--game", "kuhn_poker", "--game",
+               "kuhn_poker_ante(ante=2.0)", "--game", "kuhn_poker_ante(ante=0.25,simplified=True)"]
 
 
 def cli(*argv, env=None, timeout=300, cwd=None):
@@ -96,6 +98,7 @@ def test_out_that_cannot_be_written(tmp_path):
   assert_one_error_line(done.stderr, f"error: --out {target}: cannot write there")
 
 
+@pytest.mark.slow
 def test_ctrl_c_keeps_finished_jobs_renders_the_report_and_resumes(tmp_path):
   out = tmp_path / "results"
   process = start(*SMALL_SWEEP, "--quiet", "--out", out)
@@ -115,6 +118,7 @@ def test_ctrl_c_keeps_finished_jobs_renders_the_report_and_resumes(tmp_path):
   assert reused >= kept and resumed.stdout.startswith("reference-check: PASS")
 
 
+@pytest.mark.slow
 def test_unreachable_dask_scheduler(tmp_path):
   begin = time.monotonic()
   done = cli("convergence", "--quick", "--dask", "tcp://127.0.0.1:9", "--out", tmp_path / "r")
@@ -185,7 +189,7 @@ def test_a_sweep_killed_mid_write_resumes_to_the_same_numbers(tmp_path):
   assert cli(*SMALL_SWEEP, "--quiet", "--out", clean).returncode == 0
   folder = "reference-check/jobs"
   assert saved_numbers(killed / folder) == saved_numbers(clean / folder)
-  assert len(saved_numbers(clean / folder)) == 18
+  assert len(saved_numbers(clean / folder)) == 6
   assert not list((killed / folder).glob(".*.tmp"))
   checks = [[(c.name, c.value) for c in report.load_sections(out, [])[0].section.checks]
             for out in (killed, clean)]
