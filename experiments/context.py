@@ -113,7 +113,8 @@ class Context:
     a progress bar for a long count."""
     if not self.progress or games.is_counted(game):
       return games.histories(game)
-    with tqdm.tqdm(desc=f"counting histories of {game}", unit=" histories", leave=False) as bar:
+    with tqdm.tqdm(desc=f"counting histories of {game}", unit=" histories", leave=False,
+                   delay=1.0) as bar:  # Shown only if the count takes more than a second.
       return games.histories(game, lambda n: bar.update(n - bar.n))
 
   def estimate_seconds(self, job: jobs_lib.Job) -> float:
