@@ -206,7 +206,9 @@ def main(argv=None) -> int:
                       help="game strings (default: %(default)s)")
   parser.add_argument("--part", choices=("cfr", "sampling", "both"), default="both")
   parser.add_argument("--solvers", nargs="+", default=None,
-                      help=f"subset of {CFR_SOLVERS} (cfr part) or {SAMPLING_SOLVERS}")
+                      help="registered solvers (experiments.solver_registry; full-traversal ones "
+                      f"in the cfr part, sampled ones in the sampling part; default: "
+                      f"{', '.join(CFR_SOLVERS)} and {', '.join(SAMPLING_SOLVERS)})")
   parser.add_argument("--cap", type=float, default=60.0, help="seconds per CFR solver and game")
   parser.add_argument("--sampling-cap", type=float, default=600.0,
                       help="seconds per sampling solver and game")
@@ -221,10 +223,10 @@ def main(argv=None) -> int:
       print(f"error: {name} must be > 0, got {value}", file=sys.stderr)
       return 2
   if args.solvers:
-    unknown = set(args.solvers) - set(CFR_SOLVERS + SAMPLING_SOLVERS)
+    unknown = set(args.solvers) - set(solver_registry.available_solvers())
     if unknown:
       print(f"error: unknown solvers {sorted(unknown)}; allowed: "
-            f"{list(CFR_SOLVERS + SAMPLING_SOLVERS)}", file=sys.stderr)
+            f"{', '.join(solver_registry.available_solvers())}", file=sys.stderr)
       return 2
   for game_string in args.games:
     try:
@@ -240,10 +242,12 @@ def main(argv=None) -> int:
     args.games = [g for g in args.games if not g.startswith("leduc")]
   print(f"Machine: one run, {time.strftime('%Y-%m-%d %H:%M')}; solver time excludes evaluation.")
   if args.part in ("cfr", "both"):
-    solvers = [s for s in (args.solvers or CFR_SOLVERS) if s in CFR_SOLVERS]
+    solvers = [s for s in (args.solvers or CFR_SOLVERS)
+               if not solver_registry.get_solver(s).sampled]
     part_cfr(args.games, solvers, args.cap, 1e-3, args.seed)
   if args.part in ("sampling", "both"):
-    solvers = [s for s in (args.solvers or SAMPLING_SOLVERS) if s in SAMPLING_SOLVERS]
+    solvers = [s for s in (args.solvers or SAMPLING_SOLVERS)
+               if solver_registry.get_solver(s).sampled]
     part_sampling(args.games, solvers, args.sampling_cap, 1e-2, args.seed)
   return 0
 
