@@ -15,7 +15,6 @@ origin once:
 """
 
 import dataclasses
-from typing import List, Sequence
 
 # Floating-point rounding between two exact computations of one number (sums of at most a few
 # thousand terms of size <= 10, and HiGHS's 1e-10 feasibility tolerances for the LP).
@@ -65,8 +64,3 @@ def at_most(name: str, value: float, bound: float, source: str) -> Check:
 def within(name: str, value: float, reference: float, tolerance: float, source: str) -> Check:
   """``value`` within a stated ``tolerance`` of ``reference``."""
   return Check(name, float(value), float(reference), float(tolerance), source)
-
-
-def failed(checks: Sequence[Check]) -> List[Check]:
-  """The checks that did not pass, in order."""
-  return [c for c in checks if not c.passed]

@@ -103,8 +103,7 @@ class JobResult:
   def nash_conv(self) -> float:
     """NashConv of the final average policy (twice its exploitability in a two-player
     zero-sum game)."""
-    factor = 2.0 if self.solved.measure == measures.EXPLOITABILITY else 1.0
-    return factor * self.final
+    return measures.nash_conv(self.solved.measure, self.final)
 
   @property
   def value(self) -> float:

@@ -25,6 +25,7 @@ from experiments import games
 
 EXPLOITABILITY = "exploitability"
 NASH_CONV = "NashConv"
+NASH_CONV_PER_UNIT = {EXPLOITABILITY: 2.0, NASH_CONV: 1.0}  # NashConv / measure.
 
 
 @dataclasses.dataclass(frozen=True)
@@ -35,17 +36,16 @@ class Measure:
     name: ``EXPLOITABILITY`` or ``NASH_CONV``.
     exact: the measure of a policy, computed by the project (on the game tree where it can).
     openspiel: the same measure computed by OpenSpiel, the independent reference.
-    nash_conv_per_unit: NashConv = nash_conv_per_unit * measure (2 for exploitability).
   """
 
   name: str
   exact: Callable[[policy_lib.Policy], float]
   openspiel: Callable[[policy_lib.Policy], float]
-  nash_conv_per_unit: float
 
-  def nash_conv(self, measured: float) -> float:
-    """The NashConv a measured value stands for."""
-    return self.nash_conv_per_unit * measured
+
+def nash_conv(measure: str, measured: float) -> float:
+  """The NashConv a measured value of measure ``measure`` stands for."""
+  return NASH_CONV_PER_UNIT[measure] * measured
 
 
 def measure_for(game: pyspiel.Game, tree: Optional[Any] = None) -> Measure:
@@ -58,6 +58,8 @@ def measure_for(game: pyspiel.Game, tree: Optional[Any] = None) -> Measure:
   if games.is_two_player_zero_sum(game):
     evaluator = algorithms.TreeEvaluator(tree if tree is not None else game)
     return Measure(EXPLOITABILITY, lambda p: float(evaluator.exploitability(p)),
-                   lambda p: float(exploitability.exploitability(game, p)), 2.0)
-  nash_conv = lambda p: float(exploitability.nash_conv(game, p))  # noqa: E731
-  return Measure(NASH_CONV, nash_conv, nash_conv, 1.0)
+                   lambda p: float(exploitability.exploitability(game, p)))
+  def openspiel_nash_conv(p: policy_lib.Policy) -> float:
+    return float(exploitability.nash_conv(game, p))
+
+  return Measure(NASH_CONV, openspiel_nash_conv, openspiel_nash_conv)

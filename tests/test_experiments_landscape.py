@@ -4,6 +4,7 @@ import numpy as np
 from open_spiel.python.algorithms import exploitability
 import pandas as pd
 import pytest
+from test_experiments_head_to_head import kuhn_value
 
 from algorithms import kuhn_equilibria
 from experiments import cli
@@ -30,21 +31,9 @@ def enumerated_utility(ante, p, q):
   # Independent of OpenSpiel and of the formula: every deal and betting line of the simplified
   # rules (KuhnRules), with the reduced strategy (bluff p with the lowest card, bet the highest,
   # pass the middle; call q with the middle card, call the highest, fold the lowest).
-  rules = kuhn_rules.KuhnRules(ante=ante, simplified=True)
-  bet = {0: p, 1: 0.0, 2: 1.0}
-  call = {0: 0.0, 1: q, 2: 1.0}
-  total = 0.0
-  for cards in rules.deals():
-    stack = [("", 1.0)]
-    while stack:
-      history, reach = stack.pop()
-      if rules.is_terminal(history):
-        total += float(rules.deal_probability()) * reach * rules.returns(history, cards)[0]
-        continue
-      player = rules.current_player(history)
-      p_bet = (bet if player == 0 else call)[cards[player]]
-      stack += [(history + "p", reach * (1 - p_bet)), (history + "b", reach * p_bet)]
-  return total
+  bet, call = {0: p, 1: 0.0, 2: 1.0}, {0: 0.0, 1: q, 2: 1.0}
+  return kuhn_value(kuhn_rules.KuhnRules(ante=ante, simplified=True),
+                    lambda card, history: bet[card], lambda card, history: call[card])
 
 
 def test_surface_is_bilinear_and_matches_policy_value(game_and_surface):
