@@ -12,6 +12,7 @@ import dataclasses
 import pathlib
 from typing import Any, Callable, Optional
 
+from experiments import executors
 from experiments import games
 from experiments import solver_registry
 
@@ -103,6 +104,9 @@ def add_common_arguments(parser: argparse.ArgumentParser) -> None:
   parser.add_argument("--dask", metavar="ADDRESS", default=None,
                       help="run sweeps on the Dask scheduler at ADDRESS, e.g. tcp://host:8786 "
                       "(needs pip install '.[dask]'; --workers is then ignored; default: off)")
+  parser.add_argument("--dask-timeout", type=positive_float, default=executors.DASK_TIMEOUT,
+                      metavar="S", help="give up connecting to the Dask scheduler after S "
+                      f"seconds (default: {executors.DASK_TIMEOUT:g})")
   parser.add_argument("--max-minutes", type=positive_float, default=DEFAULT_MAX_MINUTES,
                       metavar="M", help="refuse an experiment whose jobs are estimated to take "
                       f"longer than M minutes (default: {DEFAULT_MAX_MINUTES:g})")

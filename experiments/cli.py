@@ -96,7 +96,7 @@ def build_parser(modules: Sequence[ModuleType], prog: str = PROG) -> argparse.Ar
 def _common_argv(args: argparse.Namespace) -> List[str]:
   """The common options of ``args`` as command-line arguments."""
   argv = ["--seed", str(args.seed), "--workers", str(args.workers), "--out", str(args.out),
-          "--max-minutes", repr(args.max_minutes)]
+          "--max-minutes", repr(args.max_minutes), "--dask-timeout", repr(args.dask_timeout)]
   argv += ["--quick"] if args.quick else []
   argv += ["--quiet"] if args.quiet else []
   argv += ["--fresh"] if args.fresh else []
@@ -243,7 +243,7 @@ def _main(argv: List[str], prog: str) -> int:
   start = provenance.now()
   outcomes: List[_Outcome] = []
   try:
-    with executors.make_executor(args.workers, args.dask) as executor:
+    with executors.make_executor(args.workers, args.dask, args.dask_timeout) as executor:
       parallelism = 1 if isinstance(executor, executors.Serial) else args.workers
       for module, module_args in tqdm.tqdm(
           per_module, desc="experiments", leave=False,

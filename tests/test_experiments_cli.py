@@ -67,7 +67,7 @@ def test_every_help_text_is_formatted_and_states_its_default(command, capsys):
   text = capsys.readouterr().out
   assert "%%" not in text and "%(" not in text
   for option in ["--quick", "--out", "--seed", "--quiet", "--fresh", "--workers", "--dask",
-                 "--max-minutes"]:
+                 "--dask-timeout", "--max-minutes"]:
     assert option in text
   parser = cli.build_parser(cli.experiment_modules())
   sub = parser._subparsers._group_actions[0].choices[command]
