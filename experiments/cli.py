@@ -219,8 +219,8 @@ def main(argv: Optional[Sequence[str]] = None, prog: str = PROG) -> int:
   argv = sys.argv[1:] if argv is None else list(argv)
   try:
     return _main(argv, prog)
-  except KeyboardInterrupt:  # Before any experiment started (e.g. while importing).
-    print(f"{prog}: interrupted before any job ran", file=sys.stderr)
+  except KeyboardInterrupt:  # Outside an experiment (importing, writing the report).
+    print(f"{prog}: interrupted; rerun the same command to resume", file=sys.stderr)
     return EXIT_INTERRUPTED
 
 

@@ -117,8 +117,10 @@ class DaskCluster:
     except ImportError:
       raise ValueError("--dask needs Dask's distributed scheduler: pip install '.[dask]'"
                        ) from None
-    for name in ("distributed", "tornado", "asyncio"):  # Their log lines would end up in ours.
-      logging.getLogger(name).setLevel(logging.CRITICAL)
+    # Their log lines (Dask configures a level per logger) would end up in ours.
+    for name in ["distributed", "tornado", "asyncio", *logging.root.manager.loggerDict]:
+      if name.split(".")[0] in ("distributed", "tornado", "asyncio"):
+        logging.getLogger(name).setLevel(logging.CRITICAL + 1)
     self._distributed = distributed
     self.address = address
     self.description = f"the Dask cluster at {address}"
@@ -147,8 +149,9 @@ class DaskCluster:
         except distributed.KilledWorker as e:
           outcome = jobs_lib.Failure(f"Dask workers died running this job: {e}", "")
         except Exception as e:  # noqa: BLE001  (the scheduler or the connection went away)
-          raise ExecutorLost(f"lost {self.description} ({type(e).__name__}: "
-                             f"{str(e).strip()[:200]})") from None
+          lines = str(e).strip().splitlines()
+          raise ExecutorLost(f"lost {self.description} ({type(e).__name__}"
+                             + (f": {lines[0][:200]})" if lines else ")")) from None
         yield job, outcome
     finally:
       with contextlib.suppress(Exception):

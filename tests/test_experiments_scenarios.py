@@ -14,6 +14,7 @@ import os
 import pathlib
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -127,6 +128,42 @@ def test_unreachable_dask_scheduler(tmp_path):
   assert_one_error_line(done.stderr, "cannot reach the Dask scheduler at 'tcp://127.0.0.1:9' "
                         "within 1 s")
   assert not (tmp_path / "r").exists()
+
+
+def _free_port() -> int:
+  with socket.socket() as s:
+    s.bind(("127.0.0.1", 0))
+    return s.getsockname()[1]
+
+
+@pytest.mark.slow
+def test_a_dying_dask_scheduler_is_one_line_and_keeps_finished_jobs(tmp_path):
+  dask = pathlib.Path(sys.executable).parent / "dask"
+  if not dask.exists():
+    pytest.skip("Dask's command line is not installed (pip install '.[dask]')")
+  address = f"tcp://127.0.0.1:{_free_port()}"
+  quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL, "cwd": tmp_path}
+  scheduler = subprocess.Popen([dask, "scheduler", "--port", address.rsplit(":", 1)[1],
+                                "--no-dashboard"], **quiet)
+  worker = subprocess.Popen([dask, "worker", address, "--nworkers", "1", "--nthreads", "1",
+                             "--no-dashboard"], **quiet)
+  try:
+    out = tmp_path / "results"
+    # kuhn_poker's job takes a fraction of a second, leduc_poker's many seconds.
+    process = start("convergence", "--solver", "cfr", "--game", "kuhn_poker", "--game",
+                    "leduc_poker", "--iterations", "150", "--dask", address, "--out", out)
+    wait_for_jobs(out / "convergence" / "jobs", 1, process)
+    scheduler.kill()
+    stdout, stderr = process.communicate(timeout=120)
+  finally:
+    for daemon in (scheduler, worker):
+      daemon.kill()
+      daemon.wait()
+  assert process.returncode == 1
+  assert_one_error_line(stderr, f"error: lost the Dask cluster at {address}",
+                        "finished jobs are kept, rerun the same command to resume")
+  assert len(list((out / "convergence" / "jobs").glob("*.json"))) == 1
+  assert report.load_sections(out, [])[0].status == "ERROR"
 
 
 def test_a_crashing_job_is_reported_and_the_rest_goes_on(tmp_path):
