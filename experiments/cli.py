@@ -139,7 +139,7 @@ class _Outcome:
 
 
 def _run_one(module: ModuleType, args: argparse.Namespace, root: pathlib.Path,
-             executor, parallelism: int, bad_option_propagates: bool) -> _Outcome:
+             executor, bad_option_propagates: bool) -> _Outcome:
   """Runs one experiment into ``root/NAME``, saves its section, manifest and error logs.
 
   A ValueError (a bad option) propagates when asked, after removing the experiment's folder if
@@ -150,8 +150,7 @@ def _run_one(module: ModuleType, args: argparse.Namespace, root: pathlib.Path,
   sub.mkdir(parents=True, exist_ok=True)
   ctx = context.Context(module.NAME, sub, seed=args.seed, quick=args.quick,
                         progress=context.terminal_progress(args.quiet), fresh=args.fresh,
-                        max_minutes=args.max_minutes, executor=executor,
-                        parallelism=parallelism)
+                        max_minutes=args.max_minutes, executor=executor)
   start, clock = provenance.now(), time.perf_counter()
   error, interrupted, lost = None, False, None
   section = ReportSection(title=module.NAME)
@@ -244,11 +243,10 @@ def _main(argv: List[str], prog: str) -> int:
   outcomes: List[_Outcome] = []
   try:
     with executors.make_executor(args.workers, args.dask, args.dask_timeout) as executor:
-      parallelism = 1 if isinstance(executor, executors.Serial) else args.workers
       for module, module_args in tqdm.tqdm(
           per_module, desc="experiments", leave=False,
           disable=len(per_module) == 1 or not context.terminal_progress(args.quiet)):
-        outcome = _run_one(module, module_args, root, executor, parallelism,
+        outcome = _run_one(module, module_args, root, executor,
                            bad_option_propagates=args.command != RUN)
         outcomes.append(outcome)
         if args.quiet:

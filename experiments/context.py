@@ -88,14 +88,14 @@ class Context:
     progress: draw progress bars.
     fresh: recompute saved jobs.
     max_minutes: the longest estimated sweep accepted.
-    executor: where sweeps run.
+    executor: where sweeps run (``executors``).
     stats: the counts of this run's sweeps.
     failures: the jobs that raised.
   """
 
   def __init__(self, name: str, out: pathlib.Path, seed: int = 0, quick: bool = False,
                progress: bool = False, fresh: bool = False, max_minutes: float = 60.0,
-               executor=None, parallelism: int = 1):
+               executor=None):
     self.name = name
     self.out = pathlib.Path(out)
     self.seed = seed
@@ -104,7 +104,6 @@ class Context:
     self.fresh = fresh
     self.max_minutes = max_minutes
     self.executor = executor or executors.Serial()
-    self.parallelism = max(1, parallelism)
     self.stats = SweepStats()
     self.failures: List[JobFailure] = []
 
@@ -128,8 +127,8 @@ class Context:
   def check_sizes(self, game_strings: Sequence[str]) -> None:
     """Refuses games too large for the engine (one-line ValueError with size and limit)."""
     for game in game_strings:
-      if self.histories(game) > games.ENGINE_MAX_HISTORIES:
-        games.check_engine_size(game)  # Raises, naming the size and the limit.
+      self.histories(game)  # Counted here with a progress bar on a terminal, then cached.
+      games.check_engine_size(game)
 
   def check_cost(self, todo: Sequence[jobs_lib.Job]) -> None:
     """Refuses, before any work, games too large for the engine and sweeps estimated to take
@@ -140,12 +139,12 @@ class Context:
     """
     self.check_sizes(sorted({job.game for job in todo}))
     estimates = [(self.estimate_seconds(job), job) for job in todo]
-    total = sum(seconds for seconds, _ in estimates) / self.parallelism
+    total = sum(seconds for seconds, _ in estimates) / self.executor.parallelism
     if total > 60 * self.max_minutes:
       longest, job = max(estimates, key=lambda e: e[0])
       raise ValueError(
           f"{self.name}: {len(todo)} jobs estimated at {_duration(total)} on "
-          f"{self.parallelism} worker(s) (the longest, {job.solver} on {job.game} "
+          f"{self.executor.parallelism} worker(s) (the longest, {job.solver} on {job.game} "
           f"({self.histories(job.game):,} histories) for {job.iterations} iterations, "
           f"{_duration(longest)}), over the limit --max-minutes {self.max_minutes:g}; raise it, "
           "or choose fewer iterations or smaller games")

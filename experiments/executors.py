@@ -1,8 +1,9 @@
 """Where the jobs of a sweep run: this process, a local process pool, or a Dask cluster.
 
 Every executor runs a job function over a list of jobs and yields ``(job, outcome)`` as each job
-finishes. The job function (``jobs.run_job``) never raises, so an exception that reaches the
-executor is a failure of the machinery, handled here:
+finishes (``run``), says how many jobs it runs at once (``parallelism``) and stops (``close``).
+The job function (``jobs.run_job``) never raises, so an exception that reaches the executor is a
+failure of the machinery, handled here:
 
 * local pool (``--workers N``): the workers ignore SIGINT (Ctrl-C reaches the main process, which
   stops them); a worker that dies mid-job (killed, out of memory) breaks the pool: a new pool is
@@ -39,6 +40,7 @@ class Serial:
   """Runs the jobs one after the other in this process, in the order given."""
 
   description = "this process"
+  parallelism = 1
 
   def run(self, fn: JobFunction, jobs: Sequence[jobs_lib.Job]) -> Finished:
     for job in jobs:
@@ -57,13 +59,13 @@ class LocalPool:
   """A pool of ``workers`` local processes (see the module docstring)."""
 
   def __init__(self, workers: int):
-    self.workers = workers
+    self.parallelism = workers
     self.description = f"{workers} local processes"
     self._pool: Optional[concurrent.futures.ProcessPoolExecutor] = None
 
   def _start(self) -> concurrent.futures.ProcessPoolExecutor:
     if self._pool is None:
-      self._pool = concurrent.futures.ProcessPoolExecutor(max_workers=self.workers,
+      self._pool = concurrent.futures.ProcessPoolExecutor(max_workers=self.parallelism,
                                                           initializer=_ignore_sigint)
     return self._pool
 
@@ -137,6 +139,8 @@ class DaskCluster:
       raise ValueError(f"cannot reach the Dask scheduler at {address!r} within {timeout:g} s "
                        f"({reason[:200]})") from None
     self.client = client
+    workers = client.scheduler_info().get("workers", {}).values()
+    self.parallelism = max(1, sum(w.get("nthreads", 1) for w in workers))
 
   def run(self, fn: JobFunction, jobs: Sequence[jobs_lib.Job]) -> Finished:
     distributed = self._distributed

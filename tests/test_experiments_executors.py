@@ -56,7 +56,7 @@ def test_workers_must_be_positive():
 
 def test_process_pool_gives_the_serial_results(serial, tmp_path):
   with executors.make_executor(workers=2) as pool:
-    ctx = context.Context("t", tmp_path, executor=pool, parallelism=2)
+    ctx = context.Context("t", tmp_path, executor=pool)
     assert sweeps.numbers(ctx.run_jobs(sweeps._jobs())) == serial
 
 
@@ -91,7 +91,8 @@ def dask_cluster():
 
 def test_dask_worker_processes_give_the_serial_results(serial, dask_cluster, tmp_path):
   with executors.make_executor(dask_address=dask_cluster.scheduler_address) as cluster:
-    ctx = context.Context("t", tmp_path, executor=cluster, parallelism=2)
+    assert cluster.parallelism == 2  # Two single-threaded workers.
+    ctx = context.Context("t", tmp_path, executor=cluster)
     assert sweeps.numbers(ctx.run_jobs(sweeps._jobs())) == serial
 
 
