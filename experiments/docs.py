@@ -97,6 +97,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
   except ValueError as e:
     print(f"{parser.prog}: error: {e}", file=sys.stderr)
     return 2
+  except OSError as e:
+    print(f"{parser.prog}: error: cannot write {e.filename or args.docs} ({e.strerror or e})",
+          file=sys.stderr)
+    return 2
   print(f"updated {args.docs}: {', '.join(n for _, n in FIGURES)}, {SUMMARY}, {REFERENCE_CHECK}")
   return 0
 

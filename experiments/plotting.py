@@ -45,8 +45,7 @@ def describe_figure(fig: matplotlib.figure.Figure) -> Dict[str, Any]:
         "lines": [line.get_label() for line in ax.get_lines()],
         "collections": len(ax.collections),
         "legend": [text.get_text() for text in legend.get_texts()] if legend else []})
-  suptitle = fig._suptitle.get_text() if fig._suptitle is not None else ""  # noqa: SLF001
-  return {"title": suptitle, "axes": axes}
+  return {"title": fig.get_suptitle(), "axes": axes}
 
 
 def save_figure(fig: matplotlib.figure.Figure, path: pathlib.Path) -> pathlib.Path:

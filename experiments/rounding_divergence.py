@@ -94,4 +94,8 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-  sys.exit(main())
+  try:
+    sys.exit(main())
+  except KeyboardInterrupt:
+    print("interrupted", file=sys.stderr)
+    sys.exit(130)

@@ -71,4 +71,4 @@ def test_exploitability_decreases_and_figure_shows_every_solver(results):
   # The plotted CFR series is the measured one, at the measuring points.
   line = by_iterations.get_lines()[0]
   assert list(line.get_ydata()) == pytest.approx(list(cfr))
-  assert fig._suptitle.get_text() == "kuhn_poker: exact exploitability of the average policy"
+  assert fig.get_suptitle() == "kuhn_poker: exact exploitability of the average policy"
