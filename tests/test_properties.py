@@ -67,7 +67,7 @@ def stakes_in_a_regime(draw, simplified: bool):
 def test_closed_form_equals_the_lp_in_every_regime(simplified):
   seen = set()
 
-  @settings(BOUNDED, max_examples=30)
+  @settings(BOUNDED, max_examples=20)
   @given(stakes_in_a_regime(simplified))
   def check(case):
     regime, ante, bet = case
@@ -106,7 +106,7 @@ GAME_STRINGS = st.one_of(
     st.sampled_from(NAMES))
 
 
-@settings(BOUNDED, max_examples=300)
+@settings(BOUNDED, max_examples=200)
 @given(GAME_STRINGS)
 def test_any_game_string_is_a_game_or_one_line_error(text):
   try:
@@ -146,7 +146,7 @@ MUTATIONS = st.one_of(
     st.tuples(st.just("delete"), st.integers(0, 10**6), st.integers(1, 64)))
 
 
-@settings(BOUNDED, max_examples=150)
+@settings(BOUNDED, max_examples=100)
 @given(MUTATIONS)
 def test_any_mutation_of_a_checkpoint_is_refused_or_harmless(saved_solver, tmp_path_factory,
                                                              mutation):
