@@ -24,14 +24,14 @@ venv: $(STAMP)
 run: $(STAMP)
 	$(PY) -m experiments run $(ARGS)
 
-# The linter, then the reference check (CI's guard against drift from the golden equilibria; its
-# output is shown only if it fails), then pytest, whose summary is the last line printed. Every
-# step runs; the exit status is 1 if any failed.
+# The linter, then the reference check (CI's guard against drift from the golden equilibria, on
+# both cores; its output is shown only if it fails), then pytest, whose summary is the last line
+# printed. Every step runs; the exit status is 1 if any failed.
 test: $(STAMP)
 	@status=0; \
 	$(PY) -m ruff check --quiet $(LINT_PATHS) || status=1; \
 	mkdir -p results; \
-	$(PY) -m experiments reference-check --quick --out results/ci > results/ci.log 2>&1 \
+	$(PY) -m experiments reference-check --quick --workers 2 --out results/ci > results/ci.log 2>&1 \
 	  || { cat results/ci.log; status=1; }; \
 	$(PY) -m pytest -q $(ARGS) || status=1; \
 	exit $$status
