@@ -143,7 +143,7 @@ class Context:
     if total > 60 * self.max_minutes:
       longest, job = max(estimates, key=lambda e: e[0])
       raise ValueError(
-          f"{self.name}: {len(todo)} jobs estimated at {_duration(total)} on "
+          f"{len(todo)} jobs estimated at {_duration(total)} on "
           f"{self.executor.parallelism} worker(s) (the longest, {job.solver} on {job.game} "
           f"({self.histories(job.game):,} histories) for {job.iterations} iterations, "
           f"{_duration(longest)}), over the limit --max-minutes {self.max_minutes:g}; raise it, "
