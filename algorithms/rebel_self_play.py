@@ -37,12 +37,18 @@ from typing import List, Optional
 import numpy as np
 import pyspiel
 
+from algorithms import tree_passes
 from algorithms.game_tree import CHANCE
-from algorithms.leaf_solvers import CFRLeafSolver, LeafSolver
+from algorithms.leaf_solvers import CFRLeafSolver
+from algorithms.leaf_solvers import LeafSolver
 from algorithms.pbs_value_data import Dataset
-from algorithms.pbs_value_function import PBSValueFunction, cut_of, deal_belief
-from algorithms.pbs_value_training import Trainer, TrainingOptions
-from algorithms.value_leaf_solving import ValueFunctionLeafSolver, ValueLeafCFRAvgSolver
+from algorithms.pbs_value_function import PBSValueFunction
+from algorithms.pbs_value_function import cut_of
+from algorithms.pbs_value_function import deal_belief
+from algorithms.pbs_value_training import Trainer
+from algorithms.pbs_value_training import TrainingOptions
+from algorithms.value_leaf_solving import ValueFunctionLeafSolver
+from algorithms.value_leaf_solving import ValueLeafCFRAvgSolver
 
 
 @dataclasses.dataclass(frozen=True)
@@ -137,7 +143,7 @@ class SelfPlay:
     index = self._leaf_of_root[root]
     leaf = self.public_tree.leaves[index]
     # CFR-AVG's leaf PBS at iteration t: proportional to chance times both average trunk reaches.
-    reach = self.public_tree.arrays.realization(np.where(self._leaf_mask, 1.0, average))
+    reach = tree_passes.realization(self.public_tree.arrays, np.where(self._leaf_mask, 1.0, average))
     mass = leaf.root_chance * reach[leaf.root_seq[:, 0]] * reach[leaf.root_seq[:, 1]]
     belief = mass / mass.sum()
     values = np.zeros(self.cut.num_deals)

@@ -29,7 +29,9 @@ NeurIPS 2007), and its slope in the belief grows.
 import numpy as np
 
 from algorithms import regret_matching as rm
-from algorithms.leaf_solvers import LeafSolution, uniform_policy
+from algorithms import tree_passes
+from algorithms.leaf_solvers import LeafSolution
+from algorithms.leaf_solvers import uniform_policy
 from algorithms.public_tree import LeafSubgame
 
 # Belief mass below which an information set's temperature is not scaled further.
@@ -80,7 +82,9 @@ class HedgeLeafSolver:
     cumulative = np.zeros(a.num_sequences)
     for _ in range(self.iterations):
       for player in (0, 1):  # r = q(I, a) - v(I) on the player's sequences, 0 elsewhere.
-        r, x = a.regret_increments(sigma, player)
+        x = tree_passes.realization(a, sigma)
+        r = tree_passes.counterfactual_regrets(
+            a, tree_passes.terminal_values(a, x, a.weighted_utility, player), sigma)
         regrets += r
         cumulative += x * a.player_mask[player]
         sigma[2:] = _softmax_by_block(scale * regrets[2:], a.blocks)

@@ -38,6 +38,7 @@ from algorithms import atomic_file
 from experiments import arguments
 from experiments import context
 from experiments import executors
+from experiments import play
 from experiments import provenance
 from experiments import report
 from experiments.report_section import ReportSection
@@ -55,6 +56,7 @@ EXPERIMENT_MODULES = (
 )
 RUN = "run"
 PROG = "kuhn-experiments"
+PLAY = "play"
 ERROR_LOG = "error.log"
 EXIT_INTERRUPTED = 130
 MAX_FAILED_CHECKS_SHOWN = 40
@@ -86,6 +88,8 @@ def build_parser(modules: Sequence[ModuleType], prog: str = PROG) -> argparse.Ar
                           choices=[m.NAME for m in modules],
                           help="run only this experiment (repeatable; default: all of "
                           + ", ".join(m.NAME for m in modules) + ")")
+  commands.add_parser(PLAY, add_help=False, help="play a two-player game against a solver in the "
+                      f"terminal (interactive; {prog} {PLAY} --help)")
   for module in modules:
     # argparse %-formats a subcommand's help (so % is escaped) but not its description.
     _experiment_parser(module, commands.add_parser(
@@ -224,6 +228,8 @@ def main(argv: Optional[Sequence[str]] = None, prog: str = PROG) -> int:
 
 
 def _main(argv: List[str], prog: str) -> int:
+  if argv[:1] == [PLAY]:  # Interactive: it writes no report section.
+    return play.main(argv[1:], prog=f"{prog} {PLAY}")
   modules = experiment_modules()
   parser = build_parser(modules, prog)
   try:

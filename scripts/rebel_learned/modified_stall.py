@@ -30,12 +30,14 @@ import sys
 from typing import Optional
 
 import numpy as np
-import pyspiel
 from open_spiel.python.algorithms import exploitability
+import pyspiel
 
-import spiel_games  # pylint: disable=unused-import
-from algorithms import CFRAvgSolver, TreeEvaluator
-from algorithms.leaf_solvers import CFRLeafSolver, SequenceFormLPSolver
+from algorithms import CFRAvgSolver
+from algorithms import TreeEvaluator
+from algorithms import tree_passes
+from algorithms.leaf_solvers import CFRLeafSolver
+from algorithms.leaf_solvers import SequenceFormLPSolver
 from algorithms.smooth_leaf_solver import HedgeLeafSolver
 from algorithms.trunk_exploitability import trunk_exploitability
 
@@ -55,9 +57,9 @@ class RecordingSolver(CFRAvgSolver):
 
   def _leaf_values(self, player: Optional[int], leaf_sigma, value_reach, w, previous_total):
     a, e = self._arrays, self._engine
-    x = a.realization(np.where(self._leaf_mask, 1.0, e.sigma))  # Current trunk reach pi^t.
+    x = tree_passes.realization(a, np.where(self._leaf_mask, 1.0, e.sigma))  # Current trunk reach pi^t.
     lt, root_seq = self._leaf_terminals, self._leaf_terminal_root_seq
-    below = a.realization(np.where(self._leaf_mask, leaf_sigma, 1.0))
+    below = tree_passes.realization(a, np.where(self._leaf_mask, leaf_sigma, 1.0))
     continuation = below[a.terminal_seq[lt, 0]] * below[a.terminal_seq[lt, 1]]
     true_values = np.zeros(a.num_sequences)
     for i in ((0, 1) if player is None else (player,)):
@@ -91,9 +93,9 @@ class NormalisedReadingSolver(CFRAvgSolver):
 
   def _leaf_values(self, player: Optional[int], leaf_sigma, value_reach, w, previous_total):
     a, e = self._arrays, self._engine
-    x = a.realization(np.where(self._leaf_mask, 1.0, e.sigma))
+    x = tree_passes.realization(a, np.where(self._leaf_mask, 1.0, e.sigma))
     lt, root_seq = self._leaf_terminals, self._leaf_terminal_root_seq
-    below = a.realization(np.where(self._leaf_mask, leaf_sigma, 1.0))
+    below = tree_passes.realization(a, np.where(self._leaf_mask, leaf_sigma, 1.0))
     continuation = below[a.terminal_seq[lt, 0]] * below[a.terminal_seq[lt, 1]]
     out = np.zeros(a.num_sequences)
     for i in ((0, 1) if player is None else (player,)):
