@@ -16,7 +16,7 @@ LINT_PATHS := experiments tests/test_experiments_*.py tests/test_properties.py
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e ".[test,learn]"
+	$(PY) -m pip install --quiet -e ".[test,learn,gambit]"
 	touch $(STAMP)
 
 venv: $(STAMP)
