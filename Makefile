@@ -13,7 +13,7 @@ LINT_PATHS := experiments tests/test_experiments_*.py tests/test_properties.py
 
 .PHONY: run test venv clean
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml Makefile
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -e ".[test,learn,gambit]"
