@@ -46,8 +46,9 @@ player 1 with Q facing a bet, call - fold: p D - b; player 0 with J, bet - pass:
 * passive_edge, r = 1/2: p in [0, 1/2], q = 0. Value 0.
 * bluffing, r > 1/2: p = b/D, q = (2a - b)/D; unique. Value b (2a - b) / (6 D).
 
-With a = S and b = 1 the bluffing regime is the background notebook's p1 = 1/(1 + 2S),
-p2 = (2S - 1)/(1 + 2S); for S < 1/2 that p2 would be negative and the passive regime replaces it.
+With a = S and b = 1 the bluffing regime reads p = 1/(1 + 2S), q = (2S - 1)/(1 + 2S), the form in
+which the variable-ante game is usually quoted; for S < 1/2 that q would be negative and the
+passive regime replaces it.
 
 The families are the equilibria that use no dominated choice; tests check that each family
 parameter's range is exactly its range over the LP's optimal face. The full equilibrium set also

@@ -177,9 +177,11 @@ def test_kuhn_alpha_family(alpha):
 
 
 @pytest.mark.parametrize("s", [F(1, 2), F(3, 4), F(1), F(2), F(10)])
-def test_notebook_formula_holds_from_s_one_half(s):
-  # Background notebook 004 (ante S, bet 1): p1 = 1/(1 + 2S), p2 = (2S - 1)/(1 + 2S),
-  # value (2S - 1)/(6 (1 + 2S)); valid for S >= 1/2 only. At S = 1/2 it is the top member of
+def test_bluffing_formula_holds_from_s_one_half(s):
+  # The simplified game's bluffing regime at ante S, bet 1 (derivation in the docstring of
+  # algorithms/kuhn_equilibria.py, from the two indifference conditions p D - b = 0 and
+  # 2a - b - q D = 0): p = 1/(1 + 2S), q = (2S - 1)/(1 + 2S), value (2S - 1)/(6 (1 + 2S)),
+  # checked here in exact arithmetic; valid for S >= 1/2 only. At S = 1/2 it is the top member of
   # the passive_edge family (p1 in [0, 1/2]), not the default.
   family = {"p0_bluff": 1 / (1 + 2 * s)} if s == F(1, 2) else {}
   equilibrium = kuhn_equilibria.kuhn_equilibrium(s, 1, simplified=True, **family)
@@ -189,8 +191,8 @@ def test_notebook_formula_holds_from_s_one_half(s):
 
 
 @pytest.mark.parametrize("s", [F(1, 100), F(1, 4), F(49, 100)])
-def test_small_antes_replace_the_notebook_formula(s):
-  # For S < 1/2 the notebook's p2 is negative; the passive regime has no bluff, no call with Q.
+def test_small_antes_replace_the_bluffing_formula(s):
+  # For S < 1/2 the bluffing formula's q = (2S - 1)/(1 + 2S) is negative; the passive regime has no bluff, no call with Q.
   assert (2 * s - 1) / (1 + 2 * s) < 0
   equilibrium = kuhn_equilibria.kuhn_equilibrium(s, 1, simplified=True)
   assert equilibrium.regime == "passive"

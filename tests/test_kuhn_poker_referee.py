@@ -2,7 +2,7 @@
 
 References: the closed-form equilibria of algorithms/kuhn_equilibria.py (Kuhn 1950 for the
 standard game, value -1/18; for the simplified game p1 = 1/(1+2S), p2 = (2S-1)/(1+2S), value
-(2S-1)/(6(1+2S)) with S = ante/bet, background note 004); OpenSpiel's own kuhn_poker as an
+(2S-1)/(6(1+2S)) with S = ante/bet, derived in that module's docstring); OpenSpiel's own kuhn_poker as an
 independent implementation of the base game.
 """
 
@@ -222,8 +222,8 @@ def test_pickle_and_serialization_round_trip():
 ])
 def test_announcing_an_equilibrium_reproduces_the_base_game_value(simplified, ante, grid,
                                                                     family):
-  # Closed forms of algorithms/kuhn_equilibria.py (Kuhn 1950; background note 004 for the
-  # simplified game), played as announcements through the referee game.
+  # Closed forms of algorithms/kuhn_equilibria.py (Kuhn 1950; the module's own derivation
+  # for the simplified game), played as announcements through the referee game.
   equilibrium = kuhn_equilibria.kuhn_equilibrium(ante, 1, simplified, **family)
   profile = equilibrium_profile(equilibrium)
   game = _load(simplified=simplified, ante=float(ante), grid=grid)

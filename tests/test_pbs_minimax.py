@@ -207,8 +207,9 @@ def test_grids_missing_the_equilibrium_move_the_value():
 
 @pytest.mark.parametrize("ante", [1, 2])
 def test_simplified_values_on_every_grid_match_the_restricted_closed_form(ante):
-  # Background note 004, eq. (2): with K betting and Q passing, player 0's payoff is
-  # (1/6)[p2 (1 - p1 - 2S p1) - p1 + 2S p1] (S = ante, bet 1), linear in player 1's call p2,
+  # With K betting and Q passing, player 0's payoff over the six deals is
+  # (1/6)[p2 (1 - p1 - 2S p1) - p1 + 2S p1] (S = ante, bet 1; p1 = J bluff, p2 = Q call: the
+  # payoff behind the indifference conditions of algorithms/kuhn_equilibria.py's docstring), linear in player 1's call p2,
   # so player 1 answers p2 in {0, 1}: min = (1/6) min(p1 (2S - 1), 1 - 2 p1). Player 0 then
   # picks the best bluff p1 = k / grid.
   s = F(ante)
