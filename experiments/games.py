@@ -38,6 +38,15 @@ def is_two_player_zero_sum(game: pyspiel.Game) -> bool:
                                                  pyspiel.GameType.Utility.CONSTANT_SUM)
 
 
+def is_python_game(game: pyspiel.Game) -> bool:
+  """True for a game implemented in Python (e.g. ``kuhn_poker_ante``), False for OpenSpiel's C++
+  games: every state step of a Python game crosses from C++ into Python, so solvers written in
+  C++ or walking states through pyspiel run far slower on it (OpenSpiel's Python and C++ CFR
+  make about 20 iterations per second on ``kuhn_poker_ante(players=3)``, 140 and 2,000 on
+  ``kuhn_poker(players=3)``)."""
+  return type(game) is not pyspiel.Game
+
+
 def load_game(text: str, two_player_zero_sum: bool = True) -> pyspiel.Game:
   """Loads an OpenSpiel game string after checking that the solvers apply to it.
 

@@ -110,6 +110,11 @@ class JobResult:
     """Player 0's expected return when every player plays the final average policy."""
     return self.solved.returns[0]
 
+  @property
+  def values(self) -> List[float]:
+    """Every player's expected return when every player plays the final average policy."""
+    return list(self.solved.returns)
+
   def to_json(self) -> Dict[str, Any]:
     return {"format": FORMAT, "version": VERSION, **dataclasses.asdict(self)}
 
@@ -144,6 +149,23 @@ def run_job(job: Job) -> Outcome:
     return Failure(f"{type(e).__name__}: {lines[0] if lines else ''}".rstrip(": "),
                    traceback.format_exc())
   return solved, time.perf_counter() - start
+
+
+def refusal(solver: str, game: str) -> Optional[str]:
+  """Why ``solver`` cannot run on ``game`` (one line), or None if it can.
+
+  Every registered solver runs on any sequential game the engine holds (n players, any utility
+  type), except CFR-AVG and CFR-D with a depth limit: their leaf solvers and public tree are
+  two-player zero-sum constructions (``algorithms.cfr_avg``), and they refuse other games.
+  """
+  spec = solver_registry.get_solver(solver)
+  if spec.options.get("depth_limit") is None:
+    return None
+  loaded = games.load_game(game, two_player_zero_sum=False)
+  if games.is_two_player_zero_sum(loaded):
+    return None
+  return (f"solver {solver} ({spec.label}) needs a two-player zero-sum game; {game} has "
+          f"{loaded.num_players()} players")
 
 
 def result_path(folder: pathlib.Path, job: Job) -> pathlib.Path:
