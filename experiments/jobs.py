@@ -168,6 +168,23 @@ def refusal(solver: str, game: str) -> Optional[str]:
           f"{loaded.num_players()} players")
 
 
+def skip_reason(solver: str, game: str) -> Optional[str]:
+  """Why a solver of an experiment's default list is left out on ``game`` (one line), or None:
+  it refuses the game (``refusal``), or it is one of OpenSpiel's full-traversal solvers (Python
+  or C++ CFR) on a game implemented in Python with more than two players, where it makes about
+  20 iterations per second (``games.is_python_game``); the same game in C++
+  (``kuhn_poker(players=3)``) runs them."""
+  refused = refusal(solver, game)
+  if refused is not None:
+    return refused
+  loaded = games.load_game(game, two_player_zero_sum=False)
+  spec = solver_registry.get_solver(solver)
+  if loaded.num_players() > 2 and games.is_python_game(loaded) and not (spec.engine
+                                                                         or spec.sampled):
+    return f"{spec.label} is too slow on the Python game {game} (about 20 iterations/s)"
+  return None
+
+
 def result_path(folder: pathlib.Path, job: Job) -> pathlib.Path:
   """Where ``job``'s result is saved in ``folder``."""
   return pathlib.Path(folder) / f"{job.key}.json"

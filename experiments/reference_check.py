@@ -217,23 +217,6 @@ def consistency_checks(reference: Dict[str, Any]) -> List[Check]:
   return found
 
 
-def skipped(game: str, solver: str) -> Optional[str]:
-  """Why a default solver is not run on ``game`` (one line), or None: it refuses the game
-  (``jobs.refusal``: CFR-AVG with a depth limit needs two players), or it is one of OpenSpiel's
-  full-traversal solvers (Python or C++ CFR) on a game implemented in Python with more than two
-  players, where it makes about 20 iterations per second (``games.is_python_game``); they are
-  checked on the same game in C++ (``kuhn_poker(players=3)``)."""
-  refused = jobs_lib.refusal(solver, game)
-  if refused is not None:
-    return refused
-  loaded = games.load_game(game, two_player_zero_sum=False)
-  spec = solver_registry.get_solver(solver)
-  if loaded.num_players() > 2 and games.is_python_game(loaded) and not (spec.engine
-                                                                         or spec.sampled):
-    return f"{spec.label} is too slow on the Python game {game} (about 20 iterations/s)"
-  return None
-
-
 def make_jobs(game_strings: Sequence[str], solvers: Sequence[str], seed: int,
               iterations: Optional[int], quick: bool,
               default_solvers: bool = True) -> List[jobs_lib.Job]:
@@ -241,14 +224,15 @@ def make_jobs(game_strings: Sequence[str], solvers: Sequence[str], seed: int,
   with ``quick``; ``LEDUC_ITERATIONS`` on Leduc); sampled solvers run
   ``solver_registry.SAMPLED_BUDGET_FACTOR`` T and skip Leduc unless iterations are given.
 
-  With ``default_solvers``, pairs that ``skipped`` names are left out; else a solver that refuses
-  a game is a ValueError (one line).
+  With ``default_solvers``, pairs that ``jobs.skip_reason`` names are left out; else a solver
+  that refuses a game is a ValueError (one line).
   """
   found = []
   for game in game_strings:
     leduc = game.startswith("leduc_poker")
     for solver in solvers:
-      reason = skipped(game, solver) if default_solvers else jobs_lib.refusal(solver, game)
+      reason = (jobs_lib.skip_reason(solver, game) if default_solvers
+                else jobs_lib.refusal(solver, game))
       if reason is not None:
         if default_solvers:
           continue
