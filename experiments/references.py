@@ -74,6 +74,10 @@ N_PLAYER_SAMPLED_FACTOR = 16.0
 # T = 200 and 0.012 at T = 1000, CFR+, DCFR and LCFR under 0.016; chance-sampling CFR up to 1.96
 # (median 0.73) over seeds 0-19 at T = 2000 and 10000.
 FAMILY_VALUE_FRACTION = 1 / 32
+# Fewer iterations than this are not checked against the n-player tolerances, measured from
+# T = 100 on (CFR reaches 0.49 of the NashConv tolerance at T = 100); the first iterates are
+# close to uniform play, not on the 1/sqrt(T) curve.
+MIN_CHECKED_ITERATIONS = 100
 # The members recorded in the golden file and certified on every run: both ends of beta in each
 # sub-family, a member inside 0 < c11 < 1/2, and the off-path parameters (b32, c33, c34) at the
 # ends of their ranges. Each is a kuhn3_equilibria.kuhn3_equilibrium argument set.
@@ -268,24 +272,27 @@ def nearest_kuhn3_member(result: jobs_lib.JobResult) -> kuhn3_equilibria.Nearest
   return kuhn3_equilibria.nearest_member({s: p[1] for s, p in result.solved.policy.items()})
 
 
-def n_player_run_checks(result: jobs_lib.JobResult,
-                        reference: Dict[str, Any]) -> List[checks.Check]:
+def n_player_run_checks(result: jobs_lib.JobResult, reference: Dict[str, Any],
+                        nearest: Optional[kuhn3_equilibria.NearestMember] = None
+                        ) -> List[checks.Check]:
   """Checks of one solver run on a game with more than two players: the engine's NashConv
-  equals OpenSpiel's ``exploitability.nash_conv``; NashConv at most ``nash_conv_tolerance``; and
-  where the game has the three-player family (``reference["family"]``), every player's value
-  within ``family_value_tolerance`` of the nearest member's (``nearest_kuhn3_member``)."""
+  equals OpenSpiel's ``exploitability.nash_conv``; NashConv at most ``nash_conv_tolerance`` (from
+  ``MIN_CHECKED_ITERATIONS`` on); and where the game has the three-player family
+  (``reference["family"]``), every player's value within ``family_value_tolerance`` of the
+  nearest member's (``nearest``, or ``nearest_kuhn3_member`` of the run)."""
   job = result.job
   label = f"{job.game} {job.solver} T={job.iterations}"
   game = games.load_game(job.game, two_player_zero_sum=False)
-  found = [
-      checks.same_number(f"{label}: NashConv on the tree = OpenSpiel's", result.final,
-                         result.solved.openspiel, "OpenSpiel exploitability.nash_conv"),
-      checks.at_most(f"{label}: NashConv", result.solved.openspiel,
-                     nash_conv_tolerance(game, job.solver, job.iterations),
-                     "0 at equilibrium; tolerance c (max - min utility) / sqrt(T), c measured "
-                     "(no n-player theorem)")]
+  found = [checks.same_number(f"{label}: NashConv on the tree = OpenSpiel's", result.final,
+                              result.solved.openspiel, "OpenSpiel exploitability.nash_conv")]
+  if job.iterations < MIN_CHECKED_ITERATIONS:
+    return found
+  found.append(checks.at_most(f"{label}: NashConv", result.solved.openspiel,
+                              nash_conv_tolerance(game, job.solver, job.iterations),
+                              "0 at equilibrium; tolerance c (max - min utility) / sqrt(T), c "
+                              "measured (no n-player theorem)"))
   if reference.get("family") is not None:
-    member = nearest_kuhn3_member(result).member
+    member = (nearest or nearest_kuhn3_member(result)).member
     gap = max(abs(v - float(m)) for v, m in zip(result.values, member.values))
     found.append(checks.at_most(
         f"{label}: players' values - nearest family member's ({describe_member(member)})", gap,
