@@ -64,7 +64,7 @@ NON_UNIT_GAME = "kuhn_poker_ante(players=3,ante=2.0)"
 DEFAULT_GAMES = (*FAMILY_GAMES, NON_UNIT_GAME)
 DEFAULT_SOLVERS = ("our_cfr", "our_cfr_plus", "our_lcfr", "our_dcfr", "cs_cfr", "cfr_cpp",
                    "mccfr_external_cpp")
-ITERATIONS = arguments.Budget(default=2000, quick=200)
+ITERATIONS = arguments.Budget(default=3000, quick=200)
 PYTHON_GAME_ITERATIONS = arguments.Budget(default=50, quick=10)
 SEEDS = arguments.Budget(default=3, quick=2)
 TRAJECTORY_DIVISORS = (10,)  # Values are also measured at T / 10.
