@@ -60,6 +60,9 @@ def checked_text(check: Callable[[str], Any], description: str) -> Callable[[str
 
 # An OpenSpiel game string of a two-player zero-sum sequential game (checked by loading it).
 game_string = checked_text(games.load_game, "game string")
+# An OpenSpiel game string of any sequential game (any number of players, any utility type).
+any_game_string = checked_text(lambda text: games.load_game(text, two_player_zero_sum=False),
+                               "game string")
 # The name of a registered solver.
 solver_name = checked_text(solver_registry.get_solver, "solver name")
 

@@ -47,6 +47,7 @@ from experiments.report_section import ReportSection
 EXPERIMENT_MODULES = (
     "experiments.reference_check",
     "experiments.convergence",
+    "experiments.three_player",
     "experiments.ante_sweep",
     "experiments.rps",
     "experiments.head_to_head",

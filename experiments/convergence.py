@@ -1,4 +1,5 @@
-"""Convergence: exploitability of the average policy against iterations and wall time.
+"""Convergence: exploitability (or NashConv) of the average policy against iterations and wall
+time.
 
 For every (game, solver) pair the solver runs T iterations; at log-spaced iterations t the
 exploitability of its average policy, (max_s0 u_0(s0, sbar_1) + max_s1 u_1(sbar_0, s1)) / 2, is
@@ -8,12 +9,24 @@ median with a min-max band. The plots are log-log with an O(1/sqrt(T)) guide lin
 CFR's bound (Zinkevich, Johanson, Bowling, Piccione, "Regret minimization in games with incomplete
 information", NeurIPS 2007, Theorem 4).
 
-Checks, at the final point of every run: the tree exploitability equals OpenSpiel's
-``exploitability.exploitability``; the value of the average policy is within its NashConv
-(2 exploitability) of the game value (closed form for three-card Kuhn games, else the
-sequence-form LP, skipped above ``games.LP_MAX_HISTORIES``); and when both are run, OpenSpiel's
-C++ CFR and this project's CFR and CFR+ agree with OpenSpiel's Python CFR and CFR+ (same
-algorithm, so the same numbers up to rounding).
+Games with more than two players (e.g. ``kuhn_poker(players=3)``) or not zero-sum have no
+exploitability: there NashConv, sum_i (max_{s_i} u_i(s_i, sbar_-i) - u_i(sbar)), is measured
+instead (``experiments.measures``), and no game value exists. CFR's bound does not hold there
+either; the guide line is drawn for comparison only.
+
+Checks, at the final point of every run: the tree exploitability (or NashConv) equals OpenSpiel's
+``exploitability.exploitability`` (or ``exploitability.nash_conv``); in two-player zero-sum games
+the value of the average policy is within its NashConv (2 exploitability) of the game value
+(closed form for three-card Kuhn games, else the sequence-form LP, skipped above
+``games.LP_MAX_HISTORIES``); and when both are run, OpenSpiel's C++ CFR and this project's CFR and
+CFR+ agree with OpenSpiel's Python CFR and CFR+ (same algorithm, so the same numbers up to
+rounding), except on games where two actions tie at the uniform first iterate
+(``games.uniform_profile_ties``, e.g. three- and four-player Kuhn poker), where rounding decides
+what each implementation plays next and both runs are correct CFR.
+
+Default solvers that cannot run on a game are left out of it (``jobs.skip_reason``: CFR-AVG with
+a depth limit needs two players; OpenSpiel's full-traversal solvers are too slow on Python games
+with more than two players); a solver named with ``--solver`` that refuses a game is an error.
 """
 
 import argparse
@@ -28,6 +41,7 @@ from experiments import arguments
 from experiments import checks
 from experiments import games
 from experiments import jobs as jobs_lib
+from experiments import measures
 from experiments import plotting
 from experiments import references
 from experiments import solver_registry
@@ -37,7 +51,8 @@ from experiments.context import Context
 from experiments.report_section import ReportSection
 
 NAME = "convergence"
-HELP = "Exploitability against iterations and wall time for every solver on every game."
+HELP = ("Exploitability (NashConv with more than two players) against iterations and wall time "
+        "for every solver on every game.")
 
 # (game string, iterations, iterations at --quick).
 DEFAULT_GAMES: Tuple[Tuple[str, int, int], ...] = (
@@ -58,13 +73,23 @@ SAME_ALGORITHM = (("cfr_cpp", "cfr"), ("our_cfr", "cfr"), ("our_cfr_plus", "cfr_
 
 
 def make_jobs(game_budgets: Sequence[Tuple[str, int]], solvers: Sequence[str], seed: int,
-              num_seeds: int) -> List[jobs_lib.Job]:
+              num_seeds: int, default_solvers: bool = False) -> List[jobs_lib.Job]:
   """The sweep: every solver on every (game, iterations); sampled solvers with seeds
   seed, seed + 1, ..., seed + num_seeds - 1 and ``solver_registry.SAMPLED_BUDGET_FACTOR`` times
-  the iterations, the others with ``seed`` only; log-spaced measuring points."""
+  the iterations, the others with ``seed`` only; log-spaced measuring points.
+
+  With ``default_solvers``, pairs that ``jobs.skip_reason`` names are left out; else a solver
+  that refuses a game (``jobs.refusal``) is a ValueError (one line).
+  """
   found = []
   for game, iterations in game_budgets:
     for solver in solvers:
+      reason = (jobs_lib.skip_reason(solver, game) if default_solvers
+                else jobs_lib.refusal(solver, game))
+      if reason is not None:
+        if default_solvers:
+          continue
+        raise ValueError(reason)
       spec = solver_registry.get_solver(solver)
       budget = iterations * (solver_registry.SAMPLED_BUDGET_FACTOR if spec.sampled else 1)
       points = jobs_lib.measuring_points(budget, NUM_MEASURING_POINTS)
@@ -113,11 +138,24 @@ def plot_game(frame: pd.DataFrame, game: str) -> matplotlib.figure.Figure:
 
 
 def game_values(game_strings: Sequence[str]) -> Dict[str, Tuple[float, str]]:
-  """The value and its source of each game small enough for the exact references."""
+  """The value and its source of each two-player zero-sum game small enough for the exact
+  references."""
   found = {}
   for game in game_strings:
-    if games.histories(game) <= games.LP_MAX_HISTORIES:
-      found[game] = references.game_value(games.load_game(game))
+    loaded = games.load_game(game, two_player_zero_sum=False)
+    if games.is_two_player_zero_sum(loaded) and games.histories(game) <= games.LP_MAX_HISTORIES:
+      found[game] = references.game_value(loaded)
+  return found
+
+
+def tied_games(game_strings: Sequence[str]) -> Dict[str, List[str]]:
+  """The games with ties at the uniform profile (``games.uniform_profile_ties``) -> the tied
+  information states."""
+  found = {}
+  for game in game_strings:
+    ties = games.uniform_profile_ties(games.load_game(game, two_player_zero_sum=False))
+    if ties:
+      found[game] = ties
   return found
 
 
@@ -126,30 +164,44 @@ def final_checks(results: Sequence[jobs_lib.JobResult]) -> List[Check]:
   values = game_values(sorted({r.job.game for r in results}))
   found = []
   final = {}
+  measure = {}
   for r in results:
     job = r.job
     label = f"{job.game} {job.solver} seed {job.seed} T={job.iterations}"
     final[(job.game, job.solver, job.seed)] = r.final
+    measure[job.game] = r.solved.measure
     found.append(checks.same_number(f"{label}: exact tree {r.solved.measure}", r.final,
                                     r.solved.openspiel, f"OpenSpiel {r.solved.measure}"))
     if job.game in values:
       value, source = values[job.game]
       found.append(checks.within_nash_conv(f"{label}: value of the average policy", r.value,
                                            value, r.nash_conv, source))
+  tied = tied_games(sorted(measure))
   for (game, solver, seed), measured in final.items():
     for other, reference in SAME_ALGORITHM:
-      if solver == other and (game, reference, seed) in final:
+      if solver == other and (game, reference, seed) in final and game not in tied:
         found.append(checks.same_number(
-            f"{game} {solver} vs {reference}: final exploitability", measured,
+            f"{game} {solver} vs {reference}: final {measure[game]}", measured,
             final[(game, reference, seed)],
             f"{solver_registry.get_solver(reference).label} (same algorithm)"))
   return found
 
 
+def _tie_note(tied: Dict[str, List[str]]) -> str:
+  """The report's sentence on games where implementations of one algorithm are not compared."""
+  if not tied:
+    return ""
+  return (" Implementations of one algorithm (OpenSpiel's and ours) are not compared on "
+          + ", ".join(f"{g} (tie at {', '.join(t)})" for g, t in tied.items())
+          + ": two actions tie exactly at the uniform first iterate, rounding decides what each "
+          "plays next, and both runs are correct CFR.")
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-  parser.add_argument("--game", action="append", type=arguments.game_string,
-                      metavar="GAME_STRING", help="OpenSpiel game string (repeatable); default: "
-                      + ", ".join(g for g, _, _ in DEFAULT_GAMES))
+  parser.add_argument("--game", action="append", type=arguments.any_game_string,
+                      metavar="GAME_STRING", help="OpenSpiel game string (repeatable; any number "
+                      "of players: NashConv replaces exploitability beyond two-player zero-sum "
+                      "games); default: " + ", ".join(g for g, _, _ in DEFAULT_GAMES))
   parser.add_argument("--solver", action="append", type=arguments.solver_name, metavar="NAME",
                       help="solver (repeatable), one of "
                       + ", ".join(solver_registry.available_solvers())
@@ -175,7 +227,8 @@ def run(args: argparse.Namespace, ctx: Context) -> ReportSection:
   budgets = game_budgets(args, ctx.quick)
   solvers = args.solver or solver_registry.report_solvers()
   num_seeds = SEEDS.resolve(args.seeds, ctx.quick)
-  results = ctx.run_jobs(make_jobs(budgets, solvers, ctx.seed, num_seeds))
+  results = ctx.run_jobs(make_jobs(budgets, solvers, ctx.seed, num_seeds,
+                                   default_solvers=args.solver is None))
   frame = results_frame(results)
   tables.write_csv(frame, ctx.out / "convergence.csv")
   figures = []
@@ -186,16 +239,22 @@ def run(args: argparse.Namespace, ctx: Context) -> ReportSection:
       figures.append(name)
   final = frame.loc[frame.groupby(["game", "solver", "seed"]).iteration.idxmax()]
   summary = final.groupby(["game", "solver"]).agg(
-      iterations=("iteration", "first"), seeds=("seed", "count"),
-      exploitability_median=("exploitability", "median"),
-      exploitability_max=("exploitability", "max"), seconds=("seconds", "median")).reset_index()
+      measure=("measure", "first"), iterations=("iteration", "first"), seeds=("seed", "count"),
+      final_median=("exploitability", "median"), final_max=("exploitability", "max"),
+      seconds=("seconds", "median")).reset_index()
   skipped = [g for g, _ in budgets if games.histories(g) > games.LP_MAX_HISTORIES]
+  n_player = sorted(set(frame.game[frame.measure == measures.NASH_CONV]))
   markdown = (
       "Exploitability (OpenSpiel's, NashConv/2) of each solver's average policy, on log-log "
       "axes against iterations and against the solver's own time (measurements excluded). "
       f"Sampled solvers: median and min-max band over {num_seeds} seeds "
-      f"({ctx.seed}..{ctx.seed + num_seeds - 1}). Dashed: O(1/sqrt(T)).\n\n"
-      + tables.markdown_table(summary, digits=3)
+      f"({ctx.seed}..{ctx.seed + num_seeds - 1}). Dashed: O(1/sqrt(T))."
+      + (" Games that are not two-player zero-sum (" + ", ".join(n_player) + ") have no "
+         "exploitability: their curves and the measure column are NashConv (the sum of the "
+         "players' best-response gains), CFR's O(1/sqrt(T)) bound does not apply to them and "
+         "they have no game value to check." if n_player else "")
+      + _tie_note(tied_games(sorted(set(frame.game))))
+      + "\n\n" + tables.markdown_table(summary, digits=3)
       + ("\n\nNo exact game value (closed form or LP) for games above "
          f"{games.LP_MAX_HISTORIES:,} histories: " + ", ".join(skipped) if skipped else ""))
   return ReportSection(title="Convergence of CFR solvers", markdown=markdown, figures=figures,

@@ -8,15 +8,21 @@ error output kept off the terminal.
 once it passes a cap, so that a game too large for the engine is refused after at most ``cap``
 steps and before any solver runs: the engine stores every history in flat arrays
 (``algorithms.game_tree``) and refuses trees above ``ENGINE_MAX_HISTORIES``.
+
+``uniform_profile_ties`` finds the information states where two actions tie at CFR's first
+iterate: there two correct implementations of one algorithm may round the zero regret to
+opposite signs and then differ (e.g. ``kuhn_poker(players=4)`` at "0p").
 """
 
 import os
 import tempfile
 import threading
-from typing import Callable, Dict, Optional
+from typing import Callable, Dict, List, Optional
 
+import numpy as np
 import pyspiel
 
+import algorithms
 from algorithms import game_tree
 import spiel_games  # noqa: F401  (registers the project's games with pyspiel)
 
@@ -27,6 +33,8 @@ ENGINE_MAX_HISTORIES = game_tree.DEFAULT_MAX_NODES
 LP_MAX_HISTORIES = 200_000
 
 _HISTORIES: Dict[str, int] = {}  # Cache of ``histories``.
+# Two counterfactual values closer than this, relative to the utility range, count as a tie.
+TIE_TOLERANCE = 1e-12
 # Guards the process-wide redirection of file descriptor 2 in ``load_game``.
 _STDERR_REDIRECT = threading.Lock()
 
@@ -36,6 +44,15 @@ def is_two_player_zero_sum(game: pyspiel.Game) -> bool:
   utility = game.get_type().utility
   return game.num_players() == 2 and utility in (pyspiel.GameType.Utility.ZERO_SUM,
                                                  pyspiel.GameType.Utility.CONSTANT_SUM)
+
+
+def is_python_game(game: pyspiel.Game) -> bool:
+  """True for a game implemented in Python (e.g. ``kuhn_poker_ante``), False for OpenSpiel's C++
+  games: every state step of a Python game crosses from C++ into Python, so solvers written in
+  C++ or walking states through pyspiel run far slower on it (OpenSpiel's Python and C++ CFR
+  make about 20 iterations per second on ``kuhn_poker_ante(players=3)``, 140 and 2,000 on
+  ``kuhn_poker(players=3)``)."""
+  return type(game) is not pyspiel.Game
 
 
 def load_game(text: str, two_player_zero_sum: bool = True) -> pyspiel.Game:
@@ -146,3 +163,29 @@ def check_engine_size(text: str) -> int:
                      "engine's limit (algorithms.game_tree.DEFAULT_MAX_NODES); choose a smaller "
                      "game")
   return size
+
+
+def uniform_profile_ties(game: pyspiel.Game) -> List[str]:
+  """The information states where two actions have equal counterfactual values (within
+  ``TIE_TOLERANCE`` times the utility range) when every player plays uniformly.
+
+  Read off the regrets after one iteration of the engine's CFR with simultaneous updates,
+  R(I, a) = q(I, a) - v(I) at the uniform profile (Zinkevich et al., "Regret minimization in games
+  with incomplete information", NeurIPS 2007): two actions tie where their regrets do. At an exact
+  tie the regret is 0 and each implementation's rounding residue (~1e-17) decides what regret
+  matching plays next, so runs of one algorithm by two implementations can differ by O(1) while
+  both are correct. A float test, so it also flags near ties, where rounding can decide too.
+  """
+  solver = algorithms.CFRSolver(game, alternating_updates=False)
+  solver.evaluate_and_update_policy()
+  arrays, regrets = solver.engine.arrays, solver.engine.regrets
+  tolerance = TIE_TOLERANCE * (game.max_utility() - game.min_utility())
+  found = []
+  for player, infosets in enumerate(solver.tree.players):
+    for i, key in enumerate(infosets.infoset_keys):
+      g = arrays.global_infoset[player][i]
+      start = arrays.infoset_start[g]
+      block = np.sort(regrets[start:start + arrays.infoset_num_actions[g]])
+      if np.any(np.diff(block) <= tolerance):
+        found.append(key)
+  return sorted(found)

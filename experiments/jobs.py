@@ -110,6 +110,11 @@ class JobResult:
     """Player 0's expected return when every player plays the final average policy."""
     return self.solved.returns[0]
 
+  @property
+  def values(self) -> List[float]:
+    """Every player's expected return when every player plays the final average policy."""
+    return list(self.solved.returns)
+
   def to_json(self) -> Dict[str, Any]:
     return {"format": FORMAT, "version": VERSION, **dataclasses.asdict(self)}
 
@@ -144,6 +149,40 @@ def run_job(job: Job) -> Outcome:
     return Failure(f"{type(e).__name__}: {lines[0] if lines else ''}".rstrip(": "),
                    traceback.format_exc())
   return solved, time.perf_counter() - start
+
+
+def refusal(solver: str, game: str) -> Optional[str]:
+  """Why ``solver`` cannot run on ``game`` (one line), or None if it can.
+
+  Every registered solver runs on any sequential game the engine holds (n players, any utility
+  type), except CFR-AVG and CFR-D with a depth limit: their leaf solvers and public tree are
+  two-player zero-sum constructions (``algorithms.cfr_avg``), and they refuse other games.
+  """
+  spec = solver_registry.get_solver(solver)
+  if spec.options.get("depth_limit") is None:
+    return None
+  loaded = games.load_game(game, two_player_zero_sum=False)
+  if games.is_two_player_zero_sum(loaded):
+    return None
+  return (f"solver {solver} ({spec.label}) needs a two-player zero-sum game; {game} has "
+          f"{loaded.num_players()} players")
+
+
+def skip_reason(solver: str, game: str) -> Optional[str]:
+  """Why a solver of an experiment's default list is left out on ``game`` (one line), or None:
+  it refuses the game (``refusal``), or it is one of OpenSpiel's full-traversal solvers (Python
+  or C++ CFR) on a game implemented in Python with more than two players, where it makes about
+  20 iterations per second (``games.is_python_game``); the same game in C++
+  (``kuhn_poker(players=3)``) runs them."""
+  refused = refusal(solver, game)
+  if refused is not None:
+    return refused
+  loaded = games.load_game(game, two_player_zero_sum=False)
+  spec = solver_registry.get_solver(solver)
+  if loaded.num_players() > 2 and games.is_python_game(loaded) and not (spec.engine
+                                                                         or spec.sampled):
+    return f"{spec.label} is too slow on the Python game {game} (about 20 iterations/s)"
+  return None
 
 
 def result_path(folder: pathlib.Path, job: Job) -> pathlib.Path:

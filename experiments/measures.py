@@ -7,10 +7,14 @@ games", IJCAI 2011), and for every profile the value u_0(sigma) lies within Nash
 the game value v* (both lie between min_{s1} u_0(sigma_0, s1) and max_{s0} u_0(s0, sigma_1)).
 Elsewhere (more players, general sum) only NashConv is meaningful.
 
-``measure_for(game)`` returns the measure to report: exploitability for two-player zero-sum
-games, computed exactly on the project's game tree (``algorithms.TreeEvaluator``) with
-OpenSpiel's ``exploitability.exploitability`` as the independent second computation; NashConv
-otherwise, by OpenSpiel's ``exploitability.nash_conv``.
+``measure_for(game)`` returns the measure to report, computed exactly on the project's game tree
+(``algorithms.TreeEvaluator``) with OpenSpiel's computation as the independent second one:
+exploitability for two-player zero-sum games (OpenSpiel's ``exploitability.exploitability``);
+NashConv for every other game, e.g. three- and four-player Kuhn poker (OpenSpiel's
+``exploitability.nash_conv``). Three-player Kuhn poker is zero-sum, so its exploitability
+NashConv / 3 is defined too, but no theorem relates it to the distance from the equilibrium
+values there, and OpenSpiel's Python exploitability refuses more than two players: NashConv is
+the measure the experiments report for every game with more than two players.
 """
 
 import dataclasses
@@ -55,11 +59,9 @@ def measure_for(game: pyspiel.Game, tree: Optional[Any] = None) -> Measure:
     game: the game.
     tree: the game's ``algorithms.GameTree`` if one exists already (saves a walk).
   """
+  evaluator = algorithms.TreeEvaluator(tree if tree is not None else game)
   if games.is_two_player_zero_sum(game):
-    evaluator = algorithms.TreeEvaluator(tree if tree is not None else game)
     return Measure(EXPLOITABILITY, lambda p: float(evaluator.exploitability(p)),
                    lambda p: float(exploitability.exploitability(game, p)))
-  def openspiel_nash_conv(p: policy_lib.Policy) -> float:
-    return float(exploitability.nash_conv(game, p))
-
-  return Measure(NASH_CONV, openspiel_nash_conv, openspiel_nash_conv)
+  return Measure(NASH_CONV, lambda p: float(evaluator.nash_conv(p)),
+                 lambda p: float(exploitability.nash_conv(game, p)))

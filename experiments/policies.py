@@ -4,19 +4,21 @@ Names (``POLICY_NAMES`` lists them for help texts):
 
 * ``equilibrium``: an exact equilibrium (``references.reference_equilibrium``): the closed form of
   ``algorithms.kuhn_equilibria`` for the three-card ``kuhn_poker_ante`` games (both rule sets,
-  any ante and bet), else the sequence-form LP of ``algorithms.sequence_form_lp`` (any small
-  two-player zero-sum game);
+  any ante and bet); the default member of the Szafron-Gibson-Sturtevant family
+  (``algorithms.kuhn3_equilibria``) for three-player Kuhn poker at ante = bet = 1; else the
+  sequence-form LP of ``algorithms.sequence_form_lp`` (any small two-player zero-sum game). Other
+  games with more than two players have no known exact equilibrium: the name is refused there;
 * ``uniform``: every legal action with equal probability;
 * ``always-bet``: always the last legal action (in Kuhn poker Bet, or Call facing a bet);
 * ``SOLVER:ITERATIONS``: the average policy of a registered solver (``experiments.solver_registry``,
   e.g. ``cfr:1000``, ``cfr_plus:200``, ``cs_cfr:5000``) after that many iterations;
 * ``file:PATH``: a policy file written by ``algorithms.policy_io``.
 
-Every name resolves to an OpenSpiel ``policy.TabularPolicy`` of the game, covering both players.
+Every name resolves to an OpenSpiel ``policy.TabularPolicy`` of the game, covering every player.
 """
 
 import pathlib
-from typing import Tuple
+from typing import List, Sequence, Tuple
 
 from open_spiel.python import policy as policy_lib
 from open_spiel.python.algorithms import expected_game_score
@@ -104,8 +106,14 @@ def make_policy(game: pyspiel.Game, name: str, seed: int = 0,
   return solver_policy(game, solver, iterations, seed, progress)
 
 
+def expected_values(game: pyspiel.Game, seats: Sequence[policy_lib.Policy]) -> List[float]:
+  """Every player's exact expected return when player i follows ``seats[i]`` (OpenSpiel's
+  ``expected_game_score.policy_value``)."""
+  return [float(v) for v in expected_game_score.policy_value(game.new_initial_state(),
+                                                             list(seats))]
+
+
 def expected_value(game: pyspiel.Game, policy_0: policy_lib.Policy,
                    policy_1: policy_lib.Policy) -> float:
-  """Player 0's exact expected return when player i follows ``policy_i``."""
-  return float(expected_game_score.policy_value(game.new_initial_state(),
-                                                [policy_0, policy_1])[0])
+  """Player 0's exact expected return in a two-player game when player i follows ``policy_i``."""
+  return expected_values(game, [policy_0, policy_1])[0]

@@ -72,3 +72,44 @@ def test_exploitability_decreases_and_figure_shows_every_solver(results):
   line = by_iterations.get_lines()[0]
   assert list(line.get_ydata()) == pytest.approx(list(cfr))
   assert fig.get_suptitle() == "kuhn_poker: exact exploitability of the average policy"
+
+
+def test_make_jobs_leaves_out_default_solvers_that_cannot_run():
+  made = convergence.make_jobs([("kuhn_poker_ante(players=3)", 50)],
+                               ["cfr", "our_cfr", "cfr_avg_d1", "cs_cfr"], seed=0, num_seeds=1,
+                               default_solvers=True)
+  # CFR-AVG with a depth limit needs two players; OpenSpiel's Python CFR on the Python
+  # three-player game makes about 20 iterations per second.
+  assert [j.solver for j in made] == ["our_cfr", "cs_cfr"]
+  with pytest.raises(ValueError, match="needs a two-player zero-sum game"):
+    convergence.make_jobs([("kuhn_poker(players=3)", 50)], ["cfr_avg_d1"], seed=0, num_seeds=1)
+
+
+@pytest.fixture(scope="module")
+def results_3p(tmp_path_factory):
+  ctx = Context(convergence.NAME, tmp_path_factory.mktemp("convergence3"))
+  return ctx.run_jobs(convergence.make_jobs(
+      [("kuhn_poker(players=3)", 40), ("kuhn_poker(players=4)", 5)], ["cfr", "our_cfr"], seed=0,
+      num_seeds=1))
+
+
+def test_more_players_measure_nash_conv(results_3p):
+  frame = convergence.results_frame(results_3p)
+  assert set(frame.measure) == {"NashConv"}
+  # Uniform play in three-player Kuhn poker: NashConv 2.0625 (OpenSpiel's nash_conv, in
+  # test_measures_of_more_players); OpenSpiel's CFR and ours start from it.
+  first = frame[(frame.game == "kuhn_poker(players=3)") & (frame.iteration == 1)]
+  assert list(first.exploitability) == pytest.approx([2.0625, 2.0625])
+  found = convergence.final_checks(results_3p)
+  assert found and all(c.passed for c in found), [c for c in found if not c.passed]
+  names = [c.name for c in found]
+  assert "kuhn_poker(players=3) our_cfr seed 0 T=40: exact tree NashConv" in names
+  # No game value with more than two players, and no comparison of implementations where the
+  # uniform profile ties (three players at "0pp", four at "0p").
+  assert not any("value" in n or " vs " in n for n in names)
+  assert convergence.tied_games(["kuhn_poker", "kuhn_poker(players=3)",
+                                 "kuhn_poker(players=4)"]) == {
+                                     "kuhn_poker(players=3)": ["0pp"],
+                                     "kuhn_poker(players=4)": ["0p"]}
+  fig = convergence.plot_game(frame, "kuhn_poker(players=3)")
+  assert "NashConv" in fig.axes[0].get_ylabel()

@@ -97,16 +97,20 @@ def test_bad_policy_names(kuhn, name, message):
 def test_play_counts_and_interval(kuhn):
   hands = 20000
   result = head_to_head.play(kuhn, ["uniform", "always-bet"], hands, seed=0)
-  wins, draws, losses = result.wins_draws_losses
+  wins, draws, losses = result.wins_draws_losses()
   assert wins + losses == hands and draws == 0  # Kuhn poker has no draws.
-  half = stats.norm.ppf(0.975) * result.returns.std(ddof=1) / np.sqrt(hands)
-  assert result.half_width == pytest.approx(half, rel=1e-9)
+  # Two players, zero-sum: one player checked, so the plain 95% interval (z = 1.96).
+  half = stats.norm.ppf(0.975) * result.returns[:, 0].std(ddof=1) / np.sqrt(hands)
+  assert result.half_width() == pytest.approx(half, rel=1e-9)
   rules = kuhn_rules.KuhnRules()
-  assert result.exact == pytest.approx(kuhn_value(rules, lambda c, h: 0.5, lambda c, h: 1.0),
-                                       abs=1e-12)
+  assert result.exact[0] == pytest.approx(kuhn_value(rules, lambda c, h: 0.5,
+                                                     lambda c, h: 1.0), abs=1e-12)
+  # Zero-sum: every hand's returns and the exact values sum to 0.
+  np.testing.assert_array_equal(result.returns.sum(axis=1), 0.0)
+  assert sum(result.exact) == pytest.approx(0.0, abs=1e-12)
   # Seeded, so deterministic: the exact value lies in this run's 95% interval.
-  assert result.exact_in_interval
-  assert set(np.unique(result.returns)) <= {-2.0, -1.0, 1.0, 2.0}
+  assert result.exact_in_interval()
+  assert set(np.unique(result.returns[:, 0])) <= {-2.0, -1.0, 1.0, 2.0}
 
 
 def test_sampled_outcome_frequencies_match_exact_probabilities(kuhn):
@@ -114,9 +118,9 @@ def test_sampled_outcome_frequencies_match_exact_probabilities(kuhn):
   # card: probability 1/2 exactly (three of the six equally likely deals).
   result = head_to_head.play(kuhn, ["always-bet", "always-bet"], 4000, seed=1)
   assert set(np.unique(result.returns)) == {-2.0, 2.0}
-  wins = result.wins_draws_losses[0]
+  wins = result.wins_draws_losses()[0]
   assert abs(wins / 4000 - 0.5) < 5 * np.sqrt(0.25 / 4000)  # 5 standard errors.
-  assert result.exact == 0.0
+  assert result.exact == (0.0, 0.0)
 
 
 def test_play_is_reproducible(kuhn):
@@ -139,3 +143,64 @@ def test_cli_quick_run(tmp_path):
 def test_cli_rejects_bad_policy(tmp_path, capsys):
   assert cli.main(["head-to-head", "--p0", "bogus", "--out", str(tmp_path)]) == 2
   assert "unknown policy 'bogus'" in capsys.readouterr().err
+
+
+@pytest.fixture(scope="module")
+def kuhn3():
+  return pyspiel.load_game("kuhn_poker_ante(players=3)")
+
+
+def test_three_player_always_bet_showdowns(kuhn3):
+  # Everyone bets or calls: every hand is a three-way showdown with 2 chips each in; the holder
+  # of the highest of the three dealt cards gains 4, the others lose 2. By symmetry each player
+  # holds it w.p. 1/3, so every exact value is 4/3 - 2 (2/3) = 0.
+  result = head_to_head.play(kuhn3, ["always-bet"] * 3, 4000, seed=2)
+  assert result.returns.shape == (4000, 3)
+  assert set(np.unique(result.returns)) == {-2.0, 4.0}
+  np.testing.assert_array_equal(result.returns.sum(axis=1), 0.0)
+  assert result.exact == pytest.approx((0.0, 0.0, 0.0), abs=1e-12)
+  wins = [result.wins_draws_losses(p)[0] for p in range(3)]
+  assert sum(wins) == 4000
+  assert all(abs(w / 4000 - 1 / 3) < 5 * np.sqrt(2 / 9 / 4000) for w in wins)  # 5 std. errors.
+
+
+def test_three_player_family_member_values(kuhn3):
+  # The family's default member at every seat: values (-1/48, -1/48, 1/24) (Szafron, Gibson,
+  # Sturtevant, AAMAS 2013; algorithms.kuhn3_equilibria, certified exactly there).
+  result = head_to_head.play(kuhn3, ["equilibrium"] * 3, 20000, seed=0)
+  assert result.exact == pytest.approx((-1 / 48, -1 / 48, 1 / 24), abs=1e-12)
+  # Zero-sum with three players: players 0 and 1 are checked, Bonferroni z = Phi^-1(1 - 0.0125).
+  assert result.z == pytest.approx(stats.norm.ppf(1 - 0.05 / 4), rel=1e-12)
+  assert head_to_head.checked_players(kuhn3) == 2
+  assert all(result.exact_in_interval(p) for p in range(3))
+
+
+def test_cli_three_players_one_policy_per_seat(tmp_path):
+  out = tmp_path / "out"
+  code = cli.main(["head-to-head", "--quick", "--quiet", "--game", "kuhn_poker(players=3)",
+                   "--policy", "uniform", "--policy", "equilibrium", "--policy", "always-bet",
+                   "--hands", "3000", "--out", str(out)])
+  assert code == 0
+  frame = pd.read_csv(out / "head-to-head" / "head_to_head.csv")
+  assert list(frame.player) == [0, 1, 2]
+  assert list(frame.policy) == ["uniform", "equilibrium", "always-bet"]
+  assert frame.chips_per_hand.sum() == pytest.approx(0.0, abs=1e-9)  # Zero-sum, hand by hand.
+  assert frame.exact_value.sum() == pytest.approx(0.0, abs=1e-12)
+  report = (out / "report.md").read_text()
+  assert "player 0's chips per hand" in report and "player 1's chips per hand" in report
+  assert "player 2's chips per hand" not in report  # Fixed by the others' (zero-sum).
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--game", "kuhn_poker(players=3)"], "has 3 players: give --policy 3 times"),
+    (["--game", "kuhn_poker(players=3)", "--policy", "uniform", "--policy", "uniform"],
+     "give --policy 3 times (one per seat), got 2"),
+    (["--policy", "uniform", "--policy", "uniform", "--p0", "uniform"], "not both"),
+    (["--game", "kuhn_poker(players=4)", "--policy", "equilibrium", "--policy", "uniform",
+      "--policy", "uniform", "--policy", "uniform"], "no exact equilibrium"),
+])
+def test_cli_rejects_bad_seats(tmp_path, capsys, argv, message):
+  assert cli.main(["head-to-head", "--out", str(tmp_path / "x")] + argv) == 2
+  err = capsys.readouterr().err
+  assert message in err and len(err.strip().splitlines()) == 1
+  assert not (tmp_path / "x").exists()

@@ -7,6 +7,7 @@ import shutil
 
 import pytest
 
+from algorithms import kuhn3_equilibria
 from algorithms import kuhn_equilibria
 from experiments import cli
 from experiments import games
@@ -59,7 +60,8 @@ def test_family_ranges_at_the_edge_of_the_standard_game():
 
 def _result(game, solver, iterations, checked_as):
   """A job result of ``iterations`` iterations, labelled as a run of ``checked_as`` iterations."""
-  solved = solver_registry.solve(games.load_game(game), solver, 0, iterations, keep_policy=True)
+  solved = solver_registry.solve(games.load_game(game, two_player_zero_sum=False), solver, 0,
+                                 iterations, keep_policy=True)
   return jobs.JobResult(jobs.Job("t", game, solver, 0, checked_as), solved, {}, "", 0.0)
 
 
@@ -116,3 +118,105 @@ def test_cli_passes_then_fails_on_a_corrupted_golden_file(tmp_path, monkeypatch,
   assert out.count("**FAIL**") == 1
   assert "kuhn_poker: closed-form value -1/18 = golden" in (tmp_path / "bad" / "report.md"
                                                              ).read_text()
+
+
+THREE = "kuhn_poker(players=3)"
+
+
+def test_golden_file_has_the_three_player_family():
+  golden = references.load_golden()
+  for game in (THREE, "kuhn_poker_ante(players=3)"):
+    family = golden[game]["family"]
+    # Szafron, Gibson, Sturtevant (AAMAS 2013): P2's value -1/48 is constant over the family;
+    # P1's and P3's move with beta = max(b11, b21).
+    assert family["value_formulas"] == {"player_0": "-1/48 - beta/24", "player_1": "-1/48",
+                                        "player_2": "1/24 + beta/24", "beta": "max(b11, b21)"}
+    assert 4 <= len(family["members"]) <= 10  # A handful, not the whole certified grid.
+    names = family["parameter_names"]
+    for entry in family["members"]:
+      p = dict(zip(names, map(Fraction, entry["parameters"])))
+      beta = max(p["b11"], p["b21"])
+      assert [Fraction(v) for v in entry["values"]] == [
+          -Fraction(1, 48) - beta / 24, -Fraction(1, 48), Fraction(1, 24) + beta / 24]
+    betas = {max(Fraction(e["parameters"][1]), Fraction(e["parameters"][2]))
+             for e in family["members"]}
+    assert {Fraction(0), Fraction(1, 4)} <= betas  # Both ends of the values' segment.
+    assert {e["sub_family"] for e in family["members"]} == set(
+        kuhn3_equilibria.SUB_FAMILIES)
+
+
+def test_three_player_golden_checks_fail_for_a_doctored_family_value():
+  recomputed = references.compute_reference(THREE)
+  golden = json.loads(json.dumps(references.load_golden()[THREE]))
+  assert all(c.passed for c in reference_check.golden_checks(recomputed, golden))
+  golden["family"]["members"][1]["values"][1] = "-1/47"
+  failed = [c.name for c in reference_check.golden_checks(recomputed, golden) if not c.passed]
+  assert failed == [f"{THREE}: family member 1 (c11=0, values -1/32, -1/48, 5/96) parameters "
+                    "and values = golden"]
+  golden["family"]["value_formulas"]["player_1"] = "-1/47"
+  assert any("value formulas" in c.name and not c.passed
+             for c in reference_check.golden_checks(recomputed, golden))
+
+
+def test_family_certificates_are_exact_and_fail_for_a_non_member():
+  family = references.compute_reference(THREE)["family"]
+  found = reference_check.family_certificate_checks(THREE, family)
+  assert len(found) == 3 * len(references.KUHN3_GOLDEN_MEMBERS)
+  assert all(c.passed for c in found)
+  exact = [c for c in found if c.name.endswith("exact NashConv")]
+  assert all(c.value == 0.0 and c.tolerance == 0.0 for c in exact)  # Fractions: exactly 0.
+  # Negative control: a recorded value that the exact tree walk does not give.
+  doctored = json.loads(json.dumps(family))
+  doctored["members"][0]["values"][0] = "-1/50"
+  failed = [c.name for c in reference_check.family_certificate_checks(THREE, doctored)
+            if not c.passed]
+  assert len(failed) == 1 and "exact values = recorded -1/50" in failed[0]
+
+
+def test_three_player_run_checks_pass_for_cfr_and_fail_for_uniform_play():
+  reference = references.compute_reference(THREE)
+  checks = references.solver_run_checks(_result(THREE, "our_cfr", 200, 200), reference)
+  assert [c.passed for c in checks] == [True, True, True]
+  assert "nearest family member" in checks[2].name
+  # Negative control: one iteration (uniform play) checked as if it had run 300.
+  # Uniform play: NashConv 2.0625 (> 0.043) and values 0.26 off the nearest member's (> 0.011).
+  failed = [c.name for c in references.solver_run_checks(_result(THREE, "our_cfr", 1, 300),
+                                                         reference) if not c.passed]
+  assert len(failed) == 2 and failed[0] == f"{THREE} our_cfr T=300: NashConv"
+  assert "players' values - nearest family member's" in failed[1]
+  # Four players: no family; NashConv against OpenSpiel's and its tolerance only.
+  four = "kuhn_poker(players=4)"
+  checks = references.solver_run_checks(_result(four, "our_cfr_plus", 100, 100),
+                                        references.compute_reference(four))
+  assert [c.passed for c in checks] == [True, True]
+
+
+def test_make_jobs_leaves_out_solvers_that_cannot_run_on_three_players():
+  made = reference_check.make_jobs([THREE, "kuhn_poker_ante(players=3)"],
+                                   solver_registry.report_solvers(), 0, None, quick=True)
+  pairs = {(j.game, j.solver) for j in made}
+  assert (THREE, "cfr") in pairs and (THREE, "cs_cfr") in pairs
+  assert (THREE, "cfr_avg_d1") not in pairs  # A depth limit needs two players.
+  # OpenSpiel's Python CFR on the Python game (about 20 iterations per second): left out.
+  assert ("kuhn_poker_ante(players=3)", "cfr") not in pairs
+  assert ("kuhn_poker_ante(players=3)", "our_cfr") in pairs
+  with pytest.raises(ValueError, match="cfr_avg_d1 .* needs a two-player zero-sum game"):
+    reference_check.make_jobs([THREE], ["cfr_avg_d1"], 0, None, quick=True,
+                              default_solvers=False)
+
+
+def test_cli_three_players_fails_on_a_doctored_golden_family(tmp_path, monkeypatch, capsys):
+  argv = ["reference-check", "--quick", "--solver", "our_cfr", "--game", THREE]
+  assert cli.main(argv + ["--out", str(tmp_path / "good")]) == 0
+  report_text = (tmp_path / "good" / "report.md").read_text()
+  assert "More than two players" in report_text and "NashConv" in report_text
+  corrupted = tmp_path / "golden.json"
+  data = json.loads(references.GOLDEN_PATH.read_text())
+  data["games"][THREE]["family"]["members"][0]["values"][2] = "1/25"
+  corrupted.write_text(json.dumps(data))
+  monkeypatch.setattr(references, "GOLDEN_PATH", corrupted)
+  capsys.readouterr()
+  assert cli.main(argv + ["--out", str(tmp_path / "bad")]) == 1
+  out = capsys.readouterr().out
+  assert out.count("**FAIL**") == 1
+  assert f"{THREE}: family member 0 (c11=0, values -1/48, -1/48, 1/24) parameters" in out

@@ -1,13 +1,19 @@
 """Tests of the strategy-tables experiment (experiments/strategy_tables.py)."""
 
+import fractions
+
 import numpy as np
+from open_spiel.python.algorithms import exploitability
 import pandas as pd
 import pyspiel
 import pytest
 
+from algorithms import kuhn3_equilibria
 from experiments import cli
 from experiments import policies
 from experiments import strategy_tables
+
+Fraction = fractions.Fraction
 
 
 @pytest.fixture(scope="module")
@@ -101,3 +107,64 @@ def test_cli_quick_run(tmp_path):
 def test_cli_rejects_non_kuhn_game(tmp_path, capsys):
   assert cli.main(["strategy-tables", "--game", "leduc_poker", "--out", str(tmp_path)]) == 2
   assert "Kuhn game" in capsys.readouterr().err
+
+
+@pytest.fixture(scope="module")
+def kuhn3():
+  return pyspiel.load_game("kuhn_poker_ante(players=3)")
+
+
+def test_information_states_of_three_player_kuhn(kuhn3):
+  # 4 cards x 12 betting histories (kuhn3_equilibria.SITUATIONS): 48 information states; the
+  # card is the player's own deal (the first three chance outcomes).
+  states = strategy_tables.information_states(kuhn3)
+  assert len(states) == 48
+  assert states["2ppb"] == (0, 2, "ppb")
+  assert states["0pp"] == (2, 0, "pp")
+  assert states["3b"] == (1, 3, "b")
+
+
+def test_nearest_member_of_an_exact_member_is_itself(kuhn3):
+  member = kuhn3_equilibria.kuhn3_equilibrium(c11=Fraction(1, 4), b11=Fraction(1, 8),
+                                              b32=Fraction(1, 2), c34=Fraction(1, 3))
+  pol = member.policy(kuhn3)
+  reference = strategy_tables.reference_for(kuhn3, pol)
+  frame = strategy_tables.strategy_table(kuhn3, pol, reference.policy)
+  assert len(frame) == 96 and frame["difference"].abs().max() < 1e-6
+  assert "0<c11<1/2, beta = 0.1250" in reference.source
+  assert reference.values == pytest.approx((-5 / 192, -1 / 48, 3 / 64), abs=1e-12)
+  assert all(c.passed for c in strategy_tables.table_checks(kuhn3, "member", pol, reference))
+
+
+def test_three_player_checks_pass_for_cfr_and_fail_for_a_wrong_reference(kuhn3):
+  pol = policies.make_policy(kuhn3, "our_cfr:200")
+  reference = strategy_tables.reference_for(kuhn3, pol)
+  found = strategy_tables.table_checks(kuhn3, "our_cfr:200", pol, reference)
+  assert [c.passed for c in found] == [True, True]
+  # The policy's NashConv on the tree is OpenSpiel's nash_conv (recomputed here).
+  assert found[0].value == pytest.approx(exploitability.nash_conv(kuhn3, pol), abs=1e-12)
+  # Negative control: uniform play is no equilibrium; as the reference, its check fails.
+  wrong = strategy_tables.references.Reference(policies.make_policy(kuhn3, "uniform"), 0.0,
+                                               "wrong")
+  failed = [c.name for c in strategy_tables.table_checks(kuhn3, "our_cfr:200", pol, wrong)
+            if not c.passed]
+  assert failed == [f"strategy table {kuhn3}: NashConv of the reference"]
+
+
+def test_four_players_have_no_reference():
+  four = pyspiel.load_game("kuhn_poker(players=4)")
+  pol = policies.make_policy(four, "uniform")
+  assert strategy_tables.reference_for(four, pol) is None
+  frame = strategy_tables.strategy_table(four, pol, None)
+  assert frame["reference"].isna().all() and set(frame["player"]) == {0, 1, 2, 3}
+  assert "| - | - |" in strategy_tables.table_markdown(frame)
+
+
+def test_cli_three_players(tmp_path):
+  assert cli.main(["strategy-tables", "--quick", "--quiet", "--game", "kuhn_poker(players=3)",
+                   "--out", str(tmp_path)]) == 0
+  frame = pd.read_csv(tmp_path / "strategy-tables" / "strategy_table.csv")
+  assert len(frame) == 96 and set(frame["player"]) == {0, 1, 2}
+  report = (tmp_path / "report.md").read_text()
+  assert "our_cfr:300" in report and "NashConv" in report
+  assert "Szafron-Gibson-Sturtevant family, nearest member" in report

@@ -332,6 +332,8 @@ def test_same_seed_same_deals_whatever_the_person_plays():
     (["--game", "no_such_game"], "unknown game 'no_such_game'"),
     (["--seat", "2"], "argument --seat: invalid choice: '2'"),
     (["--game", "tic_tac_toe(x=1)"], "bad game string"),
+    # play stays two-player: three-player Kuhn is refused in one line.
+    (["--game", "kuhn_poker_ante(players=3)"], "is not a two-player zero-sum sequential game"),
     (["--opponent", "cfr:many"], "ITERATIONS in SOLVER:ITERATIONS must be a positive integer"),
     (["--transcript", "/no/such/folder/t.txt"], "--transcript: folder '/no/such/folder'"),
 ])

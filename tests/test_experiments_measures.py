@@ -1,0 +1,69 @@
+"""Tests of experiments.measures and the n-player helpers of experiments.games and
+experiments.jobs."""
+
+import numpy as np
+from open_spiel.python import policy as policy_lib
+from open_spiel.python.algorithms import exploitability
+import pyspiel
+import pytest
+from test_solvers import uniform_profile_ties
+
+from experiments import games
+from experiments import jobs
+from experiments import measures
+
+
+def random_policy(game, seed):
+  tabular = policy_lib.TabularPolicy(game)
+  rng = np.random.default_rng(seed)
+  probs = rng.random(tabular.action_probability_array.shape) * tabular.legal_actions_mask
+  tabular.action_probability_array[:] = probs / probs.sum(axis=1, keepdims=True)
+  return tabular
+
+
+@pytest.mark.parametrize("game_string", ["kuhn_poker(players=3)", "kuhn_poker_ante(players=3)",
+                                         "kuhn_poker_ante(players=3,ante=2.0,bet=0.5)",
+                                         "kuhn_poker(players=4)"])
+def test_measures_of_more_players(game_string):
+  game = pyspiel.load_game(game_string)
+  measure = measures.measure_for(game)
+  assert measure.name == measures.NASH_CONV
+  # The tree's NashConv against OpenSpiel's exploitability.nash_conv, on random policies.
+  for seed in range(2):
+    pol = random_policy(game, seed)
+    assert measure.exact(pol) == pytest.approx(exploitability.nash_conv(game, pol), abs=1e-10)
+    assert measure.openspiel(pol) == exploitability.nash_conv(game, pol)
+  if game_string == "kuhn_poker(players=3)":
+    # Uniform play (OpenSpiel's nash_conv; the engine's number in test_experiments_convergence).
+    assert measure.exact(policy_lib.TabularPolicy(game)) == pytest.approx(2.0625, abs=1e-12)
+
+
+def test_two_player_games_keep_exploitability():
+  game = pyspiel.load_game("kuhn_poker")
+  measure = measures.measure_for(game)
+  assert measure.name == measures.EXPLOITABILITY
+  pol = random_policy(game, 0)
+  assert measure.exact(pol) == pytest.approx(exploitability.exploitability(game, pol), abs=1e-12)
+  assert measures.nash_conv(measure.name, 0.25) == 0.5
+
+
+@pytest.mark.parametrize("game_string", [
+    "kuhn_poker", "kuhn_poker(players=3)", "kuhn_poker(players=4)",
+    "kuhn_poker_ante(deck_size=5)", "kuhn_poker_ante(players=3,ante=2.0)"])
+def test_uniform_profile_ties_match_the_exact_walk(game_string):
+  # The float test of the engine's regrets against the exact walk in fractions of the solvers'
+  # differential tests.
+  game = pyspiel.load_game(game_string)
+  assert games.uniform_profile_ties(game) == uniform_profile_ties(game)
+
+
+def test_python_games_and_solver_refusals():
+  assert games.is_python_game(pyspiel.load_game("kuhn_poker_ante(players=3)"))
+  assert not games.is_python_game(pyspiel.load_game("kuhn_poker(players=3)"))
+  assert jobs.refusal("our_cfr", "kuhn_poker(players=3)") is None
+  assert jobs.refusal("cfr_avg", "kuhn_poker(players=3)") is None  # No depth limit: any game.
+  assert jobs.refusal("cfr_avg_d1", "kuhn_poker") is None
+  assert "has 3 players" in jobs.refusal("cfr_avg_d1", "kuhn_poker(players=3)")
+  assert jobs.skip_reason("cfr", "kuhn_poker(players=3)") is None
+  assert "too slow" in jobs.skip_reason("cfr", "kuhn_poker_ante(players=3)")
+  assert jobs.skip_reason("cs_cfr", "kuhn_poker_ante(players=3)") is None
