@@ -97,6 +97,15 @@ SWEEP_MARKERS = {
     "bet": {"marker": "^", "facecolors": "none", "edgecolors": plotting.BLACK, "s": 44,
             "linewidths": 1.0},
 }
+CAPTION = (
+    "**Figures** (one per rule set, one panel per checked frequency and the value, against "
+    "r = ante / bet on a log axis). Blue line: the closed form; shaded band: an equilibrium "
+    "family (every point in it is an equilibrium); thick vertical segment: the family at a "
+    "point regime (r = 1/2, and Kuhn's r = 1 in the standard game); dotted lines: regime "
+    "boundaries, named in the strip above each panel. What to see: every solved point (filled "
+    "circles vary the ante at bet 1, open triangles the bet at ante 1) lies on the line or in "
+    "the band, and where both sweeps reach the same r their markers coincide: the equilibrium "
+    "depends on r only.")
 # Names of the regimes (kuhn_equilibria.Regime.name) in the figures.
 REGIME_NAMES = {"passive": "passive", "passive_edge": "edge", "p1_bluffs": "P1 bluffs",
                 "kuhn": "Kuhn", "both_bluff": "both bluff", "bluffing": "bluffing"}
@@ -199,10 +208,9 @@ def run(args: argparse.Namespace, ctx: Context) -> ReportSection:
   markdown = (
       f"{solver_registry.get_solver(args.solver).label}, T = {iterations}, on kuhn_poker_ante "
       f"over antes {', '.join(map(str, antes))} (bet 1) and bets {', '.join(map(str, bets))} "
-      "(ante 1), both rule sets. Lines: closed form; bands and vertical segments: equilibrium "
-      "families (where the closed-form equilibrium is not unique); dotted: regime boundaries. "
-      "Probabilities are of bet/call at the information state in brackets (cards 0 = J, 1 = Q, "
-      "2 = K; p = check, b = bet).\n\n" + tables.markdown_table(table, digits=4))
+      "(ante 1), both rule sets. Probabilities are of bet/call at the information state in "
+      "brackets (cards 0 = J, 1 = Q, 2 = K; p = check, b = bet).\n\n"
+      + tables.markdown_table(table, digits=4) + "\n\n" + CAPTION)
   return ReportSection(title="Ante sweep: solved strategies and values against closed forms",
                        markdown=markdown, figures=figures, tables=["ante_sweep.csv"],
                        checks=found)

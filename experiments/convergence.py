@@ -52,6 +52,15 @@ OTHER_GAMES = arguments.Budget(default=DEFAULT_GAMES[0][1], quick=DEFAULT_GAMES[
 SEEDS = arguments.Budget(default=3, quick=2)
 NUM_MEASURING_POINTS = 20
 UNIT = "chips per hand"  # Of the exploitability: the games' payoffs are chips.
+CAPTION = (
+    "**Figures** (one per game; left: against iterations T, right: against the solver's own "
+    "wall-clock time; both log-log, exploitability in chips per hand). Colour = algorithm, look "
+    "= implementation: OpenSpiel's Python solvers are wide solid lines, ours dashed with open "
+    "circles, OpenSpiel's C++ dotted with crosses. What to see: where two implementations of "
+    "one algorithm compute the same iterates, their curves coincide on the left (the legend "
+    "says \"identical to ... to 1e-9\": the circles sit on the wide line) and separate on the "
+    "right, by their speed; CFR+ falls below the dashed grey O(1/sqrt(T)) guide, the rate of "
+    "CFR's regret bound; the sampled solvers' band shows the spread over seeds.")
 # Pairs (solver, reference solver) that implement the same algorithm, so must agree exactly.
 SAME_ALGORITHM = (("cfr_cpp", "cfr"), ("our_cfr", "cfr"), ("our_cfr_plus", "cfr_plus"))
 
@@ -217,9 +226,10 @@ def run(args: argparse.Namespace, ctx: Context) -> ReportSection:
       "Exploitability (OpenSpiel's, NashConv/2) of each solver's average policy, on log-log "
       "axes against iterations and against the solver's own time (measurements excluded). "
       f"Sampled solvers: median and min-max band over {num_seeds} seeds "
-      f"({ctx.seed}..{ctx.seed + num_seeds - 1}). Dashed: O(1/sqrt(T)).\n\n"
+      f"({ctx.seed}..{ctx.seed + num_seeds - 1}).\n\n"
       + tables.markdown_table(summary, digits=3)
       + ("\n\nNo exact game value (closed form or LP) for games above "
-         f"{games.LP_MAX_HISTORIES:,} histories: " + ", ".join(skipped) if skipped else ""))
+         f"{games.LP_MAX_HISTORIES:,} histories: " + ", ".join(skipped) if skipped else "")
+      + "\n\n" + CAPTION)
   return ReportSection(title="Convergence of CFR solvers", markdown=markdown, figures=figures,
                        tables=["convergence.csv"], checks=final_checks(results))

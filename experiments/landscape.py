@@ -203,7 +203,7 @@ def plot(surface: Bilinear, path: Path, equilibrium: Tuple[float, float],
   """Two panels over (p, q): U with the field of its gradient (a saddle at the equilibrium), and U
   with the players' own gradient field (dU/dp, -dU/dq) and CFR's current and average paths.
 
-  The current strategy is drawn as dots at every k-th iteration (about ``CURRENT_POINTS`` of
+  The current strategy is drawn as dots at one iteration in k (about ``CURRENT_POINTS`` of
   them, darker as t grows): all of them would hide the map under a solid ring.
   """
   fine = np.linspace(0, 1, GRID)
@@ -239,7 +239,7 @@ def plot(surface: Bilinear, path: Path, equilibrium: Tuple[float, float],
                   vmin=-0.3 * len(path.current_p), vmax=len(path.current_p), s=9,
                   edgecolors="none", zorder=3)
   axes[1].plot([], [], "o", color="0.3", ms=3, label="current strategy ("
-               + (f"every {step}th iteration, " if step > 1 else "") + "darker later)")
+               + (f"one iteration in {step}, " if step > 1 else "") + "darker later)")
   axes[1].plot(path.average_p, path.average_q, color=plotting.YELLOW, lw=2.2, zorder=4,
                path_effects=[patheffects.withStroke(linewidth=3.6, foreground="k")],
                label="average strategy")
@@ -356,12 +356,18 @@ def summary_markdown(land: Landscape, solver: str) -> str:
       f"{path.current_q[-1]:.6f} | {s(path.current_p[-1], path.current_q[-1]):+.6f} |",
       "",
       f"The average strategy ends {distance:.4f} from the equilibrium (full-game NashConv "
-      f"{land.final_nash_conv:.2e}), the current strategy {current_distance:.4f}. The left "
-      "panel's field is the gradient of U; the right panel's is each player's own gradient "
-      "(dU/dp, -dU/dq), the direction in which regret moves each player. Around an interior "
-      "equilibrium (ante > bet / 2) that field circles the equilibrium: the current strategy "
-      "cycles and only the average spirals in. Below that ante the equilibrium is the pure "
-      "corner (0, 0) and the field points into it.",
+      f"{land.final_nash_conv:.2e}), the current strategy {current_distance:.4f}.",
+      "",
+      "**Figure** (both panels: U(p, q) in chips per hand as a heat map, red where player 0 "
+      "gains; the star is the closed-form equilibrium; the dashed lines are U's level set "
+      "through it, U = game value). Left: the arrows are the gradient of U, which has a saddle "
+      "at the star. Right: the arrows are each player's own gradient (dU/dp, -dU/dq), the "
+      "direction in which regret moves each player; grey dots are CFR's current strategy (one "
+      "iteration in k, darker later), the yellow line its average strategy from the black dot "
+      "(iteration 1). What to see: around an interior equilibrium (ante > bet / 2) the field "
+      "circles the star, so the current strategy keeps cycling around it while only the average "
+      "spirals in; below that ante the equilibrium is the pure corner (0, 0) and the field "
+      "points into it.",
   ])
 
 
@@ -384,7 +390,8 @@ def run(args: argparse.Namespace, ctx: Context) -> ReportSection:
   tables.write_csv(grid_frame(land.surface), ctx.out / "landscape_grid.csv")
   tables.write_csv(path_frame(land.path), ctx.out / "landscape_path.csv")
   plotting.save_figure(plot(land.surface, land.path, land.equilibrium,
-                            f"{land.game}: U(p, q) and the path of "
+                            f"{games.kuhn_game_string(args.ante, args.bet, True)}: U(p, q) "
+                            "and the path of "
                             f"{solver_registry.get_solver(args.solver).label}"),
                        ctx.out / "landscape.png")
   return ReportSection(

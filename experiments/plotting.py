@@ -134,7 +134,8 @@ def describe_figure(fig: matplotlib.figure.Figure) -> Dict[str, Any]:
   """What a figure shows, after laying it out.
 
   Returns:
-    {"title": the figure's title, "texts": its own texts (notes), "axes": per visible axes
+    {"title": the figure's title, "title_bbox": its box (figure fractions, None without a
+    title), "texts": its other texts (notes), "axes": per visible axes
     {"title", "xlabel", "ylabel", "xscale", "yscale", "lines" (labels of its lines),
     "styles" ({label: colour, line style, marker} of its labelled lines), "collections" (count),
     "texts", "legend" (entries of its own legend), "colorbar" (whether it is one), "bbox"
@@ -165,8 +166,10 @@ def describe_figure(fig: matplotlib.figure.Figure) -> Dict[str, Any]:
     box = _box(fig, legend)
     legends.append({"entries": [t.get_text() for t in legend.get_texts()], "bbox": box,
                     "overlaps": [i for i, b in enumerate(boxes) if _overlap(box, b)]})
-  return {"title": fig.get_suptitle(), "texts": [t.get_text() for t in fig.texts],
-          "axes": axes, "legends": legends}
+  title = fig._suptitle  # noqa: SLF001  (matplotlib keeps no public handle on it)
+  return {"title": fig.get_suptitle(), "title_bbox": _box(fig, title) if title else None,
+          "texts": [t.get_text() for t in fig.texts if t is not title], "axes": axes,
+          "legends": legends}
 
 
 def save_figure(fig: matplotlib.figure.Figure, path: pathlib.Path) -> pathlib.Path:
