@@ -21,7 +21,7 @@ run as a job of the same sweep: same final exploitability).
 """
 
 import argparse
-from typing import List, Sequence
+from typing import Any, Dict, List, Sequence, Tuple
 
 import matplotlib.figure
 import numpy as np
@@ -49,6 +49,7 @@ FULL_GAME = "CFR (full game)"  # The algorithm name of the registry's CFRAvgSolv
 OPENSPIEL_CFR = "cfr"  # The reference of the full-game uniform run.
 ITERATIONS = arguments.Budget(default=1000, quick=100)
 TABLE_ITERATIONS = (100, 1000, 3000)
+NUM_MEASURING_POINTS = 16
 CAPTION = (
     "**Figure** (one panel per game and depth limit; exploitability in chips per hand against "
     "iterations, log-log). Colour = algorithm (black: full-game CFR, sky blue: CFR-D, green: "
@@ -56,7 +57,6 @@ CAPTION = (
     "grey: the O(1/sqrt(T)) guide. What to see: CFR-D and CFR-AVG go down with full-game CFR, "
     "while modified CFR-AVG levels off; a panel marked \"no leaf\" has nothing below its cut, "
     "so every algorithm is full-game CFR there and its curves are drawn once.")
-NUM_MEASURING_POINTS = 16
 
 
 def settings(depths: Sequence[int]) -> List[str]:
@@ -111,7 +111,7 @@ def summary_table(frame: pd.DataFrame, iterations: int) -> pd.DataFrame:
   return pd.DataFrame(rows)
 
 
-def _registry_names(depths: Sequence[int]):
+def _registry_names(depths: Sequence[int]) -> Dict[Tuple[str, str, Any], str]:
   """{(algorithm, weighting, depth or "full"): registry name} of the settings."""
   return {(spec.algorithm, spec.options["weighting"], depth_of(name)): name
           for name, spec in ((n, solver_registry.get_solver(n)) for n in settings(depths))}
