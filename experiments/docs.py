@@ -10,8 +10,9 @@ copies the figures of ``FIGURES`` into ``--docs`` (default: ``docs/`` of the sou
 required when the package is installed, not run from a checkout) and writes three markdown
 tables: ``summary.md`` (the main job's summary table), ``reference_check.md`` (the reference
 check's pass/fail table, ``pass_fail.csv``) and ``rebel_table.md`` (the ReBeL run's
-``rebel_table.csv``). If a check failed or an experiment crashed, ``docs/`` is left as it was and
-the exit code is the failed run's.
+``rebel_table.csv``: exploitability to 3 significant digits, whole iterations per second). If a
+check failed or an experiment crashed, ``docs/`` is left as it was and the exit code is the
+failed run's.
 """
 
 import argparse
@@ -72,9 +73,12 @@ def publish(results: pathlib.Path, docs: pathlib.Path) -> None:
   order = [m.NAME for m in cli.experiment_modules()]
   atomic_file.atomic_write_text(
       docs / SUMMARY, report.summary_table(report.load_sections(results, order)) + "\n")
-  for source, name in ((table, REFERENCE_CHECK), (rebel_table, REBEL_TABLE)):
-    frame = pd.read_csv(source, dtype=str, keep_default_na=False)
-    atomic_file.atomic_write_text(docs / name, tables.markdown_table(frame) + "\n")
+  pass_fail = pd.read_csv(table, dtype=str, keep_default_na=False)
+  atomic_file.atomic_write_text(docs / REFERENCE_CHECK, tables.markdown_table(pass_fail) + "\n")
+  speeds = pd.read_csv(rebel_table)
+  speeds["it/s"] = speeds["it/s"].round().astype(int)  # Whole numbers, not 1.44e+04.
+  atomic_file.atomic_write_text(docs / REBEL_TABLE,
+                                tables.markdown_table(speeds, digits=3) + "\n")
 
 
 def runs(out: pathlib.Path, workers: int, quiet: bool) -> Sequence[Sequence[str]]:

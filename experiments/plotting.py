@@ -34,7 +34,9 @@ from PIL import Image  # noqa: E402  (Pillow comes with matplotlib)
 from algorithms import atomic_file  # noqa: E402
 from experiments import solver_registry  # noqa: E402
 
-# Okabe & Ito (2008): eight colours that stay distinct under the common colour-vision deficiencies.
+# Okabe & Ito, "Color universal design: how to make figures and presentations that are friendly
+# to colorblind people" (2008): eight colours that stay distinct under the common colour-vision
+# deficiencies.
 BLACK = "#000000"
 ORANGE = "#E69F00"
 SKY_BLUE = "#56B4E9"
@@ -50,8 +52,7 @@ STYLE = {
     "font.size": 9, "axes.titlesize": 9.5, "axes.labelsize": 9, "xtick.labelsize": 8,
     "ytick.labelsize": 8, "legend.fontsize": 8, "legend.title_fontsize": 8,
     "figure.titlesize": 11.5, "axes.prop_cycle": cycler.cycler(color=PALETTE),
-    "lines.linewidth": 1.5, "axes.grid": False, "grid.alpha": 0.3, "legend.frameon": False,
-    "image.cmap": "RdBu_r",
+    "lines.linewidth": 1.5, "grid.alpha": 0.3, "legend.frameon": False,
 }
 matplotlib.rcParams.update(STYLE)
 
@@ -59,7 +60,9 @@ matplotlib.rcParams.update(STYLE)
 ALGORITHM_COLORS = {
     "CFR": BLACK, "CFR (full game)": BLACK, "CFR+": BLUE, "CS-CFR": PURPLE, "MCCFR": ORANGE,
     "CFR-AVG": GREEN, "CFR-D": SKY_BLUE, "modified CFR-AVG": VERMILLION,
-    "LCFR": "#882255", "DCFR": "#999933",  # Paul Tol's muted wine and olive.
+    # Wine and olive of Paul Tol's colour-blind-safe "muted" scheme (SRON technical note
+    # "Colour schemes", 2021): Okabe & Ito's eight are taken.
+    "LCFR": "#882255", "DCFR": "#999933",
 }
 # The look of each implementation.
 _OPENSPIEL = {"linestyle": "-", "linewidth": 2.6, "zorder": 2}

@@ -412,8 +412,8 @@ def plot_exploitability(runs: Sequence[Run]) -> matplotlib.figure.Figure:
                                       for name in zero), corner="lower left")
   self_play_ax.set_title("self-play: NashConv of the average profile")
   fixed_ax.set_title("fixed opponents: the learner's average regret")
-  plotting.log_log(self_play_ax, "iteration T", "NashConv", yunit=UNIT)
-  plotting.log_log(fixed_ax, "iteration T", "average regret", yunit=UNIT)
+  plotting.log_log(self_play_ax, "iterations T", "NashConv", yunit=UNIT)
+  plotting.log_log(fixed_ax, "iterations T", "average regret", yunit=UNIT)
   plotting.legend_below(fig, ncol=2)
   fig.suptitle("Regret matching on rock-paper-scissors: regret and NashConv against their bounds")
   return fig

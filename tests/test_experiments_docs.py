@@ -18,7 +18,7 @@ def _results(folder):
     (folder / experiment / name).write_bytes(b"png " + name.encode())
   (folder / reference_check.NAME).mkdir(exist_ok=True)
   rebel_table = pd.DataFrame([{"game": "kuhn_poker", "depth": 1, "algorithm": "CFR-AVG",
-                               "weighting": "uniform", "T=3000": 0.0005, "it/s": 200.0}])
+                               "weighting": "uniform", "T=3000": 0.000501234, "it/s": 14383.07}])
   rebel_table.to_csv(folder / docs.REBEL_FOLDER / "rebel" / "rebel_table.csv", index=False)
   pass_fail = pd.DataFrame([{"game": "kuhn_poker", "references": "6/6", "cfr": "7/7",
                              "cs_cfr": "-"}])
@@ -37,7 +37,7 @@ def test_publish_copies_figures_and_writes_tables(tmp_path):
       "| game | references | cfr | cs_cfr |\n|---|---|---|---|\n| kuhn_poker | 6/6 | 7/7 | - |\n")
   assert (out / docs.REBEL_TABLE).read_text() == (
       "| game | depth | algorithm | weighting | T=3000 | it/s |\n|---|---|---|---|---|---|\n"
-      "| kuhn_poker | 1 | CFR-AVG | uniform | 0.0005 | 200.0 |\n")
+      "| kuhn_poker | 1 | CFR-AVG | uniform | 0.000501 | 14383 |\n")
   summary = (out / docs.SUMMARY).read_text()
   assert "| reference-check | Reference check | 1/1 |" in summary and "PASS" in summary
   assert sorted(p.name for p in out.iterdir()) == sorted(
