@@ -18,7 +18,6 @@ import argparse
 from typing import Dict, List, Sequence, Tuple
 
 import matplotlib.figure
-import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
@@ -92,38 +91,78 @@ def solved_frame(results: Sequence[jobs_lib.JobResult], kinds: Dict[str, str]) -
                                      "quantity", "solved"])
 
 
+# How each sweep's solved points are drawn: different shapes, fills and colours.
+SWEEP_MARKERS = {
+    "ante": {"marker": "o", "color": plotting.VERMILLION, "s": 22},
+    "bet": {"marker": "^", "facecolors": "none", "edgecolors": plotting.BLACK, "s": 44,
+            "linewidths": 1.0},
+}
+CAPTION = (
+    "**Figures** (one per rule set, one panel per checked frequency and the value, against "
+    "r = ante / bet on a log axis). Blue line: the closed form; shaded band: an equilibrium "
+    "family (every point in it is an equilibrium); thick vertical segment: the family at a "
+    "point regime (r = 1/2, and Kuhn's r = 1 in the standard game); dotted lines: regime "
+    "boundaries, named in the strip above each panel. What to see: every solved point (filled "
+    "circles vary the ante at bet 1, open triangles the bet at ante 1) lies on the line or in "
+    "the band, and where both sweeps reach the same r their markers coincide: the equilibrium "
+    "depends on r only.")
+# Names of the regimes (kuhn_equilibria.Regime.name) in the figures.
+REGIME_NAMES = {"passive": "passive", "passive_edge": "edge", "p1_bluffs": "P1 bluffs",
+                "kuhn": "Kuhn", "both_bluff": "both bluff", "bluffing": "bluffing"}
+
+
+def y_label(state: str) -> str:
+  """The y label of a quantity's panel: action 1 is a call facing a bet, else a bet."""
+  if state == VALUE:
+    return "game value / bet (bets per hand)"
+  return "probability of calling" if state.endswith("b") else "probability of betting"
+
+
+def _ratio_text(r) -> str:
+  return str(r) if r.denominator != 1 else str(r.numerator)
+
+
 def plot_rule_set(curves: pd.DataFrame, solved: pd.DataFrame, simplified: bool,
                   solver: str) -> matplotlib.figure.Figure:
   """One panel per quantity: closed form (line or family band), solved points, regimes."""
   names = quantities(simplified)
   cols = min(3, len(names))
   rows = -(-len(names) // cols)
-  fig, axes = plt.subplots(rows, cols, figsize=(4.2 * cols, 3.6 * rows), squeeze=False)
+  fig, axes = plotting.subplots(rows, cols, figsize=(4.4 * cols, 3.5 * rows + 1.0))
   regimes = kuhn_equilibria.regimes(simplified)
   boundaries = sorted({float(g.low) for g in regimes if g.low > 0})
+  points = [g for g in regimes if g.is_point]
+  label = solver_registry.get_solver(solver).label
   for ax, (q, title) in zip(axes.flat, names.items()):
     c = curves[curves.quantity == q]
-    ax.fill_between(c.r, c.low, c.high, color="tab:blue", alpha=0.25, linewidth=0,
-                    label="closed-form family")
-    ax.plot(c.r, c.low, color="tab:blue", linewidth=1, label="closed form")
-    ax.plot(c.r, c.high, color="tab:blue", linewidth=1)
-    for point in (0.5, 1.0):  # Point regimes: the family is a vertical segment.
-      at = c[c.r == point]
-      ax.plot([point, point], [at.low.iloc[0], at.high.iloc[0]], color="tab:blue", linewidth=3)
+    ax.fill_between(c.r, c.low, c.high, color=plotting.SKY_BLUE, alpha=0.35, linewidth=0,
+                    label="closed-form family (any point is an equilibrium)")
+    ax.plot(c.r, c.low, color=plotting.BLUE, linewidth=1.2, label="closed form")
+    ax.plot(c.r, c.high, color=plotting.BLUE, linewidth=1.2)
+    for i, point in enumerate(points):  # Point regimes: the family is a vertical segment.
+      at = c[c.r == float(point.low)]
+      ax.plot([float(point.low)] * 2, [at.low.iloc[0], at.high.iloc[0]],
+              color=plotting.BLUE, linewidth=3, solid_capstyle="butt",
+              label="_" if i else "closed-form family at a point regime (r = "
+              + ", ".join(_ratio_text(g.low) for g in points) + ")")
     s = solved[solved.quantity == q]
-    for kind, marker in (("ante", "o"), ("bet", "s")):
+    for kind, style in SWEEP_MARKERS.items():
       k = s[s.sweep == kind]
-      ax.scatter(k.r, k.solved, marker=marker, color="tab:red", zorder=3, s=18,
-                 label=f"{solver_registry.get_solver(solver).label}, {kind} sweep")
+      ax.scatter(k.r, k.solved, zorder=4, label=f"{label}, {kind} sweep ("
+                 + ("ante varies, bet 1)" if kind == "ante" else "bet varies, ante 1)"), **style)
     ax.set_xscale("log")
-    ax.set_xlabel("r = ante / bet")
-    ax.set_title(f"{title} [{q}]" if q != VALUE else title, fontsize=9)
-    plotting.mark_regimes(ax, boundaries, [g.name for g in regimes if not g.is_point])
+    ax.set_xticks([0.1, 0.25, 0.5, 1, 2, 4], ["0.1", "0.25", "1/2", "1", "2", "4"])
+    ax.set_xticks([], minor=True)
+    ax.set_xlabel(plotting.axis_label("r = ante / bet", log=True))
+    ax.set_ylabel(y_label(q))
+    ax.set_title(f"{title} [{q}]" if q != VALUE else title, pad=plotting.REGIME_TITLE_PAD)
+    plotting.mark_regimes(ax, boundaries,
+                          [REGIME_NAMES[g.name] for g in regimes if not g.is_point],
+                          [f"{REGIME_NAMES[g.name]} r={_ratio_text(g.low)}" for g in points])
   for ax in axes.flat[len(names):]:
     ax.axis("off")
-  axes[0][0].legend(fontsize=7, loc="center left")
+  plotting.legend_below(fig, ncol=2)
   fig.suptitle(f"{'simplified' if simplified else 'standard'} Kuhn poker: solved vs closed form")
-  fig.tight_layout()
   return fig
 
 
@@ -169,10 +208,9 @@ def run(args: argparse.Namespace, ctx: Context) -> ReportSection:
   markdown = (
       f"{solver_registry.get_solver(args.solver).label}, T = {iterations}, on kuhn_poker_ante "
       f"over antes {', '.join(map(str, antes))} (bet 1) and bets {', '.join(map(str, bets))} "
-      "(ante 1), both rule sets. Lines: closed form; bands and vertical segments: equilibrium "
-      "families (where the closed-form equilibrium is not unique); dotted: regime boundaries. "
-      "Probabilities are of bet/call at the information state in brackets (cards 0 = J, 1 = Q, "
-      "2 = K; p = check, b = bet).\n\n" + tables.markdown_table(table, digits=4))
+      "(ante 1), both rule sets. Probabilities are of bet/call at the information state in "
+      "brackets (cards 0 = J, 1 = Q, 2 = K; p = check, b = bet).\n\n"
+      + tables.markdown_table(table, digits=4) + "\n\n" + CAPTION)
   return ReportSection(title="Ante sweep: solved strategies and values against closed forms",
                        markdown=markdown, figures=figures, tables=["ante_sweep.csv"],
                        checks=found)

@@ -33,7 +33,6 @@ import argparse
 from typing import Dict, List, Sequence, Tuple
 
 import matplotlib.figure
-import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
@@ -67,7 +66,16 @@ DEFAULT_GAMES: Tuple[Tuple[str, int, int], ...] = (
 OTHER_GAMES = arguments.Budget(default=DEFAULT_GAMES[0][1], quick=DEFAULT_GAMES[0][2])
 SEEDS = arguments.Budget(default=3, quick=2)
 NUM_MEASURING_POINTS = 20
-LINE_STYLES = ("-", "--", "-.", ":")  # Solvers of the same algorithm overlap; styles tell them.
+UNIT = "chips per hand"  # Of the exploitability: the games' payoffs are chips.
+CAPTION = (
+    "**Figures** (one per game; left: against iterations T, right: against the solver's own "
+    "wall-clock time; both log-log, exploitability in chips per hand). Colour = algorithm, look "
+    "= implementation: OpenSpiel's Python solvers are wide solid lines, ours dashed with open "
+    "circles, OpenSpiel's C++ dotted with crosses. What to see: where two implementations of "
+    "one algorithm compute the same iterates, their curves coincide on the left (the legend "
+    "says \"identical to ... to 1e-9\": the circles sit on the wide line) and separate on the "
+    "right, by their speed; CFR+ falls below the dashed grey O(1/sqrt(T)) guide, the rate of "
+    "CFR's regret bound; the sampled solvers' band shows the spread over seeds.")
 # Pairs (solver, reference solver) that implement the same algorithm, so must agree exactly.
 SAME_ALGORITHM = (("cfr_cpp", "cfr"), ("our_cfr", "cfr"), ("our_cfr_plus", "cfr_plus"))
 
@@ -110,15 +118,35 @@ def results_frame(results: Sequence[jobs_lib.JobResult]) -> pd.DataFrame:
                                      "exploitability"])
 
 
+def identical_curves(frame: pd.DataFrame, tolerance: float = 1e-9) -> Dict[str, str]:
+  """{solver: reference solver} for the ``SAME_ALGORITHM`` pairs in ``frame`` (one game) whose
+  median curves against iterations agree within ``tolerance`` at every measuring point."""
+  curves = {solver: runs.groupby("iteration").exploitability.median()
+            for solver, runs in frame.groupby("solver")}
+  return {solver: reference for solver, reference in SAME_ALGORITHM
+          if solver in curves and reference in curves
+          and curves[solver].index.equals(curves[reference].index)
+          and plotting.same_curve(curves[solver], curves[reference], tolerance)}
+
+
 def plot_game(frame: pd.DataFrame, game: str) -> matplotlib.figure.Figure:
-  """Log-log exploitability against iterations and against solver time for one game."""
+  """Log-log exploitability against iterations and against solver time for one game.
+
+  Each solver is drawn in its ``plotting.solver_style``; a solver whose curve equals that of
+  another implementation of its algorithm (``identical_curves``) says so in its legend entry,
+  since it lies exactly on it.
+  """
   data = frame[frame.game == game]
   measure = data.measure.iloc[0] if len(data) else "exploitability"
-  fig, (ax_it, ax_time) = plt.subplots(1, 2, figsize=(11, 4.2))
+  fig, axes = plotting.subplots(1, 2, figsize=(11, 5.2), sharey=True)
+  ax_it, ax_time = axes[0]
+  same = identical_curves(data)
   anchor = None
-  for index, (solver, runs) in enumerate(data.groupby("solver", sort=False)):
+  for solver, runs in data.groupby("solver", sort=False):
     label = solver_registry.get_solver(solver).label
-    style = {"linestyle": LINE_STYLES[index % len(LINE_STYLES)]}
+    if solver in same:
+      label += f", identical to {solver_registry.get_solver(same[solver]).label} to 1e-9"
+    style = plotting.solver_style(solver)
     pivot = runs.pivot(index="seed", columns="iteration", values="exploitability")
     iterations = pivot.columns.to_numpy(dtype=float)
     plotting.line_with_band(ax_it, iterations, pivot.to_numpy(), label, **style)
@@ -130,9 +158,13 @@ def plot_game(frame: pd.DataFrame, game: str) -> matplotlib.figure.Figure:
   all_iterations = np.sort(data.iteration.unique()).astype(float)
   if anchor is not None and anchor > 0:
     plotting.sqrt_guide(ax_it, all_iterations, all_iterations[0], anchor)
-  for ax, xlabel in ((ax_it, "iterations T"), (ax_time, "solver time (s)")):
-    plotting.log_log(ax, xlabel, f"{measure} of the average policy")
-  ax_it.legend(fontsize=8)
+  plotting.log_log(ax_it, "iterations T", f"{measure} of the average policy", yunit=UNIT)
+  plotting.log_log(ax_time, "solver time", f"{measure} of the average policy",
+                   xunit="s, wall clock, measurements excluded", yunit=UNIT)
+  ax_time.set_ylabel("")  # Shared with the left panel.
+  ax_it.set_title("against iterations")
+  ax_time.set_title("against the solver's own time")
+  plotting.legend_below(fig, ncol=2)
   fig.suptitle(f"{game}: exact {measure} of the average policy")
   return fig
 
@@ -248,7 +280,7 @@ def run(args: argparse.Namespace, ctx: Context) -> ReportSection:
       "Exploitability (OpenSpiel's, NashConv/2) of each solver's average policy, on log-log "
       "axes against iterations and against the solver's own time (measurements excluded). "
       f"Sampled solvers: median and min-max band over {num_seeds} seeds "
-      f"({ctx.seed}..{ctx.seed + num_seeds - 1}). Dashed: O(1/sqrt(T))."
+      f"({ctx.seed}..{ctx.seed + num_seeds - 1})."
       + (" Games that are not two-player zero-sum (" + ", ".join(n_player) + ") have no "
          "exploitability: their curves and the measure column are NashConv (the sum of the "
          "players' best-response gains), CFR's O(1/sqrt(T)) bound does not apply to them and "
@@ -256,6 +288,7 @@ def run(args: argparse.Namespace, ctx: Context) -> ReportSection:
       + _tie_note(tied_games(sorted(set(frame.game))))
       + "\n\n" + tables.markdown_table(summary, digits=3)
       + ("\n\nNo exact game value (closed form or LP) for games above "
-         f"{games.LP_MAX_HISTORIES:,} histories: " + ", ".join(skipped) if skipped else ""))
+         f"{games.LP_MAX_HISTORIES:,} histories: " + ", ".join(skipped) if skipped else "")
+      + "\n\n" + CAPTION)
   return ReportSection(title="Convergence of CFR solvers", markdown=markdown, figures=figures,
                        tables=["convergence.csv"], checks=final_checks(results))

@@ -3,16 +3,16 @@
   python -m experiments.docs [--out DIR] [--docs DIR] [--workers N] [--quiet]
 
 runs the main job (``python -m experiments run`` at the default budget, into ``--out``, default
-``results/``; sweep jobs already finished there by the same code are reused) and, when every
-check passed, copies into ``--docs`` (default: ``docs/`` of the source checkout; required when
-the package is installed, not run from a checkout) the figures of ``FIGURES`` and writes two
-markdown tables:
-``summary.md`` (the report's summary table) and ``reference_check.md`` (the reference check's
-pass/fail table, ``pass_fail.csv``). If a check failed or an experiment crashed, ``docs/`` is
-left as it was and the exit code is the run's.
-
-``docs/rebel.png`` is not copied: the README shows the rebel experiment at 3,000 iterations (the
-command is in the README's ReBeL section), more than the main job's default.
+``results/``) and the ReBeL experiment at ``REBEL_ITERATIONS`` iterations (into
+``--out``/``REBEL_FOLDER``: the README shows it above the main job's default budget); sweep jobs
+already finished there by the same code are reused. When every check of both runs passed, it
+copies the figures of ``FIGURES`` into ``--docs`` (default: ``docs/`` of the source checkout;
+required when the package is installed, not run from a checkout) and writes three markdown
+tables: ``summary.md`` (the main job's summary table), ``reference_check.md`` (the reference
+check's pass/fail table, ``pass_fail.csv``) and ``rebel_table.md`` (the ReBeL run's
+``rebel_table.csv``: exploitability to 3 significant digits, whole iterations per second). If a
+check failed or an experiment crashed, ``docs/`` is left as it was and the exit code is the
+failed run's.
 """
 
 import argparse
@@ -27,6 +27,7 @@ from algorithms import atomic_file
 from experiments import arguments
 from experiments import cli
 from experiments import provenance
+from experiments import rebel
 from experiments import reference_check
 from experiments import report
 from experiments import tables
@@ -34,7 +35,9 @@ from experiments import tables
 # The checkout's docs/ folder; None in an installed copy (then --docs is required).
 _CHECKOUT = provenance.source_checkout()
 DEFAULT_DOCS = _CHECKOUT / "docs" if _CHECKOUT is not None else None
-# (experiment, figure): the figures the README shows.
+REBEL_ITERATIONS = 3000
+REBEL_FOLDER = f"rebel-{REBEL_ITERATIONS}"  # Under --out.
+# (folder under --out, figure): the figures the README shows.
 FIGURES = (
     ("convergence", "convergence_kuhn_poker.png"),
     ("convergence", "convergence_leduc_poker.png"),
@@ -43,20 +46,24 @@ FIGURES = (
     ("landscape", "landscape.png"),
     ("rps", "rps_strategies.png"),
     ("rps", "rps_exploitability.png"),
+    (f"{REBEL_FOLDER}/{rebel.NAME}", "rebel.png"),
 )
 SUMMARY = "summary.md"
 REFERENCE_CHECK = "reference_check.md"
+REBEL_TABLE = "rebel_table.md"
 
 
 def publish(results: pathlib.Path, docs: pathlib.Path) -> None:
-  """Copies the figures and writes the two tables from the results folder ``results`` to ``docs``.
+  """Copies the figures and writes the three tables from the results folder ``results`` to
+  ``docs``.
 
   Raises:
-    ValueError: if a figure or the reference check's table is missing from ``results``.
+    ValueError: if a figure or a table is missing from ``results``.
   """
-  sources = [results / experiment / name for experiment, name in FIGURES]
+  sources = [results / folder / name for folder, name in FIGURES]
   table = results / reference_check.NAME / reference_check.PASS_FAIL_TABLE
-  missing = [str(p) for p in [*sources, table] if not p.is_file()]
+  rebel_table = results / REBEL_FOLDER / rebel.NAME / "rebel_table.csv"
+  missing = [str(p) for p in [*sources, table, rebel_table] if not p.is_file()]
   if missing:
     raise ValueError(f"not in the results folder {results}: {', '.join(missing)}")
   docs.mkdir(parents=True, exist_ok=True)
@@ -68,10 +75,23 @@ def publish(results: pathlib.Path, docs: pathlib.Path) -> None:
       docs / SUMMARY, report.summary_table(report.load_sections(results, order)) + "\n")
   pass_fail = pd.read_csv(table, dtype=str, keep_default_na=False)
   atomic_file.atomic_write_text(docs / REFERENCE_CHECK, tables.markdown_table(pass_fail) + "\n")
+  speeds = pd.read_csv(rebel_table)
+  speeds["it/s"] = speeds["it/s"].round().astype(int)  # Whole numbers, not 1.44e+04.
+  atomic_file.atomic_write_text(docs / REBEL_TABLE,
+                                tables.markdown_table(speeds, digits=3) + "\n")
+
+
+def runs(out: pathlib.Path, workers: int, quiet: bool) -> Sequence[Sequence[str]]:
+  """The command lines (``cli.main`` arguments) whose results ``publish`` reads."""
+  common = ["--workers", str(workers)] + (["--quiet"] if quiet else [])
+  return (["run", "--out", str(out), *common],
+          [rebel.NAME, "--iterations", str(REBEL_ITERATIONS), "--out",
+           str(out / REBEL_FOLDER), *common])
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
-  """Runs the main job, then publishes; returns the exit code (that of the run, 2 for errors)."""
+  """Runs the main job and the ReBeL run, then publishes; returns the exit code (that of a run
+  that did not pass, 2 for errors)."""
   parser = argparse.ArgumentParser(prog="python -m experiments.docs",
                                    description=__doc__.splitlines()[0])
   parser.add_argument("--out", type=pathlib.Path, default=pathlib.Path(arguments.DEFAULT_OUT),
@@ -86,12 +106,12 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
   args = parser.parse_args(argv)
   if args.docs is None:
     parser.error("--docs DIR is required: this is an installed copy, not a source checkout")
-  status = cli.main(["run", "--out", str(args.out), "--workers", str(args.workers)]
-                    + (["--quiet"] if args.quiet else []))
-  if status != 0:
-    print(f"{parser.prog}: error: the run did not pass; {args.docs} left unchanged",
-          file=sys.stderr)
-    return status
+  for command in runs(args.out, args.workers, args.quiet):
+    status = cli.main(list(command))
+    if status != 0:
+      print(f"{parser.prog}: error: 'python -m experiments {command[0]}' did not pass; "
+            f"{args.docs} left unchanged", file=sys.stderr)
+      return status
   try:
     publish(args.out, args.docs)
   except ValueError as e:
@@ -101,7 +121,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     print(f"{parser.prog}: error: cannot write {e.filename or args.docs} ({e.strerror or e})",
           file=sys.stderr)
     return 2
-  print(f"updated {args.docs}: {', '.join(n for _, n in FIGURES)}, {SUMMARY}, {REFERENCE_CHECK}")
+  print(f"updated {args.docs}: {', '.join(n for _, n in FIGURES)}, {SUMMARY}, {REFERENCE_CHECK}, "
+        f"{REBEL_TABLE}")
   return 0
 
 

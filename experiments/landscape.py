@@ -1,6 +1,6 @@
 """The simplified Kuhn game's utility landscape over its two free parameters, and CFR's path on it.
 
-In the simplified (variable-ante) game ``kuhn_poker_ante(simplified=true)`` with ante S and bet B
+In the simplified (variable-ante) game ``kuhn_poker_ante(simplified=True)`` with ante S and bet B
 and three cards L < M < H, player 0 passes (showdown for the antes) or bets; facing a bet player 1
 folds or calls. Every choice but two is dominated or forced:
 
@@ -38,8 +38,8 @@ import argparse
 import dataclasses
 from typing import List, Tuple
 
+from matplotlib import patheffects
 import matplotlib.figure
-import matplotlib.pyplot as plt
 import numpy as np
 from open_spiel.python import policy as policy_lib
 from open_spiel.python.algorithms import exploitability
@@ -194,41 +194,61 @@ def path_frame(path: Path) -> pd.DataFrame:
                        "average_p": path.average_p, "average_q": path.average_q})
 
 
+CURRENT_POINTS = 150  # About this many of CFR's current strategies are drawn.
+LEVEL_SET = "U = game value (the level set through the saddle)"
+
+
 def plot(surface: Bilinear, path: Path, equilibrium: Tuple[float, float],
          title: str) -> matplotlib.figure.Figure:
   """Two panels over (p, q): U with the field of its gradient (a saddle at the equilibrium), and U
-  with the players' own gradient field (dU/dp, -dU/dq) and CFR's current and average paths."""
+  with the players' own gradient field (dU/dp, -dU/dq) and CFR's current and average paths.
+
+  The current strategy is drawn as dots at one iteration in k (about ``CURRENT_POINTS`` of
+  them, darker as t grows): all of them would hide the map under a solid ring.
+  """
   fine = np.linspace(0, 1, GRID)
   p, q = np.meshgrid(fine, fine)
+  u = surface(p, q)
   coarse = np.linspace(0, 1, 15)
   cp, cq = np.meshgrid(coarse, coarse)
   du_dp, du_dq = surface.gradient(cp, cq)
-  fig, axes = plt.subplots(1, 2, figsize=(13, 6.2))
+  fig, axes = plotting.subplots(1, 2, figsize=(12, 6.0))
+  axes = axes[0]
   interior = 0 < equilibrium[0] < 1 and 0 < equilibrium[1] < 1
   fields = [(du_dp, du_dq, "gradient of U: " + ("a saddle at the equilibrium" if interior else
                                                 "the equilibrium is a pure saddle point")),
             (du_dp, -du_dq, "each player's own gradient (dU/dp, -dU/dq), and CFR")]
-  for ax, (u, v, subtitle) in zip(axes, fields):
-    mesh = ax.pcolormesh(p, q, surface(p, q), cmap="RdBu_r", shading="auto",
-                         vmin=-np.abs(surface(p, q)).max(), vmax=np.abs(surface(p, q)).max())
-    ax.contour(p, q, surface(p, q), levels=[surface(*equilibrium)], colors="k", linewidths=0.8,
+  limit = np.abs(u).max()
+  for ax, (field_p, field_q, subtitle) in zip(axes, fields):
+    mesh = ax.pcolormesh(p, q, u, cmap="RdBu_r", shading="auto", vmin=-limit, vmax=limit)
+    ax.contour(p, q, u, levels=[surface(*equilibrium)], colors="k", linewidths=0.8,
                linestyles="--")
-    ax.quiver(cp, cq, u, v, color="0.25", alpha=0.8)
-    ax.set_title(subtitle, fontsize=10)
+    ax.plot([], [], color="k", linewidth=0.8, linestyle="--", label=LEVEL_SET)
+    ax.quiver(cp, cq, field_p, field_q, color="0.25", alpha=0.7)
+    ax.set_title(subtitle)
     ax.set_xlabel("p: player 0 bets the lowest card (bluff)")
     ax.set_ylabel("q: player 1 calls with the middle card")
     ax.set_aspect("equal")
     ax.set_xlim(0, 1)
     ax.set_ylim(0, 1)
-  fig.colorbar(mesh, ax=axes, label="U(p, q): player 0's expected utility", shrink=0.8)
-  axes[1].plot(path.current_p, path.current_q, color="tab:orange", lw=0.6, alpha=0.8,
-               label="current strategy")
-  axes[1].plot(path.average_p, path.average_q, color="k", lw=1.5, label="average strategy")
-  axes[1].plot(path.average_p[0], path.average_q[0], "o", color="k", ms=4, label="start")
+  fig.colorbar(mesh, ax=axes, label="U(p, q): player 0's expected utility (chips per hand)",
+               shrink=0.85)
+  step = max(1, len(path.current_p) // CURRENT_POINTS)
+  shown = np.arange(0, len(path.current_p), step)
+  axes[1].scatter(path.current_p[shown], path.current_q[shown], c=shown, cmap="Greys",
+                  vmin=-0.3 * len(path.current_p), vmax=len(path.current_p), s=9,
+                  edgecolors="none", zorder=3)
+  axes[1].plot([], [], "o", color="0.3", ms=3, label="current strategy ("
+               + (f"one iteration in {step}, " if step > 1 else "") + "darker later)")
+  axes[1].plot(path.average_p, path.average_q, color=plotting.YELLOW, lw=2.2, zorder=4,
+               path_effects=[patheffects.withStroke(linewidth=3.6, foreground="k")],
+               label="average strategy")
+  axes[1].plot(path.average_p[0], path.average_q[0], "o", color="k", ms=5, zorder=5,
+               label="start (iteration 1)")
   for ax in axes:
-    ax.plot(*equilibrium, marker="*", color="gold", mec="k", ms=16, ls="none", clip_on=False,
-            zorder=5, label="closed-form equilibrium (p, q)")
-  axes[1].legend(loc="upper center", bbox_to_anchor=(0.5, -0.12), ncol=2, fontsize=8)
+    ax.plot(*equilibrium, marker="*", color=plotting.YELLOW, mec="k", ms=16, ls="none",
+            clip_on=False, zorder=6, label="closed-form equilibrium (p, q)")
+  plotting.legend_below(fig, ncol=3)
   fig.suptitle(title)
   return fig
 
@@ -336,12 +356,18 @@ def summary_markdown(land: Landscape, solver: str) -> str:
       f"{path.current_q[-1]:.6f} | {s(path.current_p[-1], path.current_q[-1]):+.6f} |",
       "",
       f"The average strategy ends {distance:.4f} from the equilibrium (full-game NashConv "
-      f"{land.final_nash_conv:.2e}), the current strategy {current_distance:.4f}. The left "
-      "panel's field is the gradient of U; the right panel's is each player's own gradient "
-      "(dU/dp, -dU/dq), the direction in which regret moves each player. Around an interior "
-      "equilibrium (ante > bet / 2) that field circles the equilibrium: the current strategy "
-      "cycles and only the average spirals in. Below that ante the equilibrium is the pure "
-      "corner (0, 0) and the field points into it.",
+      f"{land.final_nash_conv:.2e}), the current strategy {current_distance:.4f}.",
+      "",
+      "**Figure** (both panels: U(p, q) in chips per hand as a heat map, red where player 0 "
+      "gains; the star is the closed-form equilibrium; the dashed lines are U's level set "
+      "through it, U = game value). Left: the arrows are the gradient of U, which has a saddle "
+      "at the star. Right: the arrows are each player's own gradient (dU/dp, -dU/dq), the "
+      "direction in which regret moves each player; grey dots are CFR's current strategy (one "
+      "iteration in k, darker later), the yellow line its average strategy from the black dot "
+      "(iteration 1). What to see: around an interior equilibrium (ante > bet / 2) the field "
+      "circles the star, so the current strategy keeps cycling around it while only the average "
+      "spirals in; below that ante the equilibrium is the pure corner (0, 0) and the field "
+      "points into it.",
   ])
 
 
@@ -364,7 +390,9 @@ def run(args: argparse.Namespace, ctx: Context) -> ReportSection:
   tables.write_csv(grid_frame(land.surface), ctx.out / "landscape_grid.csv")
   tables.write_csv(path_frame(land.path), ctx.out / "landscape_path.csv")
   plotting.save_figure(plot(land.surface, land.path, land.equilibrium,
-                            f"{land.game}: U(p, q) and {args.solver}'s path"),
+                            f"{games.kuhn_game_string(args.ante, args.bet, True)}: U(p, q) "
+                            "and the path of "
+                            f"{solver_registry.get_solver(args.solver).label}"),
                        ctx.out / "landscape.png")
   return ReportSection(
       title=f"Landscape of the simplified game (ante {args.ante:g}, bet {args.bet:g})",

@@ -21,10 +21,10 @@ run as a job of the same sweep: same final exploitability).
 """
 
 import argparse
-from typing import List, Sequence
+from typing import Any, Dict, List, Sequence, Tuple
 
 import matplotlib.figure
-import matplotlib.pyplot as plt
+import numpy as np
 import pandas as pd
 
 import algorithms
@@ -50,8 +50,13 @@ OPENSPIEL_CFR = "cfr"  # The reference of the full-game uniform run.
 ITERATIONS = arguments.Budget(default=1000, quick=100)
 TABLE_ITERATIONS = (100, 1000, 3000)
 NUM_MEASURING_POINTS = 16
-STYLES = {FULL_GAME: "black", "CFR-D": "tab:blue", "CFR-AVG": "tab:green",
-          "modified CFR-AVG": "tab:red"}
+CAPTION = (
+    "**Figure** (one panel per game and depth limit; exploitability in chips per hand against "
+    "iterations, log-log). Colour = algorithm (black: full-game CFR, sky blue: CFR-D, green: "
+    "CFR-AVG, vermillion: modified CFR-AVG); solid: uniform averaging, dashed: linear; dashed "
+    "grey: the O(1/sqrt(T)) guide. What to see: CFR-D and CFR-AVG go down with full-game CFR, "
+    "while modified CFR-AVG levels off; a panel marked \"no leaf\" has nothing below its cut, "
+    "so every algorithm is full-game CFR there and its curves are drawn once.")
 
 
 def settings(depths: Sequence[int]) -> List[str]:
@@ -106,23 +111,52 @@ def summary_table(frame: pd.DataFrame, iterations: int) -> pd.DataFrame:
   return pd.DataFrame(rows)
 
 
+def _registry_names(depths: Sequence[int]) -> Dict[Tuple[str, str, Any], str]:
+  """{(algorithm, weighting, depth or "full"): registry name} of the settings."""
+  return {(spec.algorithm, spec.options["weighting"], depth_of(name)): name
+          for name, spec in ((n, solver_registry.get_solver(n)) for n in settings(depths))}
+
+
 def plot(frame: pd.DataFrame, game_strings: Sequence[str],
          depths: Sequence[int]) -> matplotlib.figure.Figure:
-  """Log-log exploitability against iterations; one panel per (game, depth)."""
-  fig, axes = plt.subplots(len(game_strings), len(depths),
-                           figsize=(5.2 * len(depths), 3.6 * len(game_strings)),
-                           squeeze=False, layout="constrained")
+  """Log-log exploitability against iterations; one panel per (game, depth), each with the
+  O(1/sqrt(T)) guide. Each setting is drawn in its ``plotting.solver_style`` (colour: algorithm;
+  solid: uniform, dashed: linear averaging). In a panel whose cut has no leaf (``has_leaf``) every
+  algorithm is full-game CFR: the panel says so, and draws only the full-game curves when the
+  others equal them to 1e-9."""
+  fig, axes = plotting.subplots(len(game_strings), len(depths),
+                                figsize=(5.4 * len(depths), 3.5 * len(game_strings) + 1.3))
+  names = _registry_names(depths)
   for gi, game in enumerate(game_strings):
     for di, depth in enumerate(depths):
       ax = axes[gi][di]
       data = frame[(frame.game == game) & ((frame.depth == depth) | (frame.depth == "full"))]
-      for (algorithm, weighting), run in data.groupby(["algorithm", "weighting"], sort=False):
-        ax.plot(run.iteration, run.exploitability, color=STYLES[algorithm],
-                linestyle="-" if weighting == "uniform" else "--",
-                label=f"{algorithm}, {weighting}")
-      plotting.log_log(ax, "iterations T", "exploitability")
-      ax.set_title(f"{game}, depth {depth}", fontsize=9)
-  axes[0][0].legend(fontsize=7)
+      curves = {(algorithm, weighting): run for (algorithm, weighting), run in data.groupby(
+          ["algorithm", "weighting"], sort=False)}
+      leafless = not has_leaf(game, depth)
+      hidden = [key for key, run in curves.items() if leafless and key[0] != FULL_GAME
+                and (FULL_GAME, key[1]) in curves and plotting.same_curve(
+                    run.exploitability, curves[(FULL_GAME, key[1])].exploitability)]
+      for (algorithm, weighting), run in curves.items():
+        if (algorithm, weighting) not in hidden:
+          key = (algorithm, weighting, "full" if algorithm == FULL_GAME else depth)
+          ax.plot(run.iteration, run.exploitability, label=f"{algorithm}, {weighting}",
+                  **plotting.solver_style(names[key]))
+      if len(data):
+        start = data[data.iteration == data.iteration.min()].exploitability.max()
+        points = np.sort(data.iteration.unique()).astype(float)
+        plotting.sqrt_guide(ax, points, points[0], start)
+      plotting.log_log(ax, "iterations T", "exploitability", yunit="chips per hand")
+      ax.set_title(f"{game}, depth {depth}")
+      if leafless:
+        plotting.note(ax, f"no leaf at depth {depth}: CFR-D, CFR-AVG and modified\n"
+                      "CFR-AVG are full-game CFR here"
+                      + ("\n(identical curves to 1e-9, not drawn)" if hidden else ""))
+  order = [f"{a}, {w}" for a in (FULL_GAME, "CFR-D", "CFR-AVG", "modified CFR-AVG")
+           for w in plotting.WEIGHTING_STYLES]
+  plotting.legend_below(fig, ncol=5, order=order + [plotting.SQRT_GUIDE])
+  fig.suptitle("Exploitability of the average policy: CFR-D, CFR-AVG and modified CFR-AVG at a "
+               "depth limit, and full-game CFR")
   return fig
 
 
@@ -150,11 +184,15 @@ def rebel_checks(results: Sequence[jobs_lib.JobResult]) -> List[Check]:
   return found
 
 
+def has_leaf(game: str, depth: int) -> bool:
+  """Whether cutting ``game`` after ``depth`` betting actions leaves a non-terminal leaf."""
+  return bool(algorithms.CFRAvgSolver(games.load_game(game), depth_limit=depth).public_tree.leaves)
+
+
 def leafless_cuts(game_strings: Sequence[str], depths: Sequence[int]) -> List[str]:
   """The (game, depth) cuts without a non-terminal leaf, where the algorithms reduce to CFR."""
   return [f"{game} at depth {depth}" for game in game_strings for depth in depths
-          if not algorithms.CFRAvgSolver(games.load_game(game), depth_limit=depth
-                                         ).public_tree.leaves]
+          if not has_leaf(game, depth)]
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -181,10 +219,10 @@ def run(args: argparse.Namespace, ctx: Context) -> ReportSection:
   markdown = (
       "Exact exploitability of the average policy (full-game policy: trunk average plus the "
       "reach-weighted leaf continuations), exact sequence-form LP at every leaf. Depth k = the "
-      "trunk holds the first k betting actions. Solid: uniform averaging, dashed: linear.\n\n"
+      "trunk holds the first k betting actions.\n\n"
       + tables.markdown_table(table, digits=3)
       + ("\n\nCuts without a non-terminal leaf (the algorithms reduce to CFR there): "
-         + ", ".join(leafless) if leafless else ""))
+         + ", ".join(leafless) if leafless else "") + "\n\n" + CAPTION)
   return ReportSection(title="ReBeL: CFR-AVG, CFR-D and modified CFR-AVG", markdown=markdown,
                        figures=["rebel.png"], tables=["rebel.csv", "rebel_table.csv"],
                        checks=rebel_checks(results))

@@ -36,8 +36,6 @@ import argparse
 from typing import Dict, List, Sequence, Tuple
 
 import matplotlib.figure
-import matplotlib.lines
-import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 import pyspiel
@@ -71,6 +69,7 @@ TRAJECTORY_DIVISORS = (10,)  # Values are also measured at T / 10.
 NUM_MEASURING_POINTS = 20
 CFR = "our_cfr"  # The engine's CFR, the reference of OpenSpiel's C++ CFR.
 CPP_CFR = "cfr_cpp"
+NASH_CONV_UNIT = "chips per hand"  # The sum of the players' best-response gains, in chips.
 MARKERS = ("o", "s", "^", "D", "v", "P")
 PLAYER_NAMES = ("player 0 (P1)", "player 1 (P2)", "player 2 (P3)")  # The paper's numbering.
 
@@ -207,22 +206,13 @@ def log_slope(curve: pd.DataFrame) -> float:
   return float(np.polyfit(np.log(last.iteration), np.log(last.nash_conv), 1)[0])
 
 
-def _styles(solvers: Sequence[str]) -> Dict[str, Dict[str, object]]:
-  """A colour per solver, in the order given, the same in every panel; OpenSpiel's solvers
-  dashed (OpenSpiel's C++ CFR draws over the engine's CFR, the same numbers)."""
-  return {s: {"color": f"C{i % 10}",
-              "linestyle": "-" if solver_registry.get_solver(s).engine else (0, (5, 2))}
-          for i, s in enumerate(solvers)}
-
-
 def plot_nash_conv(curves: pd.DataFrame, game_strings: Sequence[str],
                    solvers: Sequence[str]) -> matplotlib.figure.Figure:
   """NashConv against iterations (top row) and solver time (bottom row), one column per game,
   log-log; sampled solvers as the median and min-max band over seeds; the O(1/sqrt(T)) guide
   from the highest first point."""
-  colours = _styles(solvers)
-  fig, axes = plt.subplots(2, len(game_strings), figsize=(4.6 * len(game_strings), 7.6),
-                           squeeze=False, sharey="row")
+  fig, axes = plotting.subplots(2, len(game_strings), figsize=(4.6 * len(game_strings), 8.4),
+                                sharey="row")
   for column, game in enumerate(game_strings):
     ax_it, ax_time = axes[0, column], axes[1, column]
     data = curves[curves.game == game]
@@ -234,30 +224,25 @@ def plot_nash_conv(curves: pd.DataFrame, game_strings: Sequence[str],
       label = solver_registry.get_solver(solver).label
       values = runs.pivot(index="seed", columns="iteration", values="nash_conv")
       x = values.columns.to_numpy(dtype=float)
-      plotting.line_with_band(ax_it, x, values.to_numpy(), label, **colours[solver])
+      style = plotting.solver_style(solver)
+      plotting.line_with_band(ax_it, x, values.to_numpy(), label, **style)
       times = runs.pivot(index="seed", columns="iteration", values="seconds").to_numpy()
       plotting.line_with_band(ax_time, np.median(times, axis=0), values.to_numpy(), label,
-                              **colours[solver])
+                              **style)
       first = float(np.median(values.to_numpy()[:, 0]))
       anchor = first if anchor is None else max(anchor, first)
     if anchor is not None and anchor > 0:
       x = np.sort(data.iteration.unique()).astype(float)
       plotting.sqrt_guide(ax_it, x, x[0], anchor)
-    ax_it.set_title(game, fontsize=10)
-    plotting.log_log(ax_it, "iterations T", "NashConv of the average policy (chips)")
-    plotting.log_log(ax_time, "solver time (s)", "NashConv of the average policy (chips)")
-  handles, labels = axes[0, 0].get_legend_handles_labels()
-  for ax in axes[0, 1:]:
-    for h, lab in zip(*ax.get_legend_handles_labels()):
-      if lab not in labels:
-        handles.append(h)
-        labels.append(lab)
-  axes[0, -1].legend(handles, labels, loc="upper left", bbox_to_anchor=(1.02, 1.0), fontsize=8,
-                     title="solver", title_fontsize=8)
-  fig.suptitle("Three-player Kuhn poker: NashConv of the average policy against iterations and "
-               "time\n(sampled solvers: median and min-max band over seeds; dashed: O(1/sqrt(T)), "
-               "no n-player guarantee)")
-  fig.tight_layout()
+    ax_it.set_title(game)
+    plotting.log_log(ax_it, "iterations T", "NashConv", yunit=NASH_CONV_UNIT)
+    plotting.log_log(ax_time, "solver time", "NashConv",
+                     xunit="s, wall clock, measurements excluded", yunit=NASH_CONV_UNIT)
+  for ax in axes[:, 1:].flat:
+    ax.set_ylabel("")  # Shared with the left column.
+  plotting.legend_below(fig, ncol=4, title="solver (sampled: median and min-max band over seeds)")
+  fig.suptitle("Three-player Kuhn poker: NashConv of the average policy against iterations "
+               "(top) and time (bottom); no n-player convergence guarantee")
   return fig
 
 
@@ -279,10 +264,9 @@ def plot_family(runs: pd.DataFrame, solvers: Sequence[str]) -> matplotlib.figure
   """Left: player 0's value against player 2's for every run (T/10, then T, large), the
   family's segment of values with beta marked, and a dotted line from each final point to its
   nearest member's values. Right: player 1's value against T with the family's constant -1/48."""
-  colours = _styles(solvers)
   data = _value_runs(runs, FAMILY_GAMES)
-  fig, (ax, ax_p1) = plt.subplots(1, 2, figsize=(12.5, 5.0),
-                                  gridspec_kw={"width_ratios": [1.25, 1]})
+  fig, axes = plotting.subplots(1, 2, figsize=(12.5, 6.0), gridspec_kw={"width_ratios": [1.25, 1]})
+  ax, ax_p1 = axes[0]
   betas = np.linspace(0, 0.25, 2)
   ax.plot(1 / 24 + betas / 24, -1 / 48 - betas / 24, color="black", linewidth=4, alpha=0.25,
           solid_capstyle="round",
@@ -293,7 +277,7 @@ def plot_family(runs: pd.DataFrame, solvers: Sequence[str]) -> matplotlib.figure
   seen = set()
   for (solver, seed), group in data.groupby(["solver", "seed"], sort=False):
     group = group.sort_values("T")
-    style = {"color": colours[solver]["color"],
+    style = {"color": plotting.solver_style(solver)["color"],
              "marker": MARKERS[(seed - data.seed.min()) % len(MARKERS)]}
     label = solver_registry.get_solver(solver).label
     ax.plot(group.value_2, group.value_0, linewidth=0.8, markersize=3, alpha=0.7, **style)
@@ -311,23 +295,18 @@ def plot_family(runs: pd.DataFrame, solvers: Sequence[str]) -> matplotlib.figure
     seen.add(solver)
   ax.set_xlabel("value of player 2, the paper's P3 (chips per hand)")
   ax.set_ylabel("value of player 0, the paper's P1 (chips per hand)")
-  ax.set_title("Players 0 and 2: runs (small: T/10; large: T) and the family", fontsize=9)
+  ax.set_title("Players 0 and 2: runs (small: T/10; large: T) and the family")
   ax.grid(True, alpha=0.3)
-  ax_p1.axhline(-1 / 48, color="black", linestyle="--", linewidth=1,
-                label="family: -1/48 for every member")
+  ax_p1.axhline(-1 / 48, color=plotting.REFERENCE_COLOR, linestyle="--", linewidth=1,
+                label="family: player 1's value -1/48 for every member")
   ax_p1.set_xscale("log")
-  ax_p1.set_xlabel("iterations T")
+  ax_p1.set_xlabel(plotting.axis_label("iterations T", log=True))
   ax_p1.set_ylabel("value of player 1, the paper's P2 (chips per hand)")
-  ax_p1.set_title("Player 1 against the family's constant value", fontsize=9)
+  ax_p1.set_title("Player 1 against the family's constant value")
   ax_p1.grid(True, which="both", alpha=0.3)
-  handles, labels = ax.get_legend_handles_labels()
-  guide = matplotlib.lines.Line2D([], [], color="black", linestyle="--", linewidth=1)
-  fig.legend(handles + [guide], labels + ["family: player 1's value -1/48"],
-             loc="upper left", bbox_to_anchor=(1.0, 0.9), fontsize=8,
-             title="solver (marker: seed)", title_fontsize=8)
+  plotting.legend_below(fig, ncol=3, title="solver (marker: seed)")
   fig.suptitle("Three-player Kuhn poker: values of the average policies against the "
                "Szafron-Gibson-Sturtevant family")
-  fig.tight_layout()
   return fig
 
 
@@ -335,14 +314,13 @@ def plot_values(runs: pd.DataFrame, game: str,
                 solvers: Sequence[str]) -> matplotlib.figure.Figure:
   """Every player's value of the average policy against T, one panel per player, for a game
   without a known equilibrium (no reference line)."""
-  colours = _styles(solvers)
   data = _value_runs(runs, [game])
   players = sum(c.startswith("value_") for c in data.columns if data[c].notna().any())
-  fig, axes = plt.subplots(1, players, figsize=(4.3 * players, 4.0), squeeze=False)
+  fig, axes = plotting.subplots(1, players, figsize=(4.3 * players, 4.8))
   seen = set()
   for (solver, seed), group in data.groupby(["solver", "seed"], sort=False):
     group = group.sort_values("T")
-    style = {"color": colours[solver]["color"],
+    style = {"color": plotting.solver_style(solver)["color"],
              "marker": MARKERS[(seed - data.seed.min()) % len(MARKERS)]}
     for p, ax in enumerate(axes[0]):
       ax.plot(group["T"], group[f"value_{p}"], linewidth=1, markersize=4,
@@ -351,14 +329,12 @@ def plot_values(runs: pd.DataFrame, game: str,
     seen.add(solver)
   for p, ax in enumerate(axes[0]):
     ax.set_xscale("log")
-    ax.set_xlabel("iterations T")
+    ax.set_xlabel(plotting.axis_label("iterations T", log=True))
     ax.set_ylabel(f"value of player {p} (chips per hand)")
-    ax.set_title(f"player {p}", fontsize=9)
+    ax.set_title(f"player {p}")
     ax.grid(True, which="both", alpha=0.3)
-  axes[0, -1].legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), fontsize=8,
-                     title="solver (marker: seed)", title_fontsize=8)
+  plotting.legend_below(fig, ncol=4, title="solver (marker: seed)")
   fig.suptitle(f"{game}: players' values of the average policy (no published equilibrium)")
-  fig.tight_layout()
   return fig
 
 

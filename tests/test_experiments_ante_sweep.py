@@ -47,9 +47,22 @@ def test_command_solves_checks_and_draws(tmp_path):
       "P0 bets J (bluff) [0]", "P0 bets K [2]", "P0 calls with Q after check-bet [1pb]",
       "P1 bets J after a check (bluff) [0p]", "P1 calls a bet with Q [1b]",
       "game value / bet (player 0)"]
+  regimes = ["passive", "P1 bluffs", "both bluff", "edge r=1/2", "Kuhn r=1"]
   for axes in figure["axes"]:
-    assert axes["xlabel"] == "r = ante / bet" and axes["xscale"] == "log"
+    assert axes["xlabel"] == "r = ante / bet (log scale)" and axes["xscale"] == "log"
+    assert axes["ylabel"] in ("probability of betting", "probability of calling",
+                              "game value / bet (bets per hand)")
     assert "closed form" in axes["lines"]
     assert axes["collections"] >= 3  # The family band and the two sweeps' points.
-  assert set(figure["axes"][0]["legend"]) == {"closed form", "closed-form family",
-                                              "CFR+ (ours), ante sweep", "CFR+ (ours), bet sweep"}
+    # Every regime named, in the strip above the data (tested in test_experiments_plotting).
+    assert sorted(axes["texts"]) == sorted(regimes)
+  # Information state "1b" (player 1 facing a bet): action 1 is a call.
+  assert figure["axes"][4]["ylabel"] == "probability of calling"
+  [legend] = figure["legends"]  # One legend, below the panels, over none of them.
+  assert legend["overlaps"] == []
+  assert set(legend["entries"]) == {
+      "closed form", "closed-form family (any point is an equilibrium)",
+      "closed-form family at a point regime (r = 1/2, 1)",
+      "CFR+ (ours), ante sweep (ante varies, bet 1)", "CFR+ (ours), bet sweep (bet varies, ante 1)"}
+  simplified = plotting.read_figure_summary(out / ante_sweep.NAME / "ante_sweep_simplified.png")
+  assert sorted(simplified["axes"][0]["texts"]) == ["bluffing", "edge r=1/2", "passive"]

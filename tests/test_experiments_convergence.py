@@ -2,10 +2,12 @@
 
 import copy
 
+import matplotlib.colors
 import pytest
 
 from experiments import convergence
 from experiments import jobs
+from experiments import plotting
 from experiments.context import Context
 
 
@@ -62,16 +64,40 @@ def test_exploitability_decreases_and_figure_shows_every_solver(results):
   fig = convergence.plot_game(frame, "kuhn_poker")
   by_iterations, by_time = fig.axes
   assert (by_iterations.get_xscale(), by_iterations.get_yscale()) == ("log", "log")
-  assert by_iterations.get_xlabel() == "iterations T"
-  assert by_time.get_xlabel() == "solver time (s)"
-  assert "exploitability" in by_iterations.get_ylabel()
-  legend = [t.get_text() for t in by_iterations.get_legend().get_texts()]
-  assert set(legend) == {"CFR (OpenSpiel)", "CFR (ours)", "CFR (OpenSpiel C++)",
-                         "chance-sampling CFR (ours)", r"$O(1/\sqrt{T})$"}
+  assert by_iterations.get_xlabel() == "iterations T (log scale)"
+  assert by_time.get_xlabel() == "solver time (s, wall clock, measurements excluded, log scale)"
+  assert by_iterations.get_ylabel() == ("exploitability of the average policy (chips per hand, "
+                                        "log scale)")
+  # Our CFR and OpenSpiel's C++ CFR draw OpenSpiel's Python CFR's curve (same algorithm, equal to
+  # rounding): the legend says so, and their looks differ so that each stays visible.
+  same = " identical to CFR (OpenSpiel) to 1e-9"
+  labels = {"CFR (OpenSpiel)", f"CFR (ours),{same}", f"CFR (OpenSpiel C++),{same}",
+            "chance-sampling CFR (ours)", plotting.SQRT_GUIDE}
+  summary = plotting.describe_figure(fig)
+  [legend] = summary["legends"]
+  assert set(legend["entries"]) == labels and legend["overlaps"] == []
+  styles = summary["axes"][0]["styles"]
+  for solver, label in (("cfr", "CFR (OpenSpiel)"), ("our_cfr", f"CFR (ours),{same}"),
+                        ("cs_cfr", "chance-sampling CFR (ours)")):
+    style = plotting.solver_style(solver)  # The solver's colour and look in every figure.
+    assert styles[label]["color"] == matplotlib.colors.to_hex(style["color"])
+    assert styles[label]["marker"] == style.get("marker", "None")
+  assert styles[f"CFR (ours),{same}"]["marker"] != styles[f"CFR (OpenSpiel C++),{same}"]["marker"]
   # The plotted CFR series is the measured one, at the measuring points.
   line = by_iterations.get_lines()[0]
   assert list(line.get_ydata()) == pytest.approx(list(cfr))
   assert fig.get_suptitle() == "kuhn_poker: exact exploitability of the average policy"
+  assert [by_iterations.get_title(), by_time.get_title()] == [
+      "against iterations", "against the solver's own time"]
+
+
+def test_identical_curves_only_within_1e_9(results):
+  frame = convergence.results_frame(results)
+  assert convergence.identical_curves(frame) == {"our_cfr": "cfr", "cfr_cpp": "cfr"}
+  # Negative control: a difference of 1e-6 at one point is not "identical".
+  moved = frame.copy()
+  moved.loc[moved.index[moved.solver == "our_cfr"][3], "exploitability"] += 1e-6
+  assert convergence.identical_curves(moved) == {"cfr_cpp": "cfr"}
 
 
 def test_make_jobs_leaves_out_default_solvers_that_cannot_run():

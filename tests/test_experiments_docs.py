@@ -17,6 +17,9 @@ def _results(folder):
     (folder / experiment).mkdir(parents=True, exist_ok=True)
     (folder / experiment / name).write_bytes(b"png " + name.encode())
   (folder / reference_check.NAME).mkdir(exist_ok=True)
+  rebel_table = pd.DataFrame([{"game": "kuhn_poker", "depth": 1, "algorithm": "CFR-AVG",
+                               "weighting": "uniform", "T=3000": 0.000501234, "it/s": 14383.07}])
+  rebel_table.to_csv(folder / docs.REBEL_FOLDER / "rebel" / "rebel_table.csv", index=False)
   pass_fail = pd.DataFrame([{"game": "kuhn_poker", "references": "6/6", "cfr": "7/7",
                              "cs_cfr": "-"}])
   pass_fail.to_csv(folder / reference_check.NAME / reference_check.PASS_FAIL_TABLE, index=False)
@@ -32,10 +35,15 @@ def test_publish_copies_figures_and_writes_tables(tmp_path):
     assert (out / name).read_bytes() == (results / experiment / name).read_bytes()
   assert (out / docs.REFERENCE_CHECK).read_text() == (
       "| game | references | cfr | cs_cfr |\n|---|---|---|---|\n| kuhn_poker | 6/6 | 7/7 | - |\n")
+  assert (out / docs.REBEL_TABLE).read_text() == (
+      "| game | depth | algorithm | weighting | T=3000 | it/s |\n|---|---|---|---|---|---|\n"
+      "| kuhn_poker | 1 | CFR-AVG | uniform | 0.000501 | 14383 |\n")
   summary = (out / docs.SUMMARY).read_text()
   assert "| reference-check | Reference check | 1/1 |" in summary and "PASS" in summary
   assert sorted(p.name for p in out.iterdir()) == sorted(
-      [n for _, n in docs.FIGURES] + [docs.SUMMARY, docs.REFERENCE_CHECK])
+      [n for _, n in docs.FIGURES] + [docs.SUMMARY, docs.REFERENCE_CHECK, docs.REBEL_TABLE])
+  # Every committed figure is regenerated, the ReBeL one from its own run at 3,000 iterations.
+  assert {n for _, n in docs.FIGURES} >= {"rebel.png", "landscape.png", "rps_strategies.png"}
 
 
 def test_publish_refuses_an_incomplete_results_folder(tmp_path):
@@ -46,9 +54,21 @@ def test_publish_refuses_an_incomplete_results_folder(tmp_path):
   assert not (tmp_path / "docs").exists()
 
 
-def test_failed_run_leaves_docs_unchanged(tmp_path, monkeypatch, capsys):
-  monkeypatch.setattr(cli, "main", lambda argv: 1)
+@pytest.mark.parametrize("failing", ["run", "rebel"])
+def test_failed_run_leaves_docs_unchanged(tmp_path, monkeypatch, capsys, failing):
+  called = []
+
+  def fake_main(argv):
+    called.append(argv)
+    return 1 if argv[0] == failing else 0
+
+  monkeypatch.setattr(cli, "main", fake_main)
   (tmp_path / "docs").mkdir()
-  assert docs.main(["--out", str(tmp_path / "results"), "--docs", str(tmp_path / "docs")]) == 1
+  assert docs.main(["--out", str(tmp_path / "results"), "--docs", str(tmp_path / "docs"),
+                    "--workers", "2"]) == 1
   assert list((tmp_path / "docs").iterdir()) == []
-  assert "left unchanged" in capsys.readouterr().err
+  assert f"'python -m experiments {failing}' did not pass" in capsys.readouterr().err
+  assert called[0] == ["run", "--out", str(tmp_path / "results"), "--workers", "2"]
+  if failing == "rebel":
+    assert called[1] == ["rebel", "--iterations", "3000", "--out",
+                         str(tmp_path / "results" / docs.REBEL_FOLDER), "--workers", "2"]

@@ -1,5 +1,6 @@
 """Tests of the simplified game's landscape experiment (experiments/landscape.py)."""
 
+import matplotlib.collections
 import numpy as np
 from open_spiel.python.algorithms import exploitability
 import pandas as pd
@@ -104,12 +105,19 @@ def test_cli_quick_run(tmp_path):
   assert len(grid) == landscape.GRID**2
   assert len(path) == landscape.ITERATIONS.quick
   figure = plotting.read_figure_summary(out / "landscape.png")
-  left, right = figure["axes"][:2]
+  assert figure["title"] == ("kuhn_poker_ante(ante=1.0,bet=1.0,simplified=True): U(p, q) and the "
+                             "path of CFR (ours)")
+  left, right, colorbar = figure["axes"]
   for axes in (left, right):
     assert axes["xlabel"] == "p: player 0 bets the lowest card (bluff)"
     assert axes["ylabel"] == "q: player 1 calls with the middle card"
-    assert "closed-form equilibrium (p, q)" in axes["lines"]
-  assert {"current strategy", "average strategy", "start"} <= set(right["lines"])
+    assert {"closed-form equilibrium (p, q)", landscape.LEVEL_SET} <= set(axes["lines"])
+  assert {"current strategy (one iteration in 2, darker later)", "average strategy",
+          "start (iteration 1)"} <= set(right["lines"])
+  assert colorbar["colorbar"]
+  assert colorbar["ylabel"] == "U(p, q): player 0's expected utility (chips per hand)"
+  [legend] = figure["legends"]
+  assert legend["overlaps"] == [] and "average strategy" in legend["entries"]
   # The average ends nearer the equilibrium (1/3, 1/3) than the current strategy's mean distance.
   last = path.iloc[-1]
   average_distance = np.hypot(last.average_p - 1 / 3, last.average_q - 1 / 3)
@@ -120,3 +128,20 @@ def test_cli_quick_run(tmp_path):
 def test_cli_rejects_bad_ante(tmp_path, capsys):
   assert cli.main(["landscape", "--ante", "-1", "--out", str(tmp_path)]) == 2
   assert "ante" in capsys.readouterr().err
+
+
+def test_plot_thins_the_current_strategy_and_leaves_no_band_under_the_title():
+  game = landscape.load_game(1.0)
+  iterations = 2000
+  points = np.random.default_rng(0).uniform(size=(4, iterations))  # Any path will do.
+  path = landscape.Path(*points, average_policy=None)
+  fig = landscape.plot(landscape.Bilinear.from_game(game), path, (1 / 3, 1 / 3), "title")
+  [current] = [c for c in fig.axes[1].collections  # The scatter of the current strategy.
+               if type(c) is matplotlib.collections.PathCollection]
+  # One iteration in 13: about 150 dots instead of 2,000 segments, starting at iteration 1.
+  assert len(current.get_offsets()) == len(range(0, iterations, iterations // 150))
+  np.testing.assert_array_equal(current.get_offsets()[1], points[:2, iterations // 150])
+  summary = plotting.describe_figure(fig)
+  # The panels start right under the title: the old layout left 16% of the height empty there.
+  top = max(a["bbox"][3] for a in summary["axes"])
+  assert summary["title_bbox"][1] - top < 0.08

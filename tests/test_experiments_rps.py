@@ -105,21 +105,54 @@ def test_cli_quick_run_writes_outputs_and_checks_pass(tmp_path):
   frame = pd.read_csv(out / "rps.csv")
   final = frame[frame["iteration"] == rps.ITERATIONS.quick].set_index("scenario")
   assert final.loc["vs 0/90/10", "Scissors"] > 0.99
-  # One panel per scenario, each with the three actions' average probabilities.
+  # One panel per scenario, each with the three actions' average probabilities and, where there
+  # is one, the strategy it should reach.
   strategies = plotting.read_figure_summary(out / "rps_strategies.png")
   assert [a["title"] for a in strategies["axes"]] == [
-      "vs 0/90/10", "vs 10/80/10", "vs uniform", "vs uniform (sampled)", "self-play RPS",
-      "self-play modified RPS"]
+      "vs 0/90/10\nbest response: pure Scissors", "vs 10/80/10\nbest response: pure Scissors",
+      "vs uniform\nevery strategy is a best response",
+      "vs uniform (sampled)\nevery strategy is a best response",
+      "self-play RPS\nequilibrium (0.33, 0.33, 0.33)",
+      "self-play modified RPS\nequilibrium (0.40, 0.40, 0.20)"]
   for axes in strategies["axes"]:
-    assert axes["lines"] == ["Rock", "Paper", "Scissors"] and axes["xscale"] == "log"
-  # Regret and NashConv: log-log, each run with its bound (dotted, unlabelled).
+    assert [x for x in axes["lines"] if x != rps.REFERENCE] == ["Rock", "Paper", "Scissors"]
+    assert axes["xscale"] == "log" and axes["xlabel"] == "iteration t (log scale)"
+  assert [a["ylabel"] for a in strategies["axes"]] == [
+      "probability in the average strategy", "", "", "probability in the average strategy", "",
+      ""]  # The rows share their y axis.
+  assert [a["lines"].count(rps.REFERENCE) for a in strategies["axes"]] == [2, 2, 0, 0, 1, 2]
+  [legend] = strategies["legends"]
+  assert legend["entries"] == ["Rock", "Paper", "Scissors", rps.REFERENCE]
+  assert legend["overlaps"] == []
+  # Regret and NashConv: log-log, each run with its bound.
   regret = plotting.read_figure_summary(out / "rps_exploitability.png")
   self_play, fixed = regret["axes"]
   assert self_play["title"] == "self-play: NashConv of the average profile"
-  assert [line for line in self_play["lines"] if not line.startswith("_")] == [
-      "self-play RPS", "self-play modified RPS"]
+  assert self_play["ylabel"] == "NashConv (payoff per round, log scale)"
+  assert fixed["ylabel"] == "average regret (payoff per round, log scale)"
+  assert self_play["lines"] == [
+      "self-play RPS", r"bound for self-play RPS: $2\Delta\sqrt{3/T}$, $\Delta = 2$",
+      "self-play modified RPS",
+      r"bound for self-play modified RPS: $2\Delta\sqrt{3/T}$, $\Delta = 4$"]
   assert (fixed["xscale"], fixed["yscale"]) == ("log", "log")
-  assert "vs 0/90/10" in fixed["legend"]
+  assert fixed["lines"] == ["vs 0/90/10", "vs 10/80/10", "vs uniform (sampled)",
+                            r"bound for every fixed opponent: $\Delta\sqrt{3/T}$, $\Delta = 2$"]
+  # Regret 0 has no place on a log axis: the panel says so instead of dropping the run silently.
+  assert fixed["texts"] == ["vs uniform: regret 0 at every t\n(not drawn on a log axis)"]
+  [legend] = regret["legends"]
+  assert "vs 0/90/10" in legend["entries"] and legend["overlaps"] == []
+
+
+def test_reference_lines_are_the_equilibrium_and_the_best_response():
+  runs = [rps.against_fixed(rps.rps_game(), (0.0, 0.9, 0.1), 20, name="vs 0/90/10"),
+          rps.self_play(rps.modified_rps_game(), 20, np.random.default_rng(0), name="modified")]
+  fig = rps.plot_strategies(runs)
+  heights = [sorted(line.get_ydata()[0] for line in ax.get_lines()
+                    if line.get_label() == rps.REFERENCE) for ax in fig.axes[:2]]
+  # Pure scissors against 0/90/10 (probabilities 0 and 1); ReBeL's (0.4, 0.4, 0.2) equilibrium
+  # of the modified game (Brown et al. 2020), by the LP.
+  assert heights[0] == pytest.approx([0.0, 1.0], abs=1e-12)
+  assert heights[1] == pytest.approx([0.2, 0.4], abs=1e-9)
 
 
 def test_cli_rejects_bad_iterations(tmp_path, capsys):

@@ -14,6 +14,7 @@ from algorithms import kuhn3_equilibria
 from experiments import cli
 from experiments import games
 from experiments import jobs
+from experiments import plotting
 from experiments import references
 from experiments import solver_registry
 from experiments import three_player
@@ -158,11 +159,16 @@ def test_nash_conv_figure(results):
   assert [ax.get_title() for ax in top] == GAMES
   for ax in top + bottom:
     assert (ax.get_xscale(), ax.get_yscale()) == ("log", "log")
-    assert ax.get_ylabel() == "NashConv of the average policy (chips)"
-  assert {ax.get_xlabel() for ax in top} == {"iterations T"}
-  assert {ax.get_xlabel() for ax in bottom} == {"solver time (s)"}
-  legend = [t.get_text() for t in top[-1].get_legend().get_texts()]
-  assert legend == [solver_registry.get_solver(s).label for s in SOLVERS] + [r"$O(1/\sqrt{T})$"]
+    assert ax.get_ylabel() in ("NashConv (chips per hand, log scale)", "")
+  assert {ax.get_xlabel() for ax in top} == {"iterations T (log scale)"}
+  assert {ax.get_xlabel() for ax in bottom} == {
+      "solver time (s, wall clock, measurements excluded, log scale)"}
+  legend = [t.get_text() for t in fig.legends[0].get_texts()]
+  assert legend == [solver_registry.get_solver(s).label for s in SOLVERS] + [plotting.SQRT_GUIDE]
+  for solver in SOLVERS:  # The solver's colour in every figure.
+    line = next(ln for ln in top[0].get_lines()
+                if ln.get_label() == solver_registry.get_solver(solver).label)
+    assert line.get_color() == plotting.solver_style(solver)["color"]
   # The engine's CFR line is the measured curve.
   cfr = curves[(curves.game == GAMES[0]) & (curves.solver == "our_cfr")]
   line = next(ln for ln in top[0].get_lines() if ln.get_label() == "CFR (ours)")
@@ -181,7 +187,7 @@ def test_family_figure(runs):
   assert values.get_ylabel().startswith("value of player 0")
   guide = next(ln for ln in player_1.get_lines() if ln.get_label().startswith("family"))
   np.testing.assert_allclose(guide.get_ydata(), [-1 / 48, -1 / 48])
-  assert player_1.get_xscale() == "log" and player_1.get_xlabel() == "iterations T"
+  assert player_1.get_xscale() == "log" and player_1.get_xlabel() == "iterations T (log scale)"
   legend = [t.get_text() for t in fig.legends[0].get_texts()]
   assert legend[0].startswith("family") and "CFR (ours)" in legend
   # Final points: one per (solver, seed) on the family's games, OpenSpiel's C++ CFR from its C++
@@ -195,7 +201,7 @@ def test_values_figure_of_the_non_unit_game(runs):
   assert len(fig.axes) == 3
   assert [ax.get_ylabel() for ax in fig.axes] == [
       f"value of player {p} (chips per hand)" for p in range(3)]
-  legend = [t.get_text() for t in fig.axes[-1].get_legend().get_texts()]
+  legend = [t.get_text() for t in fig.legends[0].get_texts()]
   # OpenSpiel's C++ CFR ran only PYTHON_T iterations on this Python game: not drawn.
   assert legend == ["CFR (ours)", "CFR+ (ours)", "chance-sampling CFR (ours)"]
   assert "no published equilibrium" in fig.get_suptitle()

@@ -1,0 +1,85 @@
+"""Tests of experiments.plotting: solver styles, the figure description and its legend check."""
+
+import matplotlib.colors
+import matplotlib.text
+import numpy as np
+
+from experiments import plotting
+from experiments import solver_registry
+
+
+def test_every_registered_solver_has_one_style_and_report_solvers_differ():
+  styles = {name: plotting.solver_style(name) for name in solver_registry.available_solvers()}
+  for name, style in styles.items():
+    assert matplotlib.colors.is_color_like(style["color"]) and style["linestyle"], name
+  # Colour is the algorithm's: OpenSpiel's CFR, its C++ CFR and ours share it, and differ in look.
+  assert styles["cfr"]["color"] == styles["our_cfr"]["color"] == styles["cfr_cpp"]["color"]
+  assert styles["cfr_plus"]["color"] == styles["our_cfr_plus"]["color"]
+  looks = {(styles[n]["linestyle"], styles[n].get("marker")) for n in ("cfr", "our_cfr", "cfr_cpp")}
+  assert len(looks) == 3
+  # The solvers of the default report are told apart by colour, line style or marker.
+  report = [(styles[n]["color"], styles[n]["linestyle"], styles[n].get("marker"))
+            for n in solver_registry.report_solvers()]
+  assert len(set(report)) == len(report)
+  # CFR-AVG settings: colour by algorithm, solid for uniform, dashed for linear averaging.
+  assert styles["cfr_avg_d1"]["linestyle"] == "-"
+  assert styles["cfr_avg_d1_linear"]["linestyle"] == "--"
+  assert styles["cfr_avg_d1"]["color"] == styles["cfr_avg_d2_linear"]["color"]
+  assert styles["cfr_d_d1"]["color"] != styles["cfr_avg_d1"]["color"]
+
+
+def test_every_palette_colour_is_distinct():
+  assert len({matplotlib.colors.to_hex(c) for c in plotting.PALETTE}) == len(plotting.PALETTE)
+  algorithm_colors = [matplotlib.colors.to_hex(c) for a, c in plotting.ALGORITHM_COLORS.items()
+                      if a != "CFR (full game)"]  # Full-game CFR is CFR.
+  assert len(set(algorithm_colors)) == len(algorithm_colors)
+
+
+def _figure(legend_outside: bool):
+  fig, axes = plotting.subplots(1, 2, figsize=(8, 3.5))
+  x = np.arange(1, 101, dtype=float)
+  for ax in axes[0]:
+    ax.plot(x, 1 / x, label="a")
+    ax.plot(x, 1 / np.sqrt(x), label="b")
+    plotting.log_log(ax, "iterations T", "exploitability", yunit="chips per hand")
+  if legend_outside:
+    plotting.legend_below(fig, ncol=2)
+  else:
+    axes[0][0].legend(loc="center")
+  return fig
+
+
+def test_describe_figure_finds_a_legend_over_the_data():
+  inside = plotting.describe_figure(_figure(legend_outside=False))
+  assert [legend["overlaps"] for legend in inside["legends"]] == [[0]]
+  outside = plotting.describe_figure(_figure(legend_outside=True))
+  assert [(legend["entries"], legend["overlaps"]) for legend in outside["legends"]] == [
+      (["a", "b"], [])]
+  # Below the axes: the legend's top is under both axes' bottoms (figure fractions).
+  assert outside["legends"][0]["bbox"][3] <= min(a["bbox"][1] for a in outside["axes"])
+  axes = outside["axes"][0]
+  assert axes["xlabel"] == "iterations T (log scale)"
+  assert axes["ylabel"] == "exploitability (chips per hand, log scale)"
+  assert axes["styles"]["a"]["color"] == matplotlib.colors.to_hex(plotting.PALETTE[0])
+
+
+def test_same_curve_tolerance():
+  assert plotting.same_curve([0.5, 0.1], [0.5 + 1e-12, 0.1])
+  assert not plotting.same_curve([0.5, 0.1], [0.5 + 1e-6, 0.1])
+  assert not plotting.same_curve([0.5, 0.1], [0.5])
+
+
+def test_regime_strip_is_above_the_axes():
+  fig, axes = plotting.subplots(1, 1)
+  ax = axes[0][0]
+  ax.plot([0.1, 4.0], [0.0, 1.0])
+  ax.set_xscale("log")
+  ax.set_xlim(0.08, 4.0)
+  plotting.mark_regimes(ax, [0.5, 1.0], ["low", "middle", "high"], ["r=1/2", "r=1"])
+  fig.draw_without_rendering()
+  # The text's own box (an annotation's box would include its connecting stroke).
+  texts = {t.get_text(): matplotlib.text.Text.get_window_extent(t) for t in ax.texts}
+  assert set(texts) == {"low", "middle", "high", "r=1/2", "r=1"}
+  top = ax.get_window_extent().y1
+  assert all(box.y0 >= top for box in texts.values())  # Outside the data area.
+  assert texts["r=1/2"].y0 >= texts["middle"].y1 - 1  # Boundary names over the regime names.
