@@ -39,10 +39,10 @@ import fractions
 from typing import Dict, List, Optional, Tuple
 
 import numpy as np
-import pyspiel
 from open_spiel.python import policy as policy_lib
 from open_spiel.python.algorithms import best_response
 from open_spiel.python.algorithms import expected_game_score
+import pyspiel
 
 from algorithms import pbs_minimax
 from experiments import policies
@@ -238,7 +238,7 @@ class MatchValues:
     return values, [(h, weight / total) for h, weight in histories]
 
   def _referee_hints(self, state: pyspiel.State, seat: int) -> Dict[int, float]:
-    """sum over the referee's draws x of P(x | a) V(belief after a, x), for every a."""
+    """Sum over the referee's draws x of P(x | a) V(belief after a, x), for every a."""
     solver = self.opponent.policy.solver
     grid, deck = state.get_game().grid, state.get_game().rules.deck_size
     sign = 1.0 if seat == 0 else -1.0
