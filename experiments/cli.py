@@ -53,6 +53,7 @@ EXPERIMENT_MODULES = (
     "experiments.strategy_tables",
     "experiments.landscape",
     "experiments.rebel",
+    "experiments.rebel_learned",
 )
 RUN = "run"
 PROG = "kuhn-experiments"
