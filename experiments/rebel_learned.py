@@ -450,8 +450,8 @@ def results_frame(sweep: Sweep, results: Sequence[jobs_lib.JobResult]) -> pd.Dat
       if key not in trunks:
         trunks[key] = trunk_of(run.cut, result) if result.job.solver != FULL_GAME else math.nan
       base = {"job": result.job.key, "part": run.part, "game": run.cut[0], "depth": run.cut[1],
-              "leaves": run.leaves, "variant": run.variant, "label": run.label, "seed": run.seed, "round": run.round,
-              **dict(run.extra)}
+              "leaves": run.leaves, "variant": run.variant, "label": run.label,
+              "seed": run.seed, "round": run.round, **dict(run.extra)}
       for t, e in zip(result.solved.iterations, result.solved.curve):
         final = t == result.job.iterations
         rows.append(dict(base, iteration=t, exploitability=e,
@@ -857,7 +857,8 @@ def build_sweep(store: Store, plan: Plan, seed: int, learn: bool):
                  ("path_err_max", path[1]), ("examples", float(model.info.get("examples", 0))))
         sweep.add(Run("self-play", cut, "learned", label="self-play", seed=seed + s, round=r,
                       extra=extra),
-            cut[0], solver_name(cut[1], "standard"), plan.eval_iterations, model_leaves(model))
+                  cut[0], solver_name(cut[1], "standard"), plan.eval_iterations,
+                  model_leaves(model))
   return sweep
 
 
