@@ -43,6 +43,10 @@ FIGURES = (
     ("landscape", "landscape.png"),
     ("rps", "rps_strategies.png"),
     ("rps", "rps_exploitability.png"),
+    ("rebel-learned", "rebel_learned_vs_exact.png"),
+    ("rebel-learned", "rebel_learned_error.png"),
+    ("rebel-learned", "rebel_learned_modified.png"),
+    ("rebel-learned", "rebel_learned_self_play.png"),
 )
 SUMMARY = "summary.md"
 REFERENCE_CHECK = "reference_check.md"

@@ -45,14 +45,14 @@ def test_quick_run_passes_its_checks_and_writes_every_output(quick_run):
   assert any("trunk exploitability <= exploitability" in n for n in names)
   assert any("<= delta U" in n for n in names) and any("stalls" in n for n in names)
   assert sum("engine exploitability" in n for n in names) == record.jobs["total"]
-  for name in ("learned_vs_exact.csv", "error.csv", "modified.csv", "self_play.csv",
-               "rebel_learned.csv"):
+  for name in ("rebel_learned_vs_exact.csv", "rebel_learned_error.csv",
+               "rebel_learned_modified.csv", "rebel_learned_self_play.csv", "rebel_learned.csv"):
     assert (folder / name).exists()
   models = sorted(p.name for p in (folder / "models").iterdir())
   assert len(models) == len(plan.steps) + plan.seeds * (plan.rounds + 1)
-  table = pd.read_csv(folder / "self_play.csv")
+  table = pd.read_csv(folder / "rebel_learned_self_play.csv")
   assert list(table["round"]) == list(range(plan.rounds + 1))
-  errors = pd.read_csv(folder / "error.csv")
+  errors = pd.read_csv(folder / "rebel_learned_error.csv")
   assert set(errors.label) == {f"delta={d:g}" for d in plan.deltas} | {
       f"steps={n}" for n in plan.steps}
 
@@ -60,7 +60,7 @@ def test_quick_run_passes_its_checks_and_writes_every_output(quick_run):
 @pytest.mark.slow
 def test_figures_show_the_series_the_captions_name(quick_run):
   _, _, folder = quick_run
-  summary = plotting.read_figure_summary(folder / "learned_vs_exact.png")
+  summary = plotting.read_figure_summary(folder / "rebel_learned_vs_exact.png")
   assert summary["title"].startswith("CFR-AVG with learned vs exact leaf values")
   (axes,) = summary["axes"]
   assert axes["title"] == "kuhn_poker, depth 2"
@@ -69,16 +69,16 @@ def test_figures_show_the_series_the_captions_name(quick_run):
   for line in ("full-game CFR", "CFR-AVG, exact LP leaves", "CFR-AVG, learned leaves",
                r"$O(1/\sqrt{T})$", "learned leaves: trunk with its best continuation"):
     assert line in axes["lines"]
-  summary = plotting.read_figure_summary(folder / "error.png")
+  summary = plotting.read_figure_summary(folder / "rebel_learned_error.png")
   (axes,) = summary["axes"]
   assert axes["xlabel"] == "on-path mean value error e (chips)"
   assert "least-squares line through 0 (smooth-error series)" in axes["lines"]
   assert "exact leaves, same T" in axes["lines"]
-  summary = plotting.read_figure_summary(folder / "modified.png")
+  summary = plotting.read_figure_summary(folder / "rebel_learned_modified.png")
   (axes,) = summary["axes"]
   assert {f"{v} CFR-AVG, {leaves} leaves" for v in ("standard", "modified")
           for leaves in ("exact LP", "Hedge", "learned")} <= set(axes["lines"])
-  summary = plotting.read_figure_summary(folder / "self_play.png")
+  summary = plotting.read_figure_summary(folder / "rebel_learned_self_play.png")
   assert [a["xlabel"] for a in summary["axes"]] == ["self-play round (0: untrained)"] * 2
   assert summary["axes"][1]["lines"][:2] == [
       "search policy (learned leaves, LP continuation)", "its trunk with the best continuation"]
@@ -120,6 +120,20 @@ def test_rerun_reuses_every_job_model_and_data_set(quick_run, capsys):
   (record,) = report.load_sections(out, [rebel_learned.NAME])
   assert record.jobs["reused"] == record.jobs["total"] > 0, line
   assert "Data sets and models: 0 computed" in record.section.markdown
+
+
+@pytest.mark.slow
+def test_without_pytorch_the_learned_parts_are_left_out_and_said_so(tmp_path, monkeypatch):
+  monkeypatch.setattr(rebel_learned, "torch_available", lambda: False)
+  assert cli.main([rebel_learned.NAME, "--quick", "--quiet", "--out", str(tmp_path)]) == 0
+  (record,) = report.load_sections(tmp_path, [rebel_learned.NAME])
+  assert "PyTorch is not installed" in record.section.markdown
+  assert "rebel_learned_self_play.png" not in record.section.figures
+  assert not (tmp_path / rebel_learned.NAME / "models").exists()
+  summary = plotting.read_figure_summary(tmp_path / rebel_learned.NAME /
+                                         "rebel_learned_modified.png")
+  assert "modified CFR-AVG, learned leaves" not in summary["axes"][0]["lines"]
+  assert "modified CFR-AVG, Hedge leaves" in summary["axes"][0]["lines"]
 
 
 def test_every_search_is_a_registry_entry_with_a_leaf_solver_option():
