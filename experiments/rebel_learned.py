@@ -34,9 +34,9 @@ Checks: every job's exploitability equals OpenSpiel's; the perfect value functio
 behind the value-function interface) reproduces exact CFR-AVG; the trunk exploitability is never
 above the full exploitability; the perturbed values' measured error is within delta U and their
 exploitability within the exact run's plus 2 x delta U (an equilibrium of a game whose leaf
-payoffs are off by at most e is a 2e-equilibrium; measured slopes are 5-20x smaller); the
-learned models' errors and searches within stated bounds (``BOUNDS``, with the margins
-measured); modified CFR-AVG with exact leaves stalls, with Hedge leaves converges.
+payoffs are off by at most e is a 2e-equilibrium; the measured slopes, 0.05-0.2, are 10-40x
+smaller); the learned models' errors and searches within stated bounds (``BOUNDS``, with the
+margins measured); modified CFR-AVG with exact leaves stalls, with Hedge leaves converges.
 """
 
 import argparse
