@@ -42,15 +42,26 @@ class ExactValueFunction:
     return self.solver(leaf, belief).root_values
 
 
+def smooth_perturbation(leaf: LeafSubgame, belief: np.ndarray, delta: float,
+                        seed: int) -> np.ndarray:
+  """The error of ``PerturbedValueFunction`` at the leaf's roots (R,): delta U tanh(A beta + b).
+
+  U is the leaf's largest absolute payoff; A (R x R, entries 3 N(0, 1)) and b (R, entries
+  N(0, 1)) are drawn per leaf from ``numpy.random.default_rng([seed, leaf.index])``.
+  """
+  rng = np.random.default_rng([seed, leaf.index])
+  a = 3.0 * rng.normal(size=(leaf.num_roots, leaf.num_roots))
+  b = rng.normal(size=leaf.num_roots)
+  return delta * float(np.abs(leaf.tree.utility[:, 0]).max()) * np.tanh(a @ belief + b)
+
+
 class PerturbedValueFunction:
   """``value_function`` plus a fixed smooth perturbation of size at most delta U.
 
-  u~_0(h) = u_0(h) + delta U tanh((A beta + b)_h), with U the leaf's largest absolute payoff and
-  A (R x R, entries 3 N(0, 1)) and b (R, entries N(0, 1)) drawn per leaf from
-  ``numpy.random.default_rng([seed, leaf.index])``. Every per-root value is off by at most
-  delta U, so every counterfactual value at the PBS, a belief-weighted sum of per-root values
-  (``pbs_value_function.value_errors``), is off by at most delta U too; the perturbation is a
-  smooth function of the belief, as a trained network's error is.
+  u~_0(h) = u_0(h) + delta U tanh((A beta + b)_h) (``smooth_perturbation``). Every per-root
+  value is off by at most delta U, so every counterfactual value at the PBS, a belief-weighted
+  sum of per-root values (``pbs_value_function.value_errors``), is off by at most delta U too;
+  the perturbation is a smooth function of the belief, as a trained network's error is.
 
   Args:
     value_function: the values perturbed (e.g. an ``ExactValueFunction``).
@@ -65,17 +76,9 @@ class PerturbedValueFunction:
     self.delta = float(delta)
     self.seed = int(seed)
 
-  def perturbation(self, leaf: LeafSubgame, belief: np.ndarray) -> np.ndarray:
-    """Delta U tanh(A beta + b) for the leaf's roots (R,)."""
-    rng = np.random.default_rng([self.seed, leaf.index])
-    a = 3.0 * rng.normal(size=(leaf.num_roots, leaf.num_roots))
-    b = rng.normal(size=leaf.num_roots)
-    scale = self.delta * float(np.abs(leaf.tree.utility[:, 0]).max())
-    return scale * np.tanh(a @ belief + b)
-
   def root_values(self, leaf: LeafSubgame, belief: np.ndarray) -> np.ndarray:
     return (np.asarray(self.value_function.root_values(leaf, belief), dtype=np.float64)
-            + self.perturbation(leaf, belief))
+            + smooth_perturbation(leaf, belief, self.delta, self.seed))
 
 
 class ValueFunctionLeafSolver:

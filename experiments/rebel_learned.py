@@ -57,6 +57,7 @@ from algorithms import checkpoint
 from algorithms.leaf_solvers import SequenceFormLPSolver
 from algorithms.pbs_value_data import Dataset
 from algorithms.pbs_value_data import supervised_dataset
+from algorithms.pbs_value_function import Cut as ValueCut
 from algorithms.pbs_value_function import PBSValueFunction
 from algorithms.pbs_value_function import cut_of
 from algorithms.pbs_value_function import deal_belief
@@ -68,7 +69,7 @@ from algorithms.rebel_self_play import SelfPlay
 from algorithms.rebel_self_play import SelfPlayOptions
 from algorithms.tree_exploitability import TreeEvaluator
 from algorithms.trunk_exploitability import trunk_exploitability
-from algorithms.value_leaf_solving import PerturbedValueFunction
+from algorithms.value_leaf_solving import smooth_perturbation
 from experiments import arguments
 from experiments import checks
 from experiments import games
@@ -269,12 +270,12 @@ def on_path_dataset(game: pyspiel.Game, tree: PublicTree, depth: int,
 
 @dataclasses.dataclass
 class CutData:
-  """A cut's public tree and its data sets."""
+  """A cut's public tree, its value functions' input layout and its data sets."""
 
   cut: Cut
   game: pyspiel.Game
   tree: PublicTree
-  rules: Any
+  value_cut: ValueCut
   train: Dataset
   held_out: Dataset
   on_path: Dataset
@@ -282,7 +283,7 @@ class CutData:
 
 def cut_data(store: Store, cut: Cut, plan: Plan, seed: int) -> CutData:
   game = games.load_game(cut[0])
-  tree, kuhn_cut = cut_of(game, cut[1])
+  tree, value_cut = cut_of(game, cut[1])
   slug = _cut_slug(cut)
   train = store.dataset(f"{slug}-train", {"examples": plan.examples, "seed": seed},
                         lambda: supervised_dataset(tree, plan.examples, seed=seed))
@@ -290,7 +291,7 @@ def cut_data(store: Store, cut: Cut, plan: Plan, seed: int) -> CutData:
                        lambda: supervised_dataset(tree, plan.held_out, seed=seed + 1000))
   path = store.dataset(f"{slug}-on-path", {"iterations": plan.path_iterations},
                        lambda: on_path_dataset(game, tree, cut[1], plan.path_iterations))
-  return CutData(cut, game, tree, kuhn_cut.rules, train, held, path)
+  return CutData(cut, game, tree, value_cut, train, held, path)
 
 
 def supervised_models(store: Store, data: CutData, plan: Plan, data_seed: int,
@@ -302,8 +303,7 @@ def supervised_models(store: Store, data: CutData, plan: Plan, data_seed: int,
   names = [f"{_cut_slug(data.cut)}-supervised-s{seed}-steps{n}" for n in plan.steps]
 
   def train() -> List[PBSValueFunction]:
-    trainer = Trainer(cut_of(data.game, data.cut[1])[1],
-                      TrainingOptions(hidden=plan.hidden, seed=seed))
+    trainer = Trainer(data.value_cut, TrainingOptions(hidden=plan.hidden, seed=seed))
     out = []
     for steps in plan.steps:
       trainer.fit(data.train, steps - trainer.steps_done)
@@ -334,17 +334,28 @@ def self_play_models(store: Store, game: pyspiel.Game, cut: Cut, plan: Plan,
   return store.models(names, recipe, train)
 
 
-def errors(value_function, data: CutData, dataset: Dataset) -> Tuple[float, float]:
-  """(mean, max) over ``dataset`` of the value error (``value_errors``)."""
-  if isinstance(value_function, PBSValueFunction):
-    predicted = value_function.predict(dataset.leaf_index, dataset.beliefs)
-  else:  # Perturbed exact values: the labels (the LP's values) plus the perturbation.
+def errors(data: CutData, dataset: Dataset, model: Optional[PBSValueFunction] = None,
+           delta: float = 0.0, seed: int = 0) -> Tuple[float, float]:
+  """(mean, max) over ``dataset`` of the value error (``value_errors``) of ``model``, or without
+  one of the exact values plus ``smooth_perturbation(delta, seed)`` (the labels are the LP's)."""
+  if model is not None:
+    predicted = model.predict(dataset.leaf_index, dataset.beliefs)
+  else:
     predicted = dataset.values.copy()
     for k, (index, belief) in enumerate(zip(dataset.leaf_index, dataset.beliefs)):
       leaf = data.tree.leaves[index]
-      predicted[k, leaf.deals] += value_function.perturbation(leaf, belief[leaf.deals])
-  found = value_errors(data.rules, dataset.beliefs, predicted, dataset.values)
+      predicted[k, leaf.deals] += smooth_perturbation(leaf, belief[leaf.deals], delta, seed)
+  found = value_errors(data.value_cut.rules, dataset.beliefs, predicted, dataset.values)
   return float(found.mean()), float(found.max())
+
+
+def error_columns(data: CutData, model: Optional[PBSValueFunction] = None, delta: float = 0.0,
+                  seed: int = 0) -> Tuple[Tuple[str, float], ...]:
+  """The held-out and on-path errors as ``Run.extra`` columns."""
+  held = errors(data, data.held_out, model, delta, seed)
+  path = errors(data, data.on_path, model, delta, seed)
+  return (("err_mean", held[0]), ("err_max", held[1]), ("path_err_mean", path[0]),
+          ("path_err_max", path[1]))
 
 
 # Jobs -----------------------------------------------------------------------------------------
@@ -826,18 +837,13 @@ def build_sweep(store: Store, plan: Plan, seed: int, learn: bool):
     sweep.add(Run("convergence", cut, "perfect"), game, solver_name(depth, "standard"), t,
               PERFECT_LEAVES)
     for delta in plan.deltas:
-      value_function = PerturbedValueFunction(None, delta, seed)
-      held, path = errors(value_function, d, d.held_out), errors(value_function, d, d.on_path)
-      bound = delta * float(np.abs(d.tree.tree.utility[:, 0]).max())
-      sweep.add(Run("error", cut, "perturbed", label=f"delta={delta:g}", extra=(
-          ("err_mean", held[0]), ("err_max", held[1]), ("path_err_mean", path[0]),
-          ("path_err_max", path[1]), ("bound", bound))),
-          game, solver_name(depth, "standard"), t, perturbed_leaves(delta, seed))
+      bound = delta * float(np.abs(d.tree.tree.utility[:, 0]).max())  # delta U.
+      extra = error_columns(d, delta=delta, seed=seed) + (("bound", bound),)
+      sweep.add(Run("error", cut, "perturbed", label=f"delta={delta:g}", extra=extra),
+                game, solver_name(depth, "standard"), t, perturbed_leaves(delta, seed))
     for s, trained in models.get(cut, {}).items():
       for steps, model in zip(plan.steps, trained):
-        held, path = errors(model, d, d.held_out), errors(model, d, d.on_path)
-        extra = (("err_mean", held[0]), ("err_max", held[1]), ("path_err_mean", path[0]),
-                 ("path_err_max", path[1]))
+        extra = error_columns(d, model)
         runs = [Run("error", cut, "learned", label=f"steps={steps}", seed=seed + s, extra=extra)]
         if steps == plan.steps[-1]:
           runs.append(Run("convergence", cut, "learned", seed=seed + s, extra=extra))
@@ -860,9 +866,7 @@ def build_sweep(store: Store, plan: Plan, seed: int, learn: bool):
               plan.eval_iterations)
     for s in range(plan.seeds):
       for r, model in enumerate(self_play_models(store, d.game, cut, plan, seed + s)):
-        held, path = errors(model, d, d.held_out), errors(model, d, d.on_path)
-        extra = (("err_mean", held[0]), ("err_max", held[1]), ("path_err_mean", path[0]),
-                 ("path_err_max", path[1]), ("examples", float(model.info.get("examples", 0))))
+        extra = error_columns(d, model) + (("examples", float(model.info.get("examples", 0))),)
         sweep.add(Run("self-play", cut, "learned", label="self-play", seed=seed + s, round=r,
                       extra=extra),
                   cut[0], solver_name(cut[1], "standard"), plan.eval_iterations,

@@ -22,7 +22,7 @@ from algorithms.pbs_value_function import (PBSValueFunction, cut_of, deal_belief
 from algorithms.smooth_leaf_solver import HedgeLeafSolver
 from algorithms.trunk_exploitability import trunk_exploitability
 from algorithms.value_leaf_solving import (ExactValueFunction, PerturbedValueFunction,
-                                           ValueFunctionLeafSolver)
+                                           ValueFunctionLeafSolver, smooth_perturbation)
 
 GAMES = ["kuhn_poker", "kuhn_poker_ante(ante=2.0)", "kuhn_poker_ante(ante=2.0,simplified=true)"]
 TORCH_REASON = "PyTorch not installed (the 'learn' extra: pip install -e '.[learn]')"
@@ -75,12 +75,11 @@ def test_perturbed_values_stay_within_their_bound_and_vary_smoothly():
     errors = value_errors(cut.rules, held.beliefs, predicted, held.values)
     assert errors.max() <= 2.0 * delta + 1e-12
     assert (errors.max() > 0.5 * delta) if delta else errors.max() < 1e-12
-  perturbation = PerturbedValueFunction(ExactValueFunction(lp), 0.1, seed=3).perturbation
   leaf = tree.leaves[0]
   steps = []
   for num in (11, 101):
     line = [np.full(6, 1 / 6) * (1 - s) + np.eye(6)[0] * s for s in np.linspace(0, 1, num)]
-    values = np.array([perturbation(leaf, b) for b in line])
+    values = np.array([smooth_perturbation(leaf, b, 0.1, 3) for b in line])
     steps.append(np.abs(np.diff(values, axis=0)).max())
   assert steps[1] < 0.15 * steps[0]
   with pytest.raises(ValueError, match="delta must be >= 0"):
