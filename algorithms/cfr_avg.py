@@ -16,14 +16,21 @@ Each pass of an iteration t updating player(s) P:
 3. every leaf public state gets the belief beta(h) proportional to pi_c(h) r_0(h) r_1(h) with r
    the trunk reach of the average policy (``leaf_beliefs="average"``, CFR-AVG) or of pi^t
    (``"current"``, CFR-D); a leaf that this makes unreachable gets the chance-only prior;
-4. the leaf solver (default: exact sequence-form LP) returns a continuation sigma^t, completed by
-   best responses where the PBS gives a player's own plan zero mass
+4. the leaf solver (default: exact sequence-form LP) returns a continuation sigma^t and player
+   0's value u_0(h) from every root h of the leaf; the continuation is completed by best
+   responses where the PBS gives a player's own plan zero mass
    (``leaf_solvers.complete_with_best_response``);
 5. player i's counterfactual leaf value at its trunk sequence s is
-   v_i(s) = sum_{z below a leaf, seq_i(root(z)) = s}
-            u_i(z) pi_c(z) x^{sigma^t}(z) pi^t_{-i}(root(z)),
-   with the opponent's CURRENT trunk reach; these are the terminal values of the trunk's CFR
-   update (regrets of P's trunk sequences, RM+ clipping if asked);
+   v_i(s) = sum_{roots h of a leaf, seq_i(h) = s} pi_c(h) pi^t_{-i}(h) u_i(h),
+   u_1(h) = c - u_0(h) (c the game's constant utility sum), with the opponent's CURRENT trunk
+   reach; these are the terminal values of the trunk's CFR update (regrets of P's trunk
+   sequences, RM+ clipping if asked). The per-root values are the leaf solution's
+   ``root_values``, so a leaf solver that predicts them (a value function,
+   ``value_leaf_solving``) serves as well as one that solves; for an exact solver they are the
+   expected utilities of its continuation. At a root whose belief is 0 (at most
+   ``leaf_solvers.UNREACHED_MASS``; CFR-D, where a player's current trunk reach can be 0) the
+   PBS says nothing about the play, and u_0(h) is the completed continuation's value there
+   (Burch et al.'s best-response values), whatever the solver returned;
 6. P's average numerators get w_t x_P(s) for the full profile (pi^t on the trunk, sigma^t
    below), so the average policy is the reach-weighted average of the full profiles: a
    full-game ``TabularPolicy`` that OpenSpiel's exploitability measures.
@@ -38,7 +45,13 @@ policy is uniform there; ``current_policy()`` shows the last continuations sigma
 With ``variant="modified"`` (ReBeL's experiments; needs average beliefs) step 5 uses de-averaged
 values: V^t_i(s) is step 5's sum with the opponent's AVERAGE trunk reach (normalised, so the
 PBS values of beta(pibar^t)), and v^t_i = (W_t V^t_i - W_{t-1} V^{t-1}_i) / w_t with
-W_t = sum_{k <= t} w_k.
+W_t = sum_{k <= t} w_k. Summed over iterations these telescope, sum_{k <= t} w_k v^k_i =
+W_t V^t_i, and V^t_i is linear in the opponent's average reach, W_t pibar^t_{-i} =
+sum_{k <= t} w_k pi^k_{-i}: the trunk's cumulative regrets are those of CFR against the LATEST
+leaf values u^t, as if they had held in every past iteration, while the average policy
+averages the continuations sigma^1..sigma^t. The two agree when u^t converges, which needs a
+leaf solver continuous in the belief (an equilibrium trunk makes the opponent indifferent at
+the leaf, where an exact solution jumps between vertices).
 
 Alternating updates (the default, as OpenSpiel's CFR) run steps 1-6 for player 0, then for
 player 1 against player 0's new trunk policy; so in player 0's pass the average beliefs hold
@@ -52,8 +65,9 @@ needs a two-player zero-sum game: the leaf PBSs, the leaf solvers and the public
 two-player constructions.
 
 ``save(path)`` / ``CFRAvgSolver.load(path)`` are the other solvers' checkpoints
-(``solvers._EngineSolver``) plus W_t, the modified variant's V^t and the last continuations; a
-built-in leaf solver is recorded by name and parameters, a custom one makes ``save`` refuse.
+(``solvers._EngineSolver``) plus W_t, the modified variant's V^t and the last continuations; the
+project's leaf solvers (learned value functions included, by their model file) are recorded by
+their JSON descriptions (``leaf_solver_specs``), a custom one makes ``save`` refuse.
 """
 
 import functools
@@ -64,13 +78,13 @@ import pyspiel
 
 from open_spiel.python import policy as policy_lib
 
-from algorithms import leaf_solvers
+from algorithms import leaf_solver_specs
 from algorithms import regret_matching as rm
 from algorithms import tree_passes
 from algorithms.cfr_engine import PassValues, UpdateRule
 from algorithms.game_tree import DEFAULT_MAX_NODES, GameTree, check_two_player_fixed_sum
-from algorithms.leaf_solvers import (LeafSolution, LeafSolver, SequenceFormLPSolver,
-                                     complete_with_best_response)
+from algorithms.leaf_solvers import (UNREACHED_MASS, LeafSolution, LeafSolver,
+                                     SequenceFormLPSolver, complete_with_best_response)
 from algorithms.public_tree import PublicTree
 from algorithms.solvers import _EngineSolver, checked_array  # pylint: disable=protected-access
 from spiel_games.public_belief_state import PublicBeliefState
@@ -147,13 +161,16 @@ class CFRAvgSolver(_EngineSolver):
       pt = self._public_tree
       self._leaf_mask = pt.seq_leaf >= 0
       self._trunk_mask = pt.trunk_mask
-      # Every leaf terminal (full index) and the trunk sequences of its root; the empty
-      # arrays head the lists so that a cut without leaves concatenates too.
-      self._leaf_terminals = np.concatenate(
-          [np.zeros(0, dtype=np.int64)] + [leaf.full_terminal for leaf in pt.leaves])
-      self._leaf_terminal_root_seq = np.concatenate(
-          [np.zeros((0, 2), dtype=np.int64)] +
-          [leaf.root_seq[leaf.terminal_root] for leaf in pt.leaves])
+      # Every leaf root: its trunk sequences and chance reach, leaves in order (step 5); the
+      # empty arrays head the lists so that a cut without leaves concatenates too.
+      self._root_seq = np.concatenate([np.zeros((0, 2), dtype=np.int64)] +
+                                      [leaf.root_seq for leaf in pt.leaves])
+      self._root_chance = np.concatenate([np.zeros(0)] +
+                                         [leaf.root_chance for leaf in pt.leaves])
+      self._root_offsets = np.cumsum([0] + [leaf.num_roots for leaf in pt.leaves])
+      # u_0(h) of every leaf root in the last pass (step 4); u_1(h) = c - u_0(h).
+      self._root_values = np.zeros(len(self._root_chance))
+      self._utility_sum = float(self._arrays.tree.utility_sum)
 
   # Properties ------------------------------------------------------------------------------
 
@@ -176,21 +193,21 @@ class CFRAvgSolver(_EngineSolver):
     return {s: leaves[s].pbs(b) for s, b in self._last_beliefs.items()}
 
   def options(self) -> dict:
-    """The constructor options; the leaf solver by ``leaf_solvers.spec``.
+    """The constructor options; the leaf solver by its description (``leaf_solver_specs``).
 
     Raises:
-      ValueError: for a leaf solver that is not a built-in one (it cannot be recorded), so
+      ValueError: for a leaf solver that has no description (it cannot be recorded), so
         ``save`` refuses such a solver and writes nothing.
     """
     return {"depth_limit": self.depth_limit, "leaf_beliefs": self.leaf_beliefs,
             "variant": self.variant, "weighting": self.weighting,
             "alternating_updates": self._alternating_updates,
             "regret_matching_plus": self._regret_matching_plus,
-            "leaf_solver": leaf_solvers.spec(self._leaf_solver)}
+            "leaf_solver": leaf_solver_specs.spec(self._leaf_solver)}
 
   @classmethod
   def _options_to_kwargs(cls, options: dict) -> dict:
-    return dict(options, leaf_solver=leaf_solvers.from_spec(options.get("leaf_solver")))
+    return dict(options, leaf_solver=leaf_solver_specs.from_spec(options.get("leaf_solver")))
 
   def _extra_state(self) -> Tuple[dict, Dict[str, np.ndarray]]:
     """W_t, the modified variant's V^t and the last continuations, for ``save``.
@@ -262,12 +279,15 @@ class CFRAvgSolver(_EngineSolver):
     self._leaf_policy[self._leaf_mask] = leaf_sigma[self._leaf_mask]
     trunk = self._public_tree.trunk_terminals
     values = tree_passes.terminal_values(a, x, a.weighted_utility[trunk], player, trunk)
-    values += self._leaf_values(player, leaf_sigma, value_reach, w, previous_total)
+    values += self._leaf_values(player, value_reach, w, previous_total)
     full_reach = tree_passes.realization(a, np.where(self._leaf_mask, leaf_sigma, e.sigma))
     return PassValues(values, full_reach)
 
   def _solve_leaves(self, belief_reach: np.ndarray, value_reach: np.ndarray) -> np.ndarray:
     """Steps 3 and 4: every leaf's PBS, solved and completed; the continuations (G,).
+
+    Keeps every root's u_0(h) for step 5: the solution's ``root_values``, or at a root of zero
+    belief (at most ``UNREACHED_MASS``) the completed continuation's value.
 
     Args:
       belief_reach: trunk reach (G,) that forms the beliefs: of pibar^t or of pi^t.
@@ -277,7 +297,7 @@ class CFRAvgSolver(_EngineSolver):
       The leaf continuations sigma^t on the leaf sequences, 1 elsewhere.
     """
     leaf_sigma = np.ones(self._arrays.num_sequences)
-    for leaf in self._public_tree.leaves:
+    for leaf, start in zip(self._public_tree.leaves, self._root_offsets):
       mass = leaf.root_chance * belief_reach[leaf.root_seq[:, 0]] * \
           belief_reach[leaf.root_seq[:, 1]]
       total = mass.sum()
@@ -287,25 +307,30 @@ class CFRAvgSolver(_EngineSolver):
       weights = leaf.root_chance[:, None] * value_reach[leaf.root_seq[:, ::-1]]
       policy = complete_with_best_response(leaf, solution.policy, belief, weights)
       leaf_sigma[leaf.full_seq[2:]] = policy[2:]
+      values = np.asarray(solution.root_values, dtype=np.float64)
+      unreached = belief <= UNREACHED_MASS
+      if unreached.any():
+        values = np.where(unreached, leaf.root_values(policy), values)
+      self._root_values[start:start + leaf.num_roots] = values
       self._last_beliefs[leaf.public_state] = belief
       self._last_solutions[leaf.public_state] = solution
     return leaf_sigma
 
-  def _leaf_values(self, player: Optional[int], leaf_sigma: np.ndarray,
-                   value_reach: np.ndarray, w: float, previous_total: float) -> np.ndarray:
+  def _leaf_values(self, player: Optional[int], value_reach: np.ndarray, w: float,
+                   previous_total: float) -> np.ndarray:
     """Step 5's leaf values v_i(s) of the updated player(s) (G,), de-averaged if "modified".
 
-    v_i(s) = sum_{z below a leaf, seq_i(root(z)) = s} u_i(z) pi_c(z) x^{sigma^t}(z)
-    pi_{-i}(root(z)), with pi_{-i} the opponent's part of ``value_reach``; the modified variant
-    returns (W_t V^t_i - W_{t-1} V^{t-1}_i) / w_t and keeps V^t_i for the next iteration.
+    v_i(s) = sum_{roots h, seq_i(h) = s} pi_c(h) pi_{-i}(h) u_i(h), with pi_{-i} the opponent's
+    part of ``value_reach``, u_0 the roots' values kept by ``_solve_leaves`` and
+    u_1 = c - u_0; the modified variant returns (W_t V^t_i - W_{t-1} V^{t-1}_i) / w_t and keeps
+    V^t_i for the next iteration.
     """
     a = self._arrays
-    lt, root_seq = self._leaf_terminals, self._leaf_terminal_root_seq
-    below = tree_passes.realization(a, np.where(self._leaf_mask, leaf_sigma, 1.0))  # Leaf only.
-    continuation = below[a.terminal_seq[lt, 0]] * below[a.terminal_seq[lt, 1]]
+    root_seq, u0 = self._root_seq, self._root_values
     out = np.zeros(a.num_sequences)
     for i in ((0, 1) if player is None else (player,)):
-      values = np.bincount(root_seq[:, i], weights=a.weighted_utility[lt, i] * continuation *
+      u = u0 if i == 0 else self._utility_sum - u0
+      values = np.bincount(root_seq[:, i], weights=self._root_chance * u *
                            value_reach[root_seq[:, 1 - i]], minlength=a.num_sequences)
       if self.variant == "modified":
         values, self._previous_values[i] = ((self._total_weight * values - previous_total *

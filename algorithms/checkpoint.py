@@ -24,7 +24,9 @@ FORMAT = "kuhn-cfr-checkpoint"
 VERSION = 2
 
 
-def _digest(arrays: Dict[str, np.ndarray]) -> str:
+def digest(arrays: Dict[str, np.ndarray]) -> str:
+  """The ``sha256`` field of a checkpoint holding ``arrays``: a hex digest of their names, dtypes,
+  shapes and bytes (independent of the header and of the zip container)."""
   h = hashlib.sha256()
   for name in sorted(arrays):
     a = np.ascontiguousarray(arrays[name])
@@ -37,7 +39,7 @@ def write_checkpoint(path: str, header: dict, arrays: Dict[str, np.ndarray]) -> 
   """Writes ``arrays`` and ``header`` (JSON-serialisable) to ``path`` atomically."""
   if "header" in arrays:
     raise ValueError("'header' is reserved and cannot be an array name")
-  full = dict(header, format=FORMAT, version=VERSION, sha256=_digest(arrays))
+  full = dict(header, format=FORMAT, version=VERSION, sha256=digest(arrays))
   text = json.dumps(full, sort_keys=True)
 
   def savez(tmp):
@@ -76,6 +78,6 @@ def read_checkpoint(path: str) -> Tuple[dict, Dict[str, np.ndarray]]:
   except json.JSONDecodeError:
     raise ValueError(f"{path}: not a {FORMAT} file (header is not JSON)") from None
   check_format(path, header, FORMAT, VERSION)
-  if header.get("sha256") != _digest(contents):
+  if header.get("sha256") != digest(contents):
     raise ValueError(f"{path}: checkpoint arrays do not match their recorded digest (corrupt)")
   return header, contents

@@ -13,8 +13,10 @@ expected utility from each root under it; the PBS value is sum_h beta(h) u_0(h).
 * ``CFRLeafSolver``: N iterations of the project's CFR engine on the leaf; its average policy is an
   approximate equilibrium, to measure what inexact leaves cost.
 
-The built-in solvers are recorded in checkpoints by name and parameters (``spec`` and
-``from_spec``); any other callable cannot be serialised.
+Other leaf solvers: ``smooth_leaf_solver.HedgeLeafSolver`` (continuous in the belief) and
+``value_leaf_solving.ValueFunctionLeafSolver`` (values from a value function). The project's leaf
+solvers are recorded in checkpoints and in the solver registry by their JSON descriptions
+(``leaf_solver_specs``); any other callable cannot be serialised.
 
 ``complete_with_best_response`` is the completion of step 4 in ``cfr_avg``'s docstring: an
 equilibrium leaves a player's play arbitrary where the PBS gives the player's own plan zero mass,
@@ -23,7 +25,7 @@ but CFR-D's trunk regrets need counterfactual best-response values there (Burch 
 """
 
 import dataclasses
-from typing import Any, Callable, Dict, Optional, Tuple
+from typing import Callable, Dict, Optional, Tuple
 
 import numpy as np
 from scipy import sparse
@@ -159,11 +161,14 @@ class SequenceFormLPSolver:
   minimax LP (min e^T p); the two parts share no variable, so its optima are pairs of optimal
   plans, and at the optimum f^T q = e^T p = the PBS value. A leaf in which one player acts
   (the other has no information set) is solved by that player's best response under the weights
-  beta(h) pi_c(z | h), which is exact. Per-leaf matrices are cached.
+  beta(h) pi_c(z | h), which is exact. Per-leaf matrices are cached, and so is the last solution:
+  a call with the same leaf and belief as the previous one returns the same ``LeafSolution``
+  (e.g. when the LP both supplies a value function's values and the continuation).
   """
 
   def __init__(self):
     self._cache: Dict[int, Tuple[LeafSubgame, dict]] = {}
+    self._last: Optional[Tuple[LeafSubgame, np.ndarray, LeafSolution]] = None
 
   def _matrices(self, leaf: LeafSubgame) -> dict:
     entry = self._cache.get(id(leaf))
@@ -188,6 +193,14 @@ class SequenceFormLPSolver:
     return data
 
   def __call__(self, leaf: LeafSubgame, belief: np.ndarray) -> LeafSolution:
+    last = self._last
+    if last is not None and last[0] is leaf and np.array_equal(last[1], belief):
+      return last[2]
+    solution = self._solve(leaf, belief)
+    self._last = (leaf, np.array(belief, dtype=np.float64), solution)
+    return solution
+
+  def _solve(self, leaf: LeafSubgame, belief: np.ndarray) -> LeafSolution:
     a = leaf.arrays
     policy = uniform_policy(a)
     weights = leaf.weighted_utility(belief)
@@ -231,42 +244,3 @@ class CFRLeafSolver:
       engine.iterate()
     policy = engine.average()
     return LeafSolution(policy=policy, root_values=leaf.root_values(policy))
-
-
-_BUILT_IN = ("SequenceFormLPSolver", "CFRLeafSolver")
-
-
-def spec(solver: LeafSolver) -> Dict[str, Any]:
-  """The JSON description of a built-in leaf solver: class name and parameters.
-
-  ``SequenceFormLPSolver`` has none (its matrix cache is rebuilt on demand); ``CFRLeafSolver``
-  has its iterations and ``UpdateRule``. Both are stateless between calls.
-
-  Raises:
-    ValueError: for any other callable (subclasses included), which cannot be serialised.
-  """
-  kind = type(solver)
-  if kind is SequenceFormLPSolver:
-    return {"name": kind.__name__}
-  if kind is CFRLeafSolver:
-    return {"name": kind.__name__, "iterations": solver.iterations,
-            "rule": dataclasses.asdict(solver.rule)}
-  raise ValueError(f"leaf solver {kind.__name__} is not a built-in one "
-                   f"({', '.join(_BUILT_IN)}) and cannot be recorded")
-
-
-def from_spec(description: Dict[str, Any]) -> LeafSolver:
-  """Rebuilds a built-in leaf solver from ``spec``'s description.
-
-  Raises:
-    ValueError: for an unknown name or bad parameters.
-  """
-  name = description.get("name") if isinstance(description, dict) else None
-  try:
-    if name == "SequenceFormLPSolver":
-      return SequenceFormLPSolver()
-    if name == "CFRLeafSolver":
-      return CFRLeafSolver(description["iterations"], UpdateRule(**description["rule"]))
-  except (KeyError, TypeError) as e:
-    raise ValueError(f"bad {name} description {description!r}: {e!r}") from None
-  raise ValueError(f"unknown leaf solver {description!r} (built-in: {', '.join(_BUILT_IN)})")

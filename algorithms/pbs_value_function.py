@@ -25,7 +25,10 @@ PyTorch's to float32 rounding, tested), so the core install can use models.
 
 Files: the project's checkpoint format (``checkpoint``: an ``.npz`` with a JSON header and a digest,
 written atomically) with header field ``kind = "pbs-value-function"`` and ``model_version``; loading
-checks that the model fits the game and cut, and any bad file gives a one-line ``ValueError``.
+checks that the model fits the game and cut, and any bad file gives a one-line ``ValueError``. A
+model saved or loaded remembers its file and the digest of its weights (``path``, ``digest``):
+the leaf-solver description that names it (``leaf_solver_specs``) records both, so a run with
+learned leaves can be rebuilt, and refuses a file whose weights changed.
 """
 
 import dataclasses
@@ -161,6 +164,7 @@ class PBSValueFunction:
     params: name -> float32 array: ``w{k}``, ``b{k}`` (Linear), ``g{k}``, ``n{k}`` (LayerNorm
       gain and bias) for hidden block k, ``w_out``, ``b_out``.
     info: JSON-serialisable notes kept in the file (training data, seed, steps, losses).
+    path: the file it was last saved to or loaded from, None for a model only in memory.
   """
 
   def __init__(self, cut: Cut, hidden: Sequence[int], params: Dict[str, np.ndarray],
@@ -171,7 +175,12 @@ class PBSValueFunction:
     self.scale = float(cut.rules.max_utility)
     self.params = {k: np.asarray(v, dtype=np.float32) for k, v in params.items()}
     self.info = dict(info or {})
+    self.path: Optional[str] = None
     self._check_shapes(where)
+
+  def digest(self) -> str:
+    """The digest of the weights, as a saved file's header holds it (``checkpoint.digest``)."""
+    return checkpoint.digest(self.params)
 
   def _expected_shapes(self) -> Dict[str, Tuple[int, ...]]:
     shapes = {}
@@ -206,7 +215,14 @@ class PBSValueFunction:
     return out.astype(np.float64) * self.scale
 
   def root_values(self, leaf: LeafSubgame, belief: np.ndarray) -> np.ndarray:
-    """Player 0's value from each root of ``leaf`` (R,) at a belief over its roots (R,)."""
+    """Player 0's value from each root of ``leaf`` (R,) at a belief over its roots (R,).
+
+    Raises:
+      ValueError: for a leaf of another game or cut.
+    """
+    if leaf.rules != self.cut.rules:
+      raise ValueError(f"leaf {leaf.public_state!r} belongs to another game than the model's "
+                       f"{self.cut.game}")
     index = self.cut.leaf_index(leaf)
     return self.predict(np.array([index]), deal_belief(leaf, belief)[None])[0][leaf.deals]
 
@@ -219,6 +235,7 @@ class PBSValueFunction:
               "deals": [list(d) for d in self.cut.rules.deals()], "hidden": list(self.hidden),
               "info": self.info}
     checkpoint.write_checkpoint(path, header, self.params)
+    self.path = str(path)
 
   @classmethod
   def load(cls, path: str, game: Optional[pyspiel.Game] = None,
@@ -250,7 +267,9 @@ class PBSValueFunction:
       raise ValueError(f"{path}: model is for game {cut.game!r}, not {str(game)!r}")
     if depth_limit is not None and depth_limit != cut.depth_limit:
       raise ValueError(f"{path}: model is for depth limit {cut.depth_limit}, not {depth_limit}")
-    return cls(cut, hidden, arrays, header.get("info"), where=path)
+    model = cls(cut, hidden, arrays, header.get("info"), where=path)
+    model.path = str(path)
+    return model
 
 
 def _arrays_of(game: pyspiel.Game) -> TreeArrays:

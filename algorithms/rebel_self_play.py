@@ -4,7 +4,7 @@ ReBeL's training loop (Brown, Bakhtin, Lerer, Gong, "Combining Deep Reinforcemen
 Search for Imperfect-Information Games", NeurIPS 2020, arXiv 2007.13544, Section 4 and
 Algorithm 1), adapted to one cut of a small game. What is implemented:
 
-* **Search with the current value function** at the root PBS: CFR-AVG (``ValueLeafCFRAvgSolver``)
+* **Search with the current value function** at the root PBS: CFR-AVG (``CFRAvgSolver``)
   cut at ``depth_limit``, the trunk's leaf values from the current model (``PBSValueFunction``),
   for ``search_iterations`` = T iterations. Every episode starts at the same root PBS (the
   uniform deal) and the search is deterministic, so it is run once per round and its average
@@ -38,6 +38,7 @@ import numpy as np
 import pyspiel
 
 from algorithms import tree_passes
+from algorithms.cfr_avg import CFRAvgSolver
 from algorithms.game_tree import CHANCE
 from algorithms.leaf_solvers import CFRLeafSolver
 from algorithms.leaf_solvers import LeafSolver
@@ -48,7 +49,6 @@ from algorithms.pbs_value_function import deal_belief
 from algorithms.pbs_value_training import Trainer
 from algorithms.pbs_value_training import TrainingOptions
 from algorithms.value_leaf_solving import ValueFunctionLeafSolver
-from algorithms.value_leaf_solving import ValueLeafCFRAvgSolver
 
 
 @dataclasses.dataclass(frozen=True)
@@ -102,8 +102,8 @@ class SelfPlay:
 
   def search(self, model: PBSValueFunction) -> List[np.ndarray]:
     """CFR-AVG at the root with the model's leaf values; the trunk average after each iteration."""
-    solver = ValueLeafCFRAvgSolver(self.game, depth_limit=self.cut.depth_limit,
-                                   leaf_solver=ValueFunctionLeafSolver(model))
+    solver = CFRAvgSolver(self.game, depth_limit=self.cut.depth_limit,
+                          leaf_solver=ValueFunctionLeafSolver(model))
     averages = []
     for _ in range(self.options.search_iterations):
       solver.evaluate_and_update_policy()

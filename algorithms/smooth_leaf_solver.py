@@ -59,7 +59,8 @@ def _softmax_by_block(values: np.ndarray, blocks) -> np.ndarray:
 class HedgeLeafSolver:
   """N alternating Hedge iterations on the leaf at the belief; the average policy (module doc).
 
-  Not a built-in leaf solver: ``CFRAvgSolver.save`` refuses it (``leaf_solvers.spec``).
+  Described in checkpoints and the solver registry by its iterations and eta
+  (``leaf_solver_specs``).
   """
 
   def __init__(self, iterations: int, eta: float):

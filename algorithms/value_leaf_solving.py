@@ -1,44 +1,84 @@
-"""Depth-limited CFR with leaf values from a value function (ReBeL's search with learned leaves).
+"""Value functions behind the leaf-solver interface: ReBeL's search with learned leaf values.
 
-A value function maps a leaf and a belief over its roots to player 0's value from each root
-(``value_function.root_values(leaf, belief) -> (R,)``): ``pbs_value_function.PBSValueFunction``
-(learned) or ``ExactValueFunction`` (any leaf solver's values: the "perfect value function").
+A value function maps a leaf and a belief over its roots to player 0's value from each root,
+``value_function.root_values(leaf, belief) -> (R,)``:
 
-``ValueFunctionLeafSolver(value_function, continuation)`` puts it behind the leaf-solver interface
-of ``cfr_avg`` / ``leaf_solvers``: its ``LeafSolution`` carries the predicted ``root_values`` and,
-for the policy, the continuation of a second leaf solver (used only for the reported average
-policy, so that a full-game policy exists to measure; a value function has no policy).
+* ``pbs_value_function.PBSValueFunction``: a learned one (ReBeL's value network);
+* ``ExactValueFunction``: a leaf solver's values, the "perfect value function" (with the exact LP,
+  the leaf subgame's equilibrium values);
+* ``PerturbedValueFunction``: another value function plus a smooth perturbation of known size,
+  to measure how depth-limited solving degrades with the value error.
 
-``CFRAvgSolver`` computes the trunk's leaf values from the continuation POLICY (step 5 of its
-docstring), so it would ignore predicted values. ``ValueLeafCFRAvgSolver`` is the prototype of the
-change proposed for ``cfr_avg.py``: step 5 from the solution's per-root values,
+``ValueFunctionLeafSolver(value_function, continuation)`` is a leaf solver
+(``leaf_solvers.LeafSolver``) whose ``LeafSolution`` carries the value function's ``root_values``
+and, for the policy, the continuation of a second leaf solver (uniform play without one).
+``CFRAvgSolver`` takes the trunk's leaf values from ``root_values`` (step 5 of its docstring), so
+the values drive the search; the continuation only completes the reported average policy into a
+full-game policy that can be measured (a value function has no policy). ReBeL (Brown, Bakhtin,
+Lerer, Gong, NeurIPS 2020, arXiv 2007.13544, Section 4) plays that continuation by searching
+again at the leaf; here the exact LP at the same leaf PBS stands for that search.
 
-    v_i(s) = sum_{roots h: seq_i(h) = s} pi_c(h) pi_{-i}(h) u_i(h),   u_0(h) = root_values[h],
-    u_1(h) = (u_0 + u_1 constant sum) - u_0(h),
-
-with pi_{-i} the opponent's current trunk reach (standard) or average reach (modified, then
-de-averaged as in ``CFRAvgSolver``). With an exact leaf solver u_0(h) is
-``LeafSubgame.root_values`` of the continuation, which is what ``CFRAvgSolver`` sums per terminal,
-so the two agree to rounding (tested) wherever the best-response completion does not change the
-continuation (always with average beliefs, whose trunk reach is positive everywhere).
+All three and the solver have JSON descriptions (``leaf_solver_specs``), so a run with learned
+leaves is a solver-registry option and can be checkpointed.
 """
 
 from typing import Optional
 
 import numpy as np
 
-from algorithms.cfr_avg import CFRAvgSolver
-from algorithms.leaf_solvers import LeafSolution, LeafSolver, uniform_policy
+from algorithms.leaf_solvers import LeafSolution
+from algorithms.leaf_solvers import LeafSolver
+from algorithms.leaf_solvers import uniform_policy
 from algorithms.public_tree import LeafSubgame
 
+
 class ExactValueFunction:
-  """A leaf solver's values as a value function: root_values(leaf, belief) of its solution."""
+  """A leaf solver's values as a value function: ``root_values`` of its solution."""
 
   def __init__(self, solver: LeafSolver):
     self.solver = solver
 
   def root_values(self, leaf: LeafSubgame, belief: np.ndarray) -> np.ndarray:
     return self.solver(leaf, belief).root_values
+
+
+def smooth_perturbation(leaf: LeafSubgame, belief: np.ndarray, delta: float,
+                        seed: int) -> np.ndarray:
+  """The error of ``PerturbedValueFunction`` at the leaf's roots (R,): delta U tanh(A beta + b).
+
+  U is the leaf's largest absolute payoff; A (R x R, entries 3 N(0, 1)) and b (R, entries
+  N(0, 1)) are drawn per leaf from ``numpy.random.default_rng([seed, leaf.index])``.
+  """
+  rng = np.random.default_rng([seed, leaf.index])
+  a = 3.0 * rng.normal(size=(leaf.num_roots, leaf.num_roots))
+  b = rng.normal(size=leaf.num_roots)
+  return delta * float(np.abs(leaf.tree.utility[:, 0]).max()) * np.tanh(a @ belief + b)
+
+
+class PerturbedValueFunction:
+  """``value_function`` plus a fixed smooth perturbation of size at most delta U.
+
+  u~_0(h) = u_0(h) + delta U tanh((A beta + b)_h) (``smooth_perturbation``). Every per-root
+  value is off by at most delta U, so every counterfactual value at the PBS, a belief-weighted
+  sum of per-root values (``pbs_value_function.value_errors``), is off by at most delta U too;
+  the perturbation is a smooth function of the belief, as a trained network's error is.
+
+  Args:
+    value_function: the values perturbed (e.g. an ``ExactValueFunction``).
+    delta: the size, in units of U (>= 0).
+    seed: seeds A and b.
+  """
+
+  def __init__(self, value_function, delta: float, seed: int = 0):
+    if not delta >= 0:
+      raise ValueError(f"delta must be >= 0, got {delta!r}")
+    self.value_function = value_function
+    self.delta = float(delta)
+    self.seed = int(seed)
+
+  def root_values(self, leaf: LeafSubgame, belief: np.ndarray) -> np.ndarray:
+    return (np.asarray(self.value_function.root_values(leaf, belief), dtype=np.float64)
+            + smooth_perturbation(leaf, belief, self.delta, self.seed))
 
 
 class ValueFunctionLeafSolver:
@@ -59,29 +99,3 @@ class ValueFunctionLeafSolver:
     return LeafSolution(policy=policy,
                         root_values=np.asarray(self.value_function.root_values(leaf, belief),
                                                dtype=np.float64))
-
-
-class ValueLeafCFRAvgSolver(CFRAvgSolver):
-  """``CFRAvgSolver`` with the trunk's leaf values from the leaf solutions' ``root_values``.
-
-  Prototype of the proposed ``cfr_avg`` change (module docstring); everything else (beliefs,
-  averaging, de-averaging, the engine update) is ``CFRAvgSolver``'s.
-  """
-
-  def _leaf_values(self, player: Optional[int], leaf_sigma: np.ndarray,
-                   value_reach: np.ndarray, w: float, previous_total: float) -> np.ndarray:
-    a = self._arrays
-    constant_sum = float(a.tree.utility_sum)
-    out = np.zeros(a.num_sequences)
-    for i in ((0, 1) if player is None else (player,)):
-      values = np.zeros(a.num_sequences)
-      for leaf in self._public_tree.leaves:
-        u0 = self._last_solutions[leaf.public_state].root_values
-        u = u0 if i == 0 else constant_sum - u0
-        np.add.at(values, leaf.root_seq[:, i],
-                  leaf.root_chance * value_reach[leaf.root_seq[:, 1 - i]] * u)
-      if self.variant == "modified":
-        values, self._previous_values[i] = ((self._total_weight * values - previous_total *
-                                             self._previous_values[i]) / w, values)
-      out += values
-    return out

@@ -54,6 +54,7 @@ EXPERIMENT_MODULES = (
     "experiments.strategy_tables",
     "experiments.landscape",
     "experiments.rebel",
+    "experiments.rebel_learned",
 )
 RUN = "run"
 PROG = "kuhn-experiments"

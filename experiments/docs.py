@@ -47,6 +47,10 @@ FIGURES = (
     ("rps", "rps_strategies.png"),
     ("rps", "rps_exploitability.png"),
     (f"{REBEL_FOLDER}/{rebel.NAME}", "rebel.png"),
+    ("rebel-learned", "rebel_learned_vs_exact.png"),
+    ("rebel-learned", "rebel_learned_error.png"),
+    ("rebel-learned", "rebel_learned_modified.png"),
+    ("rebel-learned", "rebel_learned_self_play.png"),
 )
 SUMMARY = "summary.md"
 REFERENCE_CHECK = "reference_check.md"

@@ -1,6 +1,7 @@
 """Jobs: one solver run, its typed result, and the one file format results are saved in.
 
-A ``Job`` is one (experiment, game string, solver, seed, iterations, measuring points) run;
+A ``Job`` is one (experiment, game string, solver, seed, iterations, measuring points, option
+overrides) run;
 ``run_job`` computes it in any process (it is what executors run) and never raises: an exception
 becomes a ``Failure`` carrying the one-line error and the traceback. The process that runs the
 sweep turns a computed run into a ``JobResult`` stamped with the code that computed it
@@ -18,7 +19,7 @@ import pathlib
 import re
 import time
 import traceback
-from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
@@ -43,6 +44,9 @@ class Job:
     iterations: number of solver iterations T (> 0).
     measure_at: iterations (1..T) at which the average policy is measured; T always is.
     keep_policy: keep the final average policy in the result.
+    options: constructor options that replace the registry entry's, as the text of a JSON
+      object (e.g. a ``leaf_solver`` description naming a learned value function's file;
+      ``solver_registry.SolverSpec.build``); "" for none. ``options_json`` writes it.
   """
 
   experiment: str
@@ -52,17 +56,27 @@ class Job:
   iterations: int
   measure_at: Tuple[int, ...] = ()
   keep_policy: bool = False
+  options: str = ""
 
   def __post_init__(self):
     if isinstance(self.iterations, bool) or not isinstance(self.iterations, int) or (
         self.iterations <= 0):
       raise ValueError(f"job iterations must be a positive integer, got {self.iterations!r}")
     object.__setattr__(self, "measure_at", tuple(int(t) for t in self.measure_at))
+    if self.options and not isinstance(self.solver_options(), dict):
+      raise ValueError(f"job options must be a JSON object, got {self.options!r}")
+
+  def solver_options(self) -> Dict[str, Any]:
+    """The option overrides as a dict (empty for none)."""
+    return json.loads(self.options) if self.options else {}
 
   @property
   def key(self) -> str:
     """A file name stem unique to the job: readable fields plus a hash of all of them."""
-    fields = json.dumps(dataclasses.asdict(self), sort_keys=True)
+    fields = dataclasses.asdict(self)
+    if not self.options:  # Jobs without overrides keep the names they had before the field.
+      del fields["options"]
+    fields = json.dumps(fields, sort_keys=True)
     digest = hashlib.sha1(fields.encode("utf-8")).hexdigest()[:10]
     readable = re.sub(r"[^A-Za-z0-9_.=-]+", "_", f"{self.game}-{self.solver}-s{self.seed}")
     return f"{readable}-{self.iterations}-{digest}"
@@ -143,7 +157,7 @@ def run_job(job: Job) -> Outcome:
   try:
     game = games.load_game(job.game, two_player_zero_sum=False)
     solved = solver_registry.solve(game, job.solver, job.seed, job.iterations, job.measure_at,
-                                   job.keep_policy)
+                                   job.keep_policy, job.solver_options())
   except Exception as e:  # noqa: BLE001  (recorded in the report; the sweep goes on)
     lines = str(e).strip().splitlines()
     return Failure(f"{type(e).__name__}: {lines[0] if lines else ''}".rstrip(": "),
@@ -183,6 +197,11 @@ def skip_reason(solver: str, game: str) -> Optional[str]:
                                                                          or spec.sampled):
     return f"{spec.label} is too slow on the Python game {game} (about 20 iterations/s)"
   return None
+
+
+def options_json(options: Mapping[str, Any]) -> str:
+  """A ``Job.options`` text: the JSON object of ``options``, keys sorted (one text per value)."""
+  return json.dumps(dict(options), sort_keys=True)
 
 
 def result_path(folder: pathlib.Path, job: Job) -> pathlib.Path:

@@ -31,7 +31,7 @@ from algorithms import atomic_file
 
 MANIFEST_NAME = "manifest.json"
 # The packages whose versions enter the fingerprint: they compute or draw the numbers.
-FINGERPRINT_PACKAGES = ("open_spiel", "numpy", "scipy", "pandas", "matplotlib")
+FINGERPRINT_PACKAGES = ("open_spiel", "numpy", "scipy", "pandas", "matplotlib", "torch")
 # Recorded in the manifest only (they schedule or display, they do not compute).
 OTHER_PACKAGES = ("tqdm", "dask", "distributed")
 SOURCE_PACKAGES = ("spiel_games", "algorithms", "experiments")

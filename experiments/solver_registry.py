@@ -8,9 +8,12 @@ solver is one entry; ``--solver NAME`` then works in every command, and ``in_rep
 in the default report's solver comparisons (the reference check and the convergence plots).
 
 Options are data: e.g. CFR-AVG's depth limit, leaf beliefs ("current" is CFR-D), variant
-("modified" is ReBeL's modified CFR-AVG), weighting and leaf solver (a ``leaf_solvers.spec``
-description such as ``{"name": "CFRLeafSolver", "iterations": 200, "rule": {...}}``) are keyword
-options of ``algorithms.CFRAvgSolver``, so each variant is one entry.
+("modified" is ReBeL's modified CFR-AVG), weighting and leaf solver (a description of
+``algorithms.leaf_solver_specs`` such as ``{"name": "CFRLeafSolver", "iterations": 200, "rule":
+{...}}``, or a learned value function by its model file, ``{"name": "ValueFunctionLeafSolver",
+"value_function": {"name": "PBSValueFunction", "path": ..., "sha256": ...}, "continuation":
+...}``) are keyword options of ``algorithms.CFRAvgSolver``, so each variant is one entry, and a
+job may replace some of an entry's options (``jobs.Job.options``).
 
 ``solve`` runs a solver for a number of iterations and measures its average policy at given
 iterations (``experiments.measures``: exploitability in two-player zero-sum games, NashConv
@@ -32,7 +35,7 @@ import pyspiel
 import tqdm
 
 import algorithms
-from algorithms import leaf_solvers
+from algorithms import leaf_solver_specs
 from experiments import measures
 
 # Sampled solvers touch one chance outcome per iteration instead of all; experiments give them
@@ -113,7 +116,7 @@ class SolverSpec:
     label: name in plots and tables.
     cls: the solver class; ``cls(game, **options)`` builds it.
     options: constructor keyword options (JSON data); a ``leaf_solver`` option is a
-      ``leaf_solvers.spec`` description.
+      ``leaf_solver_specs`` description.
     algorithm: the algorithm's short name, shared by the variants that plots group together
       (e.g. "CFR", "CFR-AVG", "CFR-D").
     seeded: pass the job's seed as ``seed=``.
@@ -143,12 +146,13 @@ class SolverSpec:
     return self.cost[0] + self.cost[1] * histories
 
   def build(self, game: pyspiel.Game, seed: int = 0,
-            tree: Optional[algorithms.GameTree] = None) -> Any:
+            tree: Optional[algorithms.GameTree] = None,
+            options: Optional[Mapping[str, Any]] = None) -> Any:
     """The solver on ``game`` (seeded with ``seed`` if it is sampled; on ``tree`` if given and
-    the solver runs on the engine)."""
-    kwargs = dict(self.options)
-    if "leaf_solver" in kwargs:
-      kwargs["leaf_solver"] = leaf_solvers.from_spec(kwargs["leaf_solver"])
+    the solver runs on the engine), with ``options`` replacing some of the entry's."""
+    kwargs = dict(self.options, **(options or {}))
+    if kwargs.get("leaf_solver") is not None:
+      kwargs["leaf_solver"] = leaf_solver_specs.from_spec(kwargs["leaf_solver"])
     if self.seeded:
       kwargs["seed"] = seed
     if self.engine and tree is not None:
@@ -314,7 +318,8 @@ class Solved:
 
 
 def solve(game: pyspiel.Game, solver: str, seed: int, iterations: int,
-          measure_at: Sequence[int] = (), keep_policy: bool = False) -> Solved:
+          measure_at: Sequence[int] = (), keep_policy: bool = False,
+          options: Optional[Mapping[str, Any]] = None) -> Solved:
   """Runs a registered solver and measures its average policy.
 
   The measure along the run is the project's exact one (``experiments.measures``, on the game
@@ -329,6 +334,7 @@ def solve(game: pyspiel.Game, solver: str, seed: int, iterations: int,
     iterations: number of iterations T (> 0).
     measure_at: iterations (1..T) at which to measure; T is always included.
     keep_policy: include the final average policy's table.
+    options: constructor options replacing some of the registry entry's.
 
   Raises:
     ValueError: for a bad T or measuring point, or an unknown solver.
@@ -338,7 +344,7 @@ def solve(game: pyspiel.Game, solver: str, seed: int, iterations: int,
   bad = [t for t in measure_at if not 1 <= t <= iterations]
   if bad:
     raise ValueError(f"measuring points must lie in 1..{iterations}, got {bad}")
-  instance = get_solver(solver).build(game, seed)
+  instance = get_solver(solver).build(game, seed, options=options)
   measure = measures.measure_for(game, getattr(instance, "tree", None))
   marks = set(measure_at) | {iterations}
   curve: List[float] = []

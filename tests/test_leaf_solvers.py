@@ -4,15 +4,12 @@ References: the project's two-LP sequence-form solver ``solve_sequence_form`` (o
 player), exact exploitability in the leaf (``TreeEvaluator``), and hand computations in Kuhn.
 """
 
-import json
-
 import numpy as np
 import pytest
 import pyspiel
 
 import spiel_games  # pylint: disable=unused-import
-from algorithms import leaf_solvers, sequence_form_lp
-from algorithms.cfr_engine import UpdateRule
+from algorithms import sequence_form_lp
 from algorithms.game_tree import GameTree
 from algorithms.leaf_solvers import (CFRLeafSolver, SequenceFormLPSolver, best_response,
                                      complete_with_best_response, uniform_policy)
@@ -130,18 +127,3 @@ def test_cut_refuses_more_than_two_players():
 def test_cfr_leaf_solver_rejects_bad_iterations():
   with pytest.raises(ValueError, match="iterations must be an integer >= 1"):
     CFRLeafSolver(0)
-
-
-def test_built_in_leaf_solvers_round_trip_through_their_description():
-  # Checkpoints record a leaf solver by name and parameters (JSON); other callables are refused.
-  for solver in (SequenceFormLPSolver(), CFRLeafSolver(7, UpdateRule(averaging_gamma=1.0))):
-    description = leaf_solvers.spec(solver)
-    rebuilt = leaf_solvers.from_spec(json.loads(json.dumps(description)))
-    assert type(rebuilt) is type(solver) and leaf_solvers.spec(rebuilt) == description
-  assert leaf_solvers.from_spec(leaf_solvers.spec(CFRLeafSolver(7))).rule == UpdateRule()
-  with pytest.raises(ValueError, match="not a built-in one"):
-    leaf_solvers.spec(lambda leaf, belief: None)
-  with pytest.raises(ValueError, match="unknown leaf solver"):
-    leaf_solvers.from_spec({"name": "NeuralLeafSolver"})
-  with pytest.raises(ValueError, match="bad CFRLeafSolver description"):
-    leaf_solvers.from_spec({"name": "CFRLeafSolver", "iterations": 3})

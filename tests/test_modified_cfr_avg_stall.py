@@ -1,8 +1,8 @@
 """Why modified CFR-AVG stalls (ReBeL's de-averaged leaf values; algorithms/cfr_avg.py).
 
-The derivation (scripts/rebel_learned/modified_stall.py): the de-averaged values telescope,
-sum_{k <= T} w_k v^k = W_T V^T, so the trunk's cumulative regrets are those of CFR against the
-LATEST continuation sigma^T, while the reported average policy averages sigma^1..sigma^T. With an
+The derivation (algorithms/cfr_avg.py's docstring; measured by the rebel-learned experiment): the
+de-averaged values telescope, sum_{k <= T} w_k v^k = W_T V^T, so the trunk's cumulative regrets
+are those of CFR against the LATEST continuation sigma^T, while the reported average policy averages sigma^1..sigma^T. With an
 exact (discontinuous) leaf solver sigma^t keeps switching vertex where the equilibrium trunk makes
 the opponent indifferent, the trunk settles on one side, and the averaged continuation is that
 vertex; with a leaf solver continuous in the belief sigma^t converges and so does modified
@@ -30,8 +30,8 @@ class _Recording(CFRAvgSolver):
     super().__init__(*args, **kwargs)
     self.used = []
 
-  def _leaf_values(self, player, leaf_sigma, value_reach, w, previous_total):
-    out = super()._leaf_values(player, leaf_sigma, value_reach, w, previous_total)
+  def _leaf_values(self, player, value_reach, w, previous_total):
+    out = super()._leaf_values(player, value_reach, w, previous_total)
     self.used.append((player, w, out.copy()))
     return out
 

@@ -1,8 +1,9 @@
 """Tests of the PBS value function, its data, training and use as CFR-AVG's leaves.
 
 (algorithms/pbs_value_function.py, pbs_value_data.py, pbs_value_training.py,
-value_leaf_solving.py.) References: CFRAvgSolver itself (the plumbing with a perfect value
-function), the leaf solvers' own PBS values, PyTorch's forward pass, OpenSpiel's exploitability.
+value_leaf_solving.py.) References: CFRAvgSolver with the leaf solver itself (the plumbing with a
+perfect value function), the leaf solvers' own PBS values, PyTorch's forward pass, OpenSpiel's
+exploitability.
 Tests that train need PyTorch (the ``learn`` extra) and are skipped without it.
 """
 
@@ -20,8 +21,8 @@ from algorithms.pbs_value_function import (PBSValueFunction, cut_of, deal_belief
                                            infostate_values, value_errors)
 from algorithms.smooth_leaf_solver import HedgeLeafSolver
 from algorithms.trunk_exploitability import trunk_exploitability
-from algorithms.value_leaf_solving import (ExactValueFunction, ValueFunctionLeafSolver,
-                                           ValueLeafCFRAvgSolver)
+from algorithms.value_leaf_solving import (ExactValueFunction, PerturbedValueFunction,
+                                           ValueFunctionLeafSolver, smooth_perturbation)
 
 GAMES = ["kuhn_poker", "kuhn_poker_ante(ante=2.0)", "kuhn_poker_ante(ante=2.0,simplified=true)"]
 TORCH_REASON = "PyTorch not installed (the 'learn' extra: pip install -e '.[learn]')"
@@ -39,38 +40,50 @@ def _perfect(solver):
                                                (GAMES[2], 1)])
 @pytest.mark.parametrize("variant", ["standard", "modified"])
 def test_perfect_value_function_reproduces_cfr_avg(game_string, depth, variant):
-  # The plumbing without learning: leaf values taken from the leaf solver's root values (per
-  # root, then weighted by the opponent's reach) instead of from its policy (per terminal) give
-  # CFRAvgSolver's run to rounding. A leaf solver continuous in the belief keeps rounding
-  # differences at rounding level (the exact LP can turn a 1e-16 difference at an exact tie of
-  # the belief into another optimal vertex; see the next test).
+  # The plumbing without learning: a leaf solver's values behind the value-function interface
+  # (a separate instance of the solver for the values and for the continuation) give the run
+  # of CFRAvgSolver with that solver, which takes the same per-root values from its solutions
+  # (step 5 of cfr_avg's docstring; that this equals the per-terminal sum of the continuation's
+  # values is tests/test_cfr_avg.py's reference test). Exact LP and a continuous solver.
   game = pyspiel.load_game(game_string)
-  hedge = HedgeLeafSolver(10, 20.0)
-  reference = CFRAvgSolver(game, depth_limit=depth, variant=variant, leaf_solver=hedge)
-  ours = ValueLeafCFRAvgSolver(game, depth_limit=depth, variant=variant,
-                               leaf_solver=_perfect(hedge))
-  reference.solve(40)
-  ours.solve(40)
-  assert _max_difference(reference.average_policy(), ours.average_policy()) < 1e-9
-  assert abs(reference.exploitability() - ours.exploitability()) < 1e-9
+  for make, iterations in ((SequenceFormLPSolver, 100), (lambda: HedgeLeafSolver(10, 20.0), 40)):
+    reference = CFRAvgSolver(game, depth_limit=depth, variant=variant, leaf_solver=make())
+    ours = CFRAvgSolver(game, depth_limit=depth, variant=variant,
+                        leaf_solver=ValueFunctionLeafSolver(ExactValueFunction(make()), make()))
+    reference.solve(iterations)
+    ours.solve(iterations)
+    assert _max_difference(reference.average_policy(), ours.average_policy()) < 1e-12
+    assert abs(exploitability.exploitability(game, ours.average_policy()) -
+               reference.exploitability()) < 1e-12
 
 
-@pytest.mark.parametrize("game_string,depth,variant", [(GAMES[0], 1, "modified"),
-                                                        (GAMES[0], 2, "standard"),
-                                                        (GAMES[0], 2, "modified"),
-                                                        (GAMES[2], 1, "standard")])
-def test_perfect_exact_value_function_equals_cfr_avg_with_lp_leaves(game_string, depth, variant):
-  # With the default exact leaves, where no tie is hit (measured: kuhn_poker depth 1 standard hits
-  # one at iteration 4 and is left out), the runs agree to 1e-12 over 100 iterations, including
-  # the exploitability (OpenSpiel's).
-  game = pyspiel.load_game(game_string)
+def test_perturbed_values_stay_within_their_bound_and_vary_smoothly():
+  # PerturbedValueFunction: every counterfactual value at the PBS is off by at most delta U
+  # (U = ante + bet = 2, the largest payoff of kuhn_poker), the bound the experiment's error axis
+  # relies on; delta 0 gives the exact values; the perturbation is continuous in the belief (its
+  # largest step along a line of beliefs shrinks 10x with a 10x finer grid).
+  game = pyspiel.load_game("kuhn_poker")
+  tree, cut = cut_of(game, 1)
+  held = supervised_dataset(tree, 50, seed=1)
   lp = SequenceFormLPSolver()
-  reference = CFRAvgSolver(game, depth_limit=depth, variant=variant).solve(100)
-  ours = ValueLeafCFRAvgSolver(game, depth_limit=depth, variant=variant,
-                               leaf_solver=_perfect(lp)).solve(100)
-  assert _max_difference(reference.average_policy(), ours.average_policy()) < 1e-12
-  assert abs(exploitability.exploitability(game, ours.average_policy()) -
-             reference.exploitability()) < 1e-12
+  for delta in (0.0, 0.05, 0.2):
+    perturbed = PerturbedValueFunction(ExactValueFunction(lp), delta, seed=3)
+    predicted = np.zeros_like(held.values)
+    for k, (index, belief) in enumerate(zip(held.leaf_index, held.beliefs)):
+      leaf = tree.leaves[index]
+      predicted[k, leaf.deals] = perturbed.root_values(leaf, belief[leaf.deals])
+    errors = value_errors(cut.rules, held.beliefs, predicted, held.values)
+    assert errors.max() <= 2.0 * delta + 1e-12
+    assert (errors.max() > 0.5 * delta) if delta else errors.max() < 1e-12
+  leaf = tree.leaves[0]
+  steps = []
+  for num in (11, 101):
+    line = [np.full(6, 1 / 6) * (1 - s) + np.eye(6)[0] * s for s in np.linspace(0, 1, num)]
+    values = np.array([smooth_perturbation(leaf, b, 0.1, 3) for b in line])
+    steps.append(np.abs(np.diff(values, axis=0)).max())
+  assert steps[1] < 0.15 * steps[0]
+  with pytest.raises(ValueError, match="delta must be >= 0"):
+    PerturbedValueFunction(ExactValueFunction(lp), -1.0)
 
 
 @pytest.mark.parametrize("game_string", GAMES)
@@ -187,11 +200,16 @@ def test_bad_model_files_give_one_line_errors(tmp_path):
     assert "\n" not in str(info.value)
 
 
-def test_model_refuses_a_leaf_of_another_cut():
+def test_model_refuses_a_leaf_of_another_cut_or_game():
   model = _random_model()  # kuhn_poker depth 1: leaves p, b.
   (pb,) = cut_of(pyspiel.load_game("kuhn_poker"), 2)[0].leaves
   with pytest.raises(ValueError, match="leaf 'pb' is not a leaf of the cut"):
     model.root_values(pb, np.full(6, 1 / 6))
+  # The simplified game's depth-1 leaf is also called "b": refused by its rules.
+  (b,) = cut_of(pyspiel.load_game(GAMES[2]), 1)[0].leaves
+  with pytest.raises(ValueError, match="leaf 'b' belongs to another game than the model's "
+                     "kuhn_poker"):
+    model.root_values(b, np.full(6, 1 / 6))
 
 
 def _largest_step(solver, leaf, num_points):
@@ -270,9 +288,8 @@ def test_trained_model_value_error_and_cfr_avg_exploitability():
   # * OpenSpiel's exploitability of the reported average policy (exact LP continuation at each
   #   iteration's belief) 0.008-0.072 (0.0081 here) although the held-out errors hardly differ:
   #   the trunk settles at the model's indifference point, and on whichever side of the exact
-  #   one it lies the exact continuation is one vertex (scripts/rebel_learned/learned_leaves.py
-  #   which measures it): bound 0.1, above every seed and far below the uniform
-  #   policy's 0.458.
+  #   one it lies the exact continuation is one vertex (the rebel-learned experiment measures
+  #   it): bound 0.1, above every seed and far below the uniform policy's 0.458.
   pytest.importorskip("torch", reason=TORCH_REASON)
   from algorithms.pbs_value_training import TrainingOptions, train  # pylint: disable=import-outside-toplevel
   game = pyspiel.load_game("kuhn_poker")
@@ -283,7 +300,7 @@ def test_trained_model_value_error_and_cfr_avg_exploitability():
                         held.values)
   assert errors.mean() < 0.03
   lp = SequenceFormLPSolver()
-  solver = ValueLeafCFRAvgSolver(game, depth_limit=1,
-                                 leaf_solver=ValueFunctionLeafSolver(model, lp)).solve(100)
+  solver = CFRAvgSolver(game, depth_limit=1,
+                        leaf_solver=ValueFunctionLeafSolver(model, lp)).solve(100)
   assert trunk_exploitability(solver.public_tree, solver.engine.average()) < 0.001
   assert exploitability.exploitability(game, solver.average_policy()) < 0.1

@@ -9,8 +9,9 @@ import pytest
 import pyspiel
 
 import spiel_games  # pylint: disable=unused-import
+from algorithms import CFRAvgSolver
 from algorithms.leaf_solvers import CFRLeafSolver
-from algorithms.value_leaf_solving import ValueFunctionLeafSolver, ValueLeafCFRAvgSolver
+from algorithms.value_leaf_solving import ValueFunctionLeafSolver
 
 pytest.importorskip("torch", reason="PyTorch not installed (the 'learn' extra: "
                     "pip install -e '.[learn]')")
@@ -30,7 +31,7 @@ def test_examples_are_the_search_targets_at_cfr_avg_leaf_beliefs():
   assert len(new) == SMALL.episodes_per_round  # Depth 1: every path reaches a leaf (p or b).
   # Every recorded belief is CFR-AVG's leaf PBS at some iteration t <= T of the root search with
   # the model's values (the random-iteration rule), and its target is the target solver's values.
-  search = ValueLeafCFRAvgSolver(game, depth_limit=1, leaf_solver=ValueFunctionLeafSolver(model))
+  search = CFRAvgSolver(game, depth_limit=1, leaf_solver=ValueFunctionLeafSolver(model))
   seen = {leaf.public_state: [] for leaf in play.public_tree.leaves}
   for _ in range(SMALL.search_iterations):
     search.evaluate_and_update_policy()

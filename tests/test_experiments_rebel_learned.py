@@ -1,0 +1,173 @@
+"""Tests of the ``rebel-learned`` experiment (experiments/rebel_learned.py).
+
+References: the experiment's own checks (OpenSpiel's exploitability, exact CFR-AVG for the perfect
+value function, the trunk exploitability's LP), checked here to pass on a real run and to fail on
+tampered results; the figures through their saved descriptions. The learned parts need PyTorch.
+"""
+
+import argparse
+import copy
+
+import pandas as pd
+import pytest
+
+from experiments import cli
+from experiments import jobs
+from experiments import plotting
+from experiments import rebel_learned
+from experiments import report
+from experiments import solver_registry
+
+pytest.importorskip("torch", reason="PyTorch not installed (the 'learn' extra: "
+                    "pip install -e '.[learn]')")
+
+
+@pytest.fixture(scope="module")
+def quick_run(tmp_path_factory):
+  out = tmp_path_factory.mktemp("results")
+  code = cli.main([rebel_learned.NAME, "--quick", "--quiet", "--out", str(out)])
+  return code, out, out / rebel_learned.NAME
+
+
+def _frame(folder) -> pd.DataFrame:
+  return pd.read_csv(folder / "rebel_learned.csv", keep_default_na=True).fillna(
+      {"label": ""})
+
+
+@pytest.mark.slow
+def test_quick_run_passes_its_checks_and_writes_every_output(quick_run):
+  code, out, folder = quick_run
+  assert code == 0  # Every check passed.
+  (record,) = report.load_sections(out, [rebel_learned.NAME])
+  plan = rebel_learned.PLANS["quick"]
+  names = [c.name for c in record.section.checks]
+  assert any("perfect value function = exact CFR-AVG" in n for n in names)
+  assert any("trunk exploitability <= exploitability" in n for n in names)
+  assert any("<= delta U" in n for n in names) and any("stalls" in n for n in names)
+  assert sum("engine exploitability" in n for n in names) == record.jobs["total"]
+  for name in ("rebel_learned_vs_exact.csv", "rebel_learned_error.csv",
+               "rebel_learned_modified.csv", "rebel_learned_self_play.csv", "rebel_learned.csv"):
+    assert (folder / name).exists()
+  models = sorted(p.name for p in (folder / "models").iterdir())
+  assert len(models) == len(plan.steps) + plan.seeds * (plan.rounds + 1)
+  table = pd.read_csv(folder / "rebel_learned_self_play.csv")
+  assert list(table["round"]) == list(range(plan.rounds + 1))
+  errors = pd.read_csv(folder / "rebel_learned_error.csv")
+  assert set(errors.label) == {f"delta={d:g}" for d in plan.deltas} | {
+      f"steps={n}" for n in plan.steps}
+
+
+@pytest.mark.slow
+def test_figures_show_the_series_the_captions_name(quick_run):
+  _, _, folder = quick_run
+  summary = plotting.read_figure_summary(folder / "rebel_learned_vs_exact.png")
+  assert summary["title"].startswith("CFR-AVG with learned vs exact leaf values")
+  (axes,) = summary["axes"]
+  assert axes["title"] == "kuhn_poker, depth 2"
+  assert (axes["xscale"], axes["yscale"]) == ("log", "log")
+  assert axes["xlabel"] == "iterations T" and "chips" in axes["ylabel"]
+  for line in ("full-game CFR", "CFR-AVG, exact LP leaves", "CFR-AVG, learned leaves",
+               r"$O(1/\sqrt{T})$", "learned leaves: trunk with its best continuation"):
+    assert line in axes["lines"]
+  summary = plotting.read_figure_summary(folder / "rebel_learned_error.png")
+  (axes,) = summary["axes"]
+  assert axes["xlabel"] == "on-path mean value error e (chips)"
+  assert "least-squares line through 0 (smooth-error series)" in axes["lines"]
+  assert "exact leaves, same T" in axes["lines"]
+  summary = plotting.read_figure_summary(folder / "rebel_learned_modified.png")
+  (axes,) = summary["axes"]
+  assert {f"{v} CFR-AVG, {leaves} leaves" for v in ("standard", "modified")
+          for leaves in ("exact LP", "Hedge", "learned")} <= set(axes["lines"])
+  summary = plotting.read_figure_summary(folder / "rebel_learned_self_play.png")
+  assert [a["xlabel"] for a in summary["axes"]] == ["self-play round (0: untrained)"] * 2
+  assert summary["axes"][1]["lines"][:2] == [
+      "search policy (learned leaves, LP continuation)", "its trunk with the best continuation"]
+  assert summary["axes"][0]["collections"] == 2  # The min-max bands of the two errors.
+
+
+@pytest.mark.slow
+def test_checks_fail_on_tampered_results(quick_run):
+  # Negative controls: each tampering breaks exactly the check that guards it.
+  _, _, folder = quick_run
+  frame = _frame(folder)
+  bounds, plan = rebel_learned.BOUNDS["quick"], rebel_learned.PLANS["quick"]
+  assert all(c.passed for c in rebel_learned.experiment_checks(frame, bounds, plan))
+
+  def failed(tampered):
+    return [c.name for c in rebel_learned.experiment_checks(tampered, bounds, plan)
+            if not c.passed]
+
+  perfect = copy.deepcopy(frame)
+  perfect.loc[perfect.leaves == "perfect", "exploitability"] += 1e-6
+  assert any("perfect value function = exact CFR-AVG" in n for n in failed(perfect))
+  trunk = copy.deepcopy(frame)
+  rows = (trunk.leaves == "exact") & trunk.trunk.notna()
+  trunk.loc[rows, "trunk"] = trunk.loc[rows, "exploitability"] + 1e-3
+  assert any("trunk exploitability <= exploitability" in n for n in failed(trunk))
+  perturbed = copy.deepcopy(frame)
+  perturbed.loc[perturbed.leaves == "perturbed", "path_err_max"] *= 10
+  assert any("max value error <= delta U" in n for n in failed(perturbed))
+  engine = copy.deepcopy(frame)
+  engine.loc[engine.openspiel.notna(), "openspiel"] += 1e-6
+  assert all("engine exploitability" in n for n in failed(engine)) and failed(engine)
+
+
+@pytest.mark.slow
+def test_rerun_reuses_every_job_model_and_data_set(quick_run, capsys):
+  code, out, folder = quick_run
+  assert cli.main([rebel_learned.NAME, "--quick", "--quiet", "--out", str(out)]) == 0
+  line = capsys.readouterr().out
+  (record,) = report.load_sections(out, [rebel_learned.NAME])
+  assert record.jobs["reused"] == record.jobs["total"] > 0, line
+  assert "Data sets and models: 0 computed" in record.section.markdown
+
+
+@pytest.mark.slow
+def test_without_pytorch_the_learned_parts_are_left_out_and_said_so(tmp_path, monkeypatch):
+  monkeypatch.setattr(rebel_learned, "torch_available", lambda: False)
+  assert cli.main([rebel_learned.NAME, "--quick", "--quiet", "--out", str(tmp_path)]) == 0
+  (record,) = report.load_sections(tmp_path, [rebel_learned.NAME])
+  assert "PyTorch is not installed" in record.section.markdown
+  assert "rebel_learned_self_play.png" not in record.section.figures
+  assert not (tmp_path / rebel_learned.NAME / "models").exists()
+  summary = plotting.read_figure_summary(tmp_path / rebel_learned.NAME /
+                                         "rebel_learned_modified.png")
+  assert "modified CFR-AVG, learned leaves" not in summary["axes"][0]["lines"]
+  assert "modified CFR-AVG, Hedge leaves" in summary["axes"][0]["lines"]
+
+
+def test_every_search_is_a_registry_entry_with_a_leaf_solver_option():
+  for depth in (1, 2):
+    for variant in ("standard", "modified"):
+      spec = solver_registry.get_solver(rebel_learned.solver_name(depth, variant))
+      assert spec.options["depth_limit"] == depth and spec.options["variant"] == variant
+  job = jobs.Job(rebel_learned.NAME, "kuhn_poker", "cfr_avg_d2", 0, 30, options=jobs.options_json(
+      {"leaf_solver": rebel_learned.perturbed_leaves(0.0, 0)}))
+  solved, _ = jobs.run_job(job)
+  reference, _ = jobs.run_job(jobs.Job(rebel_learned.NAME, "kuhn_poker", "cfr_avg_d2", 0, 30))
+  # delta = 0: the exact values behind the value-function interface, the exact run.
+  assert solved.curve == pytest.approx(reference.curve, abs=1e-12)
+  assert job.key != jobs.Job(rebel_learned.NAME, "kuhn_poker", "cfr_avg_d2", 0, 30).key
+  with pytest.raises(ValueError, match="job options must be a JSON object"):
+    jobs.Job(rebel_learned.NAME, "kuhn_poker", "cfr_avg_d2", 0, 30, options="[1]")
+
+
+def test_plans_and_overrides():
+  args = argparse.Namespace(full=False, iterations=50, rounds=None, seeds=4)
+  name, plan = rebel_learned.plan_of(args, quick=True)
+  assert name == "quick" and plan.iterations == 50 and plan.seeds == 4
+  assert plan.rounds == rebel_learned.PLANS["quick"].rounds
+  with pytest.raises(ValueError, match="--full and --quick exclude each other"):
+    rebel_learned.plan_of(argparse.Namespace(full=True, iterations=None, rounds=None,
+                                             seeds=None), quick=True)
+  for plan in rebel_learned.PLANS.values():
+    assert set(plan.modified_cuts) <= set(rebel_learned.PLANS["full"].modified_cuts)
+
+
+@pytest.mark.parametrize("argv,message", [(["--full", "--quick"], "exclude each other"),
+                                          (["--iterations", "0"], "positive integer"),
+                                          (["--rounds", "x"], "positive integer")])
+def test_bad_options_exit_2_with_one_line(tmp_path, capsys, argv, message):
+  assert cli.main([rebel_learned.NAME, "--quiet", "--out", str(tmp_path / "r")] + argv) == 2
+  last = capsys.readouterr().err.strip().splitlines()[-1]
+  assert "error" in last and message in last
