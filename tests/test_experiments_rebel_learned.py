@@ -65,7 +65,7 @@ def test_figures_show_the_series_the_captions_name(quick_run):
   (axes,) = summary["axes"]
   assert axes["title"] == "kuhn_poker, depth 2"
   assert (axes["xscale"], axes["yscale"]) == ("log", "log")
-  assert axes["xlabel"] == "iterations T" and "chips" in axes["ylabel"]
+  assert axes["xlabel"] == "iterations T (log scale)" and "chips" in axes["ylabel"]
   for line in ("full-game CFR", "CFR-AVG, exact LP leaves", "CFR-AVG, learned leaves",
                r"$O(1/\sqrt{T})$", "learned leaves: trunk with its best continuation"):
     assert line in axes["lines"]
