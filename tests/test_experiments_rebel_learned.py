@@ -67,11 +67,11 @@ def test_figures_show_the_series_the_captions_name(quick_run):
   assert (axes["xscale"], axes["yscale"]) == ("log", "log")
   assert axes["xlabel"] == "iterations T (log scale)" and "chips" in axes["ylabel"]
   for line in ("full-game CFR", "CFR-AVG, exact LP leaves", "CFR-AVG, learned leaves",
-               r"$O(1/\sqrt{T})$", "learned leaves: trunk with its best continuation"):
+               r"$O(1/\sqrt{T})$ guide", "learned leaves: trunk with its best continuation"):
     assert line in axes["lines"]
   summary = plotting.read_figure_summary(folder / "rebel_learned_error.png")
   (axes,) = summary["axes"]
-  assert axes["xlabel"] == "on-path mean value error e (chips)"
+  assert axes["xlabel"] == "on-path mean value error e (chips) (log scale)"
   assert "least-squares line through 0 (smooth-error series)" in axes["lines"]
   assert "exact leaves, same T" in axes["lines"]
   summary = plotting.read_figure_summary(folder / "rebel_learned_modified.png")
