@@ -143,6 +143,31 @@ def player_sequences(player: int, keys: Sequence[str], legal_actions: Sequence[T
   return sequences, new_of_given
 
 
+def node_sequences(node_parent: np.ndarray, node_player: np.ndarray, node_infoset: np.ndarray,
+                   node_depth: np.ndarray, position: np.ndarray,
+                   players: Sequence[PlayerSequences]) -> np.ndarray:
+  """Each player's sequence at each node (num_nodes, num_players), depth level by level.
+
+  A node has its parent's sequences, except below a decision node of player p, where p's is
+  the parent's (I, a): ``seq_start[I]`` plus the action's position among I's legal actions.
+  """
+  node_seq = np.zeros((len(node_parent), len(players)), dtype=np.int64)
+  seq_start = np.zeros(len(node_parent), dtype=np.int64)  # At decision nodes: of their set.
+  for pl, p in enumerate(players):
+    acting = node_player == pl
+    seq_start[acting] = p.seq_start[node_infoset[acting]]
+  order = np.argsort(node_depth, kind="stable")
+  bounds = np.searchsorted(node_depth[order], np.arange(1, node_depth.max() + 2))
+  for lo, hi in zip(bounds[:-1], bounds[1:]):
+    nodes = order[lo:hi]
+    parents = node_parent[nodes]
+    node_seq[nodes] = node_seq[parents]
+    below = node_player[parents] >= 0
+    nodes, parents = nodes[below], parents[below]
+    node_seq[nodes, node_player[parents]] = seq_start[parents] + position[nodes]
+  return node_seq
+
+
 class KernelLayout(NamedTuple):
   """The arrays of a ``TreeArrays`` that the compiled passes read (one argument for numba).
 
