@@ -230,14 +230,7 @@ def tree_fields(game: pyspiel.Game, rules: KuhnRules, max_nodes: int) -> Dict[st
   terminal_node = (base[:, None] + t_terminals[None, :]).reshape(-1)
   node_terminal = np.full(num_nodes, -1, dtype=np.int64)
   node_terminal[terminal_node] = np.arange(len(terminal_node))
-  in_hand = np.zeros((len(t_terminals), n_players), dtype=bool)
-  table = np.zeros((len(t_terminals), n_players, n_players))
-  for row, j in enumerate(t_terminals.tolist()):
-    for w in rules.in_hand(histories[j]):
-      in_hand[row, w] = True
-      table[row, w] = rules.returns(histories[j], [int(i == w) for i in range(n_players)])
-  winner = np.argmax(np.where(in_hand[None, :, :], deals[:, None, :], -1), axis=2)
-  utility = table[np.arange(len(t_terminals))[None, :], winner].reshape(-1, n_players)
+  utility = _utility(rules, histories, t_terminals, deals)
   return dict(
       game=game, players=tuple(players), node_parent=node_parent, node_player=node_player,
       node_infoset=node_infoset, node_action=node_action, node_depth=node_depth,
@@ -245,6 +238,33 @@ def tree_fields(game: pyspiel.Game, rules: KuhnRules, max_nodes: int) -> Dict[st
       node_chance_reach=node_chance_reach, terminal_node=terminal_node, utility=utility,
       terminal_seq=node_seq[terminal_node], utility_sum=float(sum(utility[0].tolist())),
       _representative_node=tuple(representative))
+
+
+def terminal_utility(rules: KuhnRules) -> np.ndarray:
+  """u_p(z) (T, N) of every terminal of the rules' tree, in the tree's terminal order.
+
+  Equal to the ``utility`` of the tree (``GameTree.from_game``) of any game with these rules;
+  variants with the same players, deck and rule set share every other array.
+  """
+  histories, _, _ = _template(rules)
+  t_terminals = np.flatnonzero([rules.is_terminal(h) for h in histories])
+  prefixes, _, _ = _deal_levels(rules.deck_size, rules.num_players)
+  return _utility(rules, histories, t_terminals, prefixes[-1])
+
+
+def _utility(rules: KuhnRules, histories: List[str], t_terminals: np.ndarray,
+             deals: np.ndarray) -> np.ndarray:
+  """Returns (T, N) of the terminals, deal-major, from ``KuhnRules.returns`` per terminal
+  history and winner: the highest card among the players in the hand."""
+  n_players = rules.num_players
+  in_hand = np.zeros((len(t_terminals), n_players), dtype=bool)
+  table = np.zeros((len(t_terminals), n_players, n_players))
+  for row, j in enumerate(t_terminals.tolist()):
+    for w in rules.in_hand(histories[j]):
+      in_hand[row, w] = True
+      table[row, w] = rules.returns(histories[j], [int(i == w) for i in range(n_players)])
+  winner = np.argmax(np.where(in_hand[None, :, :], deals[:, None, :], -1), axis=2)
+  return table[np.arange(len(t_terminals))[None, :], winner].reshape(-1, n_players)
 
 
 def _actions(t_parent: np.ndarray, t_action: np.ndarray, j: int) -> List[int]:
