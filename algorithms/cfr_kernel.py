@@ -1,14 +1,32 @@
-"""The compiled CFR kernel: a pass's update, whole runs of iterations, sampled passes, batches.
+"""The compiled CFR kernel: update rules, passes, whole runs of iterations, sampled passes.
 
-Numba-compiled (cached on disk: the first call in a fresh checkout compiles, later processes
-load the machine code) loops over the flat arrays of ``tree_layout.KernelLayout``, built from
-the passes of ``tree_passes`` and the rules of ``regret_matching``. One pass updating player i
-(every player when i = -1) against the current policy sigma:
+Every numba-compiled function of the project lives in this module. Numba caches machine code
+on disk (``cache=True``: the first call in a fresh checkout compiles, later processes load the
+code) and invalidates a function's cache when the source file that defines it changes; a
+compiled function carries inlined copies of the compiled functions it calls, so callers and
+callees stay in one file, and editing any of them recompiles them all. ``regret_matching``,
+``tree_passes``, ``cfr_engine``, ``chance_sampling``, ``batched_solver`` and
+``tree_exploitability`` are the Python side.
 
-1. realization plans x of sigma (``tree_passes.realize``);
-2. terminal values c_i of the updated player(s) (``tree_passes.add_terminal_values``), or
-   values handed in by the caller;
-3. the backup q, v over the updated player's information sets (``tree_passes.backup``);
+Sections:
+
+* update rules per information set (one contiguous block of actions): regret matching (Hart
+  and Mas-Colell, "A simple adaptive procedure leading to correlated equilibrium",
+  Econometrica 2000), RM+ clipping (Tammelin, "Solving large imperfect information games using
+  CFR+", arXiv 1407.5042, 2014), discounting and averaging weights (Brown and Sandholm,
+  "Solving imperfect-information games via discounted regret minimization", AAAI 2019);
+* passes over the flat arrays of ``tree_layout.KernelLayout`` (``tree_passes`` states their
+  maths), over a list of information sets in increasing global index (by depth level, parents
+  first) and of terminals: the whole tree for a full-width pass, the visited part for a
+  sampled one;
+* the update of one pass and the loops of iterations, for single games and batches.
+
+One pass updating player i (every player when i = -1) against the current policy sigma:
+
+1. realization plans x of sigma (``realize``);
+2. terminal values c_i of the updated player(s) (``add_all_terminal_values`` for every
+   terminal, ``add_terminal_values`` for a list), or values handed in by the caller;
+3. the backup q, v over the updated player's information sets (``backup``);
 4. R(I, a) += q(I, a) - v(I), S(I, a) += w_t reach(I, a) n(I), with w_t = t^gamma and n(I) = 1
    for a full-width pass or the number of visited histories of I for a sampled one;
 5. RM+ clipping, discounting, then sigma = regret matching of R at the updated sets.
@@ -22,6 +40,12 @@ A full-width pass clips every regret under RM+ (as OpenSpiel's CFR+ does after e
 update); a sampled pass clips only the regrets it updates. Regret matching only changes at the
 updated sets: elsewhere the regrets are unchanged, or only clipped, which regret matching
 ignores.
+
+Sums run in a fixed order: terminals in list order (for every terminal, in increasing index
+per sequence), a block's actions as a_0 + (a_1 + ... + a_{k-1}) (numpy's ``np.add.reduceat``
+order for blocks of up to 8 actions), children of a sequence in increasing index per level,
+added to the sequence's own value at the end of the level; so the kernel reproduces the numpy
+engine it replaced bit for bit (``tests/numpy_reference.py``).
 """
 
 from typing import NamedTuple, Tuple
@@ -29,11 +53,7 @@ from typing import NamedTuple, Tuple
 import numba
 import numpy as np
 
-from algorithms import regret_matching as rm
 from algorithms.tree_layout import KernelLayout
-from algorithms.tree_passes import (add_all_terminal_values, add_terminal_values, backup,
-                                     best_response_values, player_weights, policy_values,
-                                     realize)
 
 
 class KernelRule(NamedTuple):
@@ -72,6 +92,303 @@ class SampleTables(NamedTuple):
   edge_segment: np.ndarray
 
 
+# Update rules, per information set -------------------------------------------------------
+
+
+@numba.njit(cache=True, error_model="numpy")
+def block_sum(values: np.ndarray, start: int, size: int) -> float:
+  """sum_a values[start + a] as a_0 + (a_1 + ... + a_{size-1}) (module docstring)."""
+  rest = 0.0
+  for s in range(start + 1, start + size):
+    rest += values[s]
+  return values[start] + rest
+
+
+@numba.njit(cache=True, error_model="numpy")
+def match_block(regrets: np.ndarray, out: np.ndarray, start: int, size: int) -> None:
+  """Regret matching of one information set (Hart and Mas-Colell 2000), into ``out``.
+
+  sigma(I, a) = R+(I, a) / sum_b R+(I, b) with R+ = max(R, 0) when the sum is positive, and
+  uniform 1 / |A(I)| otherwise, exactly as OpenSpiel's ``cfr._regret_matching``; computed as
+  R+ / d + u with (d, u) = (sum, 0) or (1, 1 / |A(I)|), without a branch.
+  """
+  rest = 0.0
+  for s in range(start + 1, start + size):
+    rest += max(regrets[s], 0.0)
+  total = max(regrets[start], 0.0) + rest
+  positive = total > 0.0
+  divisor = total if positive else 1.0
+  uniform = 0.0 if positive else 1.0 / size
+  for s in range(start, start + size):
+    out[s] = max(regrets[s], 0.0) / divisor + uniform
+
+
+@numba.njit(cache=True, error_model="numpy")
+def normalize_block(cumulative: np.ndarray, out: np.ndarray, start: int, size: int) -> None:
+  """The average policy of one information set, into ``out``.
+
+  sigma_bar(I, a) = S(I, a) / sum_b S(I, b), uniform where the sum is zero (an information set
+  never reached), as OpenSpiel's ``cfr._update_average_policy``; numerators are >= 0.
+  """
+  total = block_sum(cumulative, start, size)
+  positive = total > 0.0
+  divisor = total if positive else 1.0
+  uniform = 0.0 if positive else 1.0 / size
+  for s in range(start, start + size):
+    out[s] = cumulative[s] / divisor + uniform
+
+
+@numba.njit(cache=True, error_model="numpy")
+def discount_factors(iteration: int, alpha: float, beta: float) -> Tuple[float, float]:
+  """Discounted CFR's regret discounts after iteration t (Brown and Sandholm 2019).
+
+  Positive (and zero) cumulative regrets are multiplied by t^alpha / (t^alpha + 1), negative
+  ones by t^beta / (t^beta + 1), as OpenSpiel's ``discounted_cfr``; alpha = beta = 1 gives
+  linear CFR's regret weighting. Returns (positive factor, negative factor).
+  """
+  t = float(iteration)
+  return t**alpha / (t**alpha + 1.0), t**beta / (t**beta + 1.0)
+
+
+@numba.njit(cache=True, error_model="numpy")
+def discount_block(regrets: np.ndarray, start: int, size: int, positive: float,
+                   negative: float) -> None:
+  """Applies ``discount_factors`` to one information set's regrets, in place."""
+  for s in range(start, start + size):
+    regrets[s] *= positive if regrets[s] >= 0.0 else negative
+
+
+@numba.njit(cache=True, error_model="numpy")
+def clip_block(regrets: np.ndarray, start: int, size: int) -> None:
+  """Regret matching+ (Tammelin 2014): R <- max(R, 0), in place, after each regret update."""
+  for s in range(start, start + size):
+    regrets[s] = max(regrets[s], 0.0)
+
+
+@numba.njit(cache=True, error_model="numpy")
+def averaging_weight(iteration: int, gamma: float) -> float:
+  """Weight w_t = t^gamma of iteration t in the average policy.
+
+  gamma = 0 is CFR's uniform average (Zinkevich et al. 2007), gamma = 1 linear averaging (CFR+,
+  Tammelin 2014; linear CFR), gamma = 2 discounted CFR's default (Brown and Sandholm 2019).
+  """
+  if gamma == 0.0:
+    return 1.0
+  return float(iteration)**gamma
+
+
+
+
+@numba.njit(cache=True, error_model="numpy")
+def match_blocks(regrets: np.ndarray, starts: np.ndarray, sizes: np.ndarray,
+                 out: np.ndarray) -> None:
+  """``match_block`` of every block (first item ``starts[b]``, ``sizes[b]`` items)."""
+  for b in range(len(starts)):
+    match_block(regrets, out, starts[b], sizes[b])
+
+
+@numba.njit(cache=True, error_model="numpy")
+def normalize_blocks(cumulative: np.ndarray, starts: np.ndarray, sizes: np.ndarray,
+                     out: np.ndarray) -> None:
+  """``normalize_block`` of every block."""
+  for b in range(len(starts)):
+    normalize_block(cumulative, out, starts[b], sizes[b])
+
+
+# Passes ------------------------------------------------------------------------------------
+
+
+@numba.njit(cache=True, error_model="numpy")
+def realize(lay: KernelLayout, sigma: np.ndarray, x: np.ndarray, infosets: np.ndarray, lo: int,
+            hi: int) -> None:
+  """x[(I, a)] = x[parent(I)] sigma(I, a) for I in ``infosets[lo:hi]``, in that order.
+
+  The list must put every set after the set of its parent sequence (increasing global index
+  does); x must hold 1 on the empty sequences.
+  """
+  for m in range(lo, hi):
+    k = infosets[m]
+    parent = x[lay.infoset_parent[k]]
+    start = lay.infoset_start[k]
+    for s in range(start, start + lay.infoset_num_actions[k]):
+      x[s] = parent * sigma[s]
+
+
+@numba.njit(cache=True, error_model="numpy")
+def add_terminal_values(lay: KernelLayout, x: np.ndarray, weights: np.ndarray, player: int,
+                        terminals: np.ndarray, lo: int, hi: int, c: np.ndarray) -> None:
+  """c[seq_i(z)] += w_i(z) prod_{j != i} x[seq_j(z)] for z in ``terminals[lo:hi]``.
+
+  Args:
+    lay: the layout.
+    x: realization plans (G,).
+    weights: (T, N) terminal weights w_p(z), indexed by terminal.
+    player: the player i, or -1 for every player (their sequences are disjoint).
+    terminals, lo, hi: the terminals, in the order their terms are added.
+    c: (G,) the values, added to.
+  """
+  n = lay.num_players
+  seq = lay.terminal_seq
+  for m in range(lo, hi):
+    z = terminals[m]
+    for i in range(n):
+      if player >= 0 and i != player:
+        continue
+      value = weights[z, i]
+      for j in range(n):
+        if j != i:
+          value = value * x[seq[z, j]]
+      c[seq[z, i]] += value
+
+
+@numba.njit(cache=True, error_model="numpy")
+def player_weights(lay: KernelLayout, weights: np.ndarray) -> np.ndarray:
+  """(N, T): row i is w_i(z) of the terminals in player i's order (``player_terminals``)."""
+  n = lay.num_players
+  order = lay.player_terminals
+  out = np.empty(order.shape)
+  for i in range(n):
+    for m in range(order.shape[1]):
+      out[i, m] = weights[order[i, m], i]
+  return out
+
+
+@numba.njit(cache=True, error_model="numpy")
+def add_all_terminal_values(lay: KernelLayout, x: np.ndarray, sorted_weights: np.ndarray,
+                            player: int, c: np.ndarray) -> None:
+  """``add_terminal_values`` over every terminal, on a c that is 0 on the updated sequences.
+
+  The terminals run in each player's order (``player_terminals``), so that each sequence's
+  terms are consecutive: they are summed in a register, in increasing terminal index as
+  ``add_terminal_values`` sums them, and written once.
+
+  Args:
+    lay: the layout.
+    x: realization plans (G,).
+    sorted_weights: ``player_weights`` of the terminal weights.
+    player: the player i, or -1 for every player.
+    c: (G,) the values, 0 on the updated players' sequences on entry.
+  """
+  n = lay.num_players
+  for i in range(n):
+    if player >= 0 and i != player:
+      continue
+    seq = lay.player_terminal_seq[i]  # seq[m, j]: player j's sequence at terminal m.
+    weights = sorted_weights[i]
+    count = seq.shape[0]
+    m = 0
+    while m < count:
+      s = seq[m, i]
+      total = 0.0
+      if n == 2:  # The common case without the inner loop.
+        while m < count and seq[m, i] == s:
+          total += weights[m] * x[seq[m, 1 - i]]
+          m += 1
+      else:
+        while m < count and seq[m, i] == s:
+          value = weights[m]
+          for j in range(n):
+            if j != i:
+              value = value * x[seq[m, j]]
+          total += value
+          m += 1
+      c[s] += total
+
+
+@numba.njit(cache=True, error_model="numpy")
+def backup(lay: KernelLayout, c: np.ndarray, sigma: np.ndarray, v: np.ndarray, acc: np.ndarray,
+           infosets: np.ndarray, lo: int, hi: int, best: bool) -> None:
+  """Bottom-up values over ``infosets[lo:hi]`` (increasing global index); c becomes q.
+
+  v(I) = sum_a sigma(I, a) q(I, a) (``block_sum`` order), or max_a q(I, a) if ``best``, with
+  q(I, a) = c[(I, a)] + sum_{J listed: parent(J) = (I, a)} v(J). Levels are processed deepest
+  first; within a level the children's values are summed in list order into ``acc`` (all zero
+  on entry and on return) and then added to their parent's c. The parent sequences of the
+  top-level sets (the empty ones included) receive their sums too.
+  """
+  m = hi
+  while m > lo:
+    level = lay.infoset_level[infosets[m - 1]]
+    first = m - 1
+    while first > lo and lay.infoset_level[infosets[first - 1]] == level:
+      first -= 1
+    for q in range(first, m):
+      k = infosets[q]
+      start = lay.infoset_start[k]
+      size = lay.infoset_num_actions[k]
+      if best:
+        value = c[start]
+        for s in range(start + 1, start + size):
+          value = max(value, c[s])
+      else:
+        rest = 0.0
+        for s in range(start + 1, start + size):
+          rest += sigma[s] * c[s]
+        value = sigma[start] * c[start] + rest
+      v[k] = value
+      acc[lay.infoset_parent[k]] += value
+    for q in range(first, m):
+      parent = lay.infoset_parent[infosets[q]]
+      c[parent] += acc[parent]
+      acc[parent] = 0.0
+    m = first
+
+
+@numba.njit(cache=True, error_model="numpy")
+def regrets_from_values(lay: KernelLayout, c: np.ndarray, v: np.ndarray) -> None:
+  """c[(I, a)] -= v(I) on every sequence, 0 on the empty ones: q becomes r (step 4)."""
+  c[:lay.num_players] = 0.0
+  for k in range(len(lay.infoset_start)):
+    start = lay.infoset_start[k]
+    for s in range(start, start + lay.infoset_num_actions[k]):
+      c[s] -= v[k]
+
+
+@numba.njit(cache=True, error_model="numpy")
+def policy_values(lay: KernelLayout, weights: np.ndarray, x: np.ndarray) -> np.ndarray:
+  """Each player's expected utility sum_z w_i(z) prod_p x[seq_p(z)] (N,), terminals in order."""
+  n = lay.num_players
+  seq = lay.terminal_seq
+  out = np.zeros(n)
+  for z in range(seq.shape[0]):
+    reach = 1.0
+    for p in range(n):
+      reach *= x[seq[z, p]]
+    for i in range(n):
+      out[i] += weights[z, i] * reach
+  return out
+
+
+@numba.njit(cache=True, error_model="numpy")
+def best_response_values(lay: KernelLayout, weights: np.ndarray, sigma: np.ndarray
+                         ) -> np.ndarray:
+  """Each player's best-response value against the others' part of ``sigma`` (N,).
+
+  Player i's terminal values against the others' plans, the best-response backup over i's
+  information sets, and the value of i's empty sequence (global sequence i).
+  """
+  n = lay.num_players
+  g = len(sigma)
+  x = np.empty(g)
+  x[:n] = 1.0
+  ptr = lay.pass_infoset_ptr
+  realize(lay, sigma, x, lay.pass_infosets, ptr[n], ptr[n + 1])
+  c = np.empty(g)
+  v = np.empty(len(lay.infoset_start))
+  acc = np.zeros(g)
+  out = np.empty(n)
+  sorted_weights = player_weights(lay, weights)
+  for i in range(n):
+    c[:] = 0.0
+    add_all_terminal_values(lay, x, sorted_weights, i, c)
+    backup(lay, c, sigma, v, acc, lay.pass_infosets, ptr[i], ptr[i + 1], True)
+    out[i] = c[i]
+  return out
+
+
+# The update and the iterations --------------------------------------------------------------
+
+
 @numba.njit(cache=True, error_model="numpy")
 def update_infosets(lay: KernelLayout, rule: KernelRule, t: int, c: np.ndarray,
                     reach: np.ndarray, visits: np.ndarray, sigma: np.ndarray,
@@ -92,10 +409,10 @@ def update_infosets(lay: KernelLayout, rule: KernelRule, t: int, c: np.ndarray,
     v, acc: scratch, (K,) and (G,) (acc zero on entry and on return).
   """
   backup(lay, c, sigma, v, acc, infosets, lo, hi, False)
-  w = rm.averaging_weight(t, rule.averaging_gamma)
+  w = averaging_weight(t, rule.averaging_gamma)
   positive, negative = 1.0, 1.0
   if rule.discount:
-    positive, negative = rm.discount_factors(t, rule.discount_alpha, rule.discount_beta)
+    positive, negative = discount_factors(t, rule.discount_alpha, rule.discount_beta)
   for q in range(lo, hi):
     k = infosets[q]
     start = lay.infoset_start[k]
@@ -105,10 +422,10 @@ def update_infosets(lay: KernelLayout, rule: KernelRule, t: int, c: np.ndarray,
       regrets[s] += c[s] - value
       cumulative[s] += w * (reach[s] * count)
     if rule.regret_matching_plus:
-      rm.clip_block(regrets, start, size)
+      clip_block(regrets, start, size)
     if rule.discount:
-      rm.discount_block(regrets, start, size, positive, negative)
-    rm.match_block(regrets, sigma, start, size)
+      discount_block(regrets, start, size, positive, negative)
+    match_block(regrets, sigma, start, size)
   if rule.regret_matching_plus and clip_all:  # The others' (the updated ones are clipped).
     for s in range(lay.num_players, len(regrets)):
       regrets[s] = max(regrets[s], 0.0)
@@ -122,7 +439,7 @@ def average_increment(lay: KernelLayout, rule: KernelRule, t: int, reach: np.nda
   The increment ``update_infosets`` adds for a full-width pass, in the same arithmetic.
   """
   out = np.zeros(len(reach))
-  w = rm.averaging_weight(t, rule.averaging_gamma)
+  w = averaging_weight(t, rule.averaging_gamma)
   n = lay.num_players
   group = player if player >= 0 else n
   for q in range(lay.pass_infoset_ptr[group], lay.pass_infoset_ptr[group + 1]):
