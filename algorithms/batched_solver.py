@@ -113,7 +113,6 @@ class BatchedCFRSolver:
                            regret_matching_plus=regret_matching_plus,
                            averaging_gamma=1.0 if linear_averaging else 0.0)
     self._kernel_rule = self.rule.kernel_rule()
-    self._blocks = rm.Blocks.from_sizes(self.arrays.infoset_num_actions)
     # Each game's weights as TreeArrays computes them for that game alone.
     self.weights = np.stack([u * c[:, None] for u, c in zip(utilities, chance)])
     self._utility_sums = self._fixed_sums(utilities, tree)
@@ -136,7 +135,7 @@ class BatchedCFRSolver:
   def _match(self, regrets: np.ndarray) -> np.ndarray:
     n = self.arrays.num_players
     out = np.ones(len(regrets))
-    out[n:] = rm.regret_matching(regrets[n:], self._blocks)
+    out[n:] = rm.regret_matching(regrets[n:], self.arrays.blocks)
     return out
 
   @property
@@ -198,7 +197,7 @@ class BatchedCFRSolver:
     n = self.arrays.num_players
     out = np.ones((len(self._indices(games)), self.arrays.num_sequences))
     for row, b in enumerate(self._indices(games)):
-      out[row, n:] = rm.normalize_average(self.cumulative[b, n:], self._blocks)
+      out[row, n:] = rm.normalize_average(self.cumulative[b, n:], self.arrays.blocks)
     return out
 
   def _policy(self, i: int, sequences: np.ndarray) -> policy_lib.TabularPolicy:

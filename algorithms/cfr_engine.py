@@ -123,7 +123,6 @@ class CFREngine:
     self.arrays = arrays
     self.rule = rule
     self._kernel_rule = rule.kernel_rule()
-    self._blocks = rm.Blocks.from_sizes(arrays.infoset_num_actions)
     g = arrays.num_sequences
     self.regrets = np.zeros(g)
     self.cumulative = np.zeros(g)
@@ -134,7 +133,7 @@ class CFREngine:
   def _refresh_policy(self) -> None:
     """sigma = regret matching of the cumulative regrets (Hart and Mas-Colell 2000)."""
     n = self.arrays.num_players
-    self.sigma[n:] = rm.regret_matching(self.regrets[n:], self._blocks)
+    self.sigma[n:] = rm.regret_matching(self.regrets[n:], self.arrays.blocks)
 
   def restore(self, iteration: int, regrets: np.ndarray, cumulative: np.ndarray) -> None:
     """Sets the state after ``iteration`` iterations (e.g. from a checkpoint).
@@ -259,5 +258,5 @@ class CFREngine:
     n = self.arrays.num_players
     numerators = self.cumulative if pending is None else self.cumulative + pending
     out = np.ones(self.arrays.num_sequences)
-    out[n:] = rm.normalize_average(numerators[n:], self._blocks)
+    out[n:] = rm.normalize_average(numerators[n:], self.arrays.blocks)
     return out

@@ -16,34 +16,13 @@ References:
     AAAI 2019 (linear and discounted CFR).
 """
 
-import dataclasses
-
 import numpy as np
 
 from algorithms import cfr_kernel
+from algorithms.tree_layout import Blocks  # noqa: F401 (re-exported: the rules' blocks)
 
 # w_t = t^gamma, the weight of iteration t in the average policy (compiled).
 averaging_weight = cfr_kernel.averaging_weight
-
-
-@dataclasses.dataclass(frozen=True)
-class Blocks:
-  """Contiguous blocks of items, one block per information set.
-
-  Attributes:
-    starts: int array (num_blocks,), first item of each block (increasing, starts[0] = 0).
-    sizes: int array (num_blocks,), number of items (actions) of each block (>= 1).
-  """
-
-  starts: np.ndarray
-  sizes: np.ndarray
-
-  @classmethod
-  def from_sizes(cls, sizes: np.ndarray) -> "Blocks":
-    sizes = np.asarray(sizes, dtype=np.int64)
-    if np.any(sizes < 1):
-      raise ValueError("every block needs at least one item")
-    return cls(starts=np.cumsum(sizes) - sizes, sizes=sizes)
 
 
 def regret_matching(regrets: np.ndarray, blocks: Blocks) -> np.ndarray:

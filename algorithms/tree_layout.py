@@ -46,6 +46,29 @@ if TYPE_CHECKING:
 
 
 @dataclasses.dataclass(frozen=True)
+class Blocks:
+  """Contiguous blocks of items, one block per information set.
+
+  Attributes:
+    starts: int array (num_blocks,), first item of each block (increasing, starts[0] = 0).
+    sizes: int array (num_blocks,), number of items (actions) of each block (>= 1).
+    block_of: int array (num_items,), the block of each item.
+  """
+
+  starts: np.ndarray
+  sizes: np.ndarray
+  block_of: np.ndarray
+
+  @classmethod
+  def from_sizes(cls, sizes: np.ndarray) -> "Blocks":
+    sizes = np.asarray(sizes, dtype=np.int64)
+    if np.any(sizes < 1):
+      raise ValueError("every block needs at least one item")
+    return cls(starts=np.cumsum(sizes) - sizes, sizes=sizes,
+               block_of=np.repeat(np.arange(len(sizes), dtype=np.int64), sizes))
+
+
+@dataclasses.dataclass(frozen=True)
 class PlayerSequences:
   """One player's information sets and sequences (build it with ``player_sequences``).
 
@@ -220,6 +243,8 @@ class TreeArrays:
       (K,) owner, first global sequence, number of actions, global parent sequence, row in the
       game's ``TabularPolicy``.
     infoset_level: (K,) the depth level of each information set.
+    blocks: ``Blocks`` of the non-empty sequences (global index - N), one per set.
+    player_mask: float64 (N, G), row p is 1 on player p's non-empty sequences.
     seq_infoset, seq_player, seq_action, seq_parent: (G,) information set (-1 for the empty
       sequences), owner, OpenSpiel action (-1), global parent sequence of the set (-1).
     global_infoset: per player, int array mapping its information sets to global ones.
@@ -284,6 +309,9 @@ class TreeArrays:
     self.seq_parent = np.full(g, -1, dtype=np.int64)
     self.seq_parent[n:] = self.infoset_parent[self.seq_infoset[n:]]
     self.infoset_level = np.repeat(np.arange(self.num_levels), np.diff(self.level_infosets))
+    self.blocks = Blocks.from_sizes(self.infoset_num_actions)
+    self.player_mask = np.zeros((n, g))
+    self.player_mask[self.seq_player[n:], np.arange(n, g)] = 1.0
     self.terminal_seq = np.stack(
         [global_seq[pl][tree.terminal_seq[:, pl]] for pl in range(n)], axis=1).reshape(-1, n)
     self.weighted_utility = tree.utility * tree.chance_reach[:, None]

@@ -8,26 +8,31 @@ form of ``algorithms.kuhn_equilibria`` (H. W. Kuhn 1950 for r = 1; the variable-
 for the rest) drawn as a line, or as a band where the equilibrium is a family, and the regime
 boundaries marked.
 
-Checks, for every solved game (as in ``reference_check``): exploitability within its tolerance,
-value within NashConv of the closed-form value, and each frequency within the strategy tolerance
-of the family member selected by the solved free parameters.
+Checks, for every solved game (``references.solver_run_checks``, as in the reference check):
+exploitability within its tolerance, value within NashConv of the closed-form value, and each
+frequency within the strategy tolerance of the family member selected by the solved free
+parameters.
 """
 
 import argparse
 from typing import Dict, List, Sequence, Tuple
 
+import matplotlib.figure
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
 from algorithms import kuhn_equilibria
-from experiments import cli
+from experiments import arguments
+from experiments import games
+from experiments import jobs as jobs_lib
 from experiments import plotting
-from experiments import reference_check
-from experiments import report
+from experiments import references
 from experiments import solver_registry
-from experiments import sweep
-from experiments.report_section import Check, ReportSection
+from experiments import tables
+from experiments.checks import Check
+from experiments.context import Context
+from experiments.report_section import ReportSection
 from spiel_games import kuhn_rules
 
 NAME = "ante-sweep"
@@ -38,20 +43,14 @@ BETS = (0.5, 1.5, 4.0)  # With ante 1: r = 2, 2/3, 1/4.
 QUICK_ANTES = (0.25, 0.75, 1.0, 2.0)
 QUICK_BETS = (4.0,)
 DEFAULT_SOLVER = "our_cfr_plus"
-ITERATIONS = 1000
-QUICK_ITERATIONS = 300
+ITERATIONS = arguments.Budget(default=1000, quick=300)
 VALUE = "value / bet"
 R_GRID = np.geomspace(0.08, 4.0, 300)
 
 
-def game_string(ante: float, bet: float, simplified: bool) -> str:
-  return (f"kuhn_poker_ante(ante={float(ante)!r},bet={float(bet)!r}"
-          f"{',simplified=True' if simplified else ''})")
-
-
 def sweep_games(antes: Sequence[float], bets: Sequence[float]) -> List[Tuple[str, str]]:
   """(game string, sweep name) for both rule sets: antes with bet 1, bets with ante 1."""
-  return [(game_string(a, b, simplified), kind)
+  return [(games.kuhn_game_string(a, b, simplified), kind)
           for simplified in (False, True)
           for kind, pairs in (("ante", [(a, 1.0) for a in antes]),
                               ("bet", [(1.0, b) for b in bets]))
@@ -60,7 +59,7 @@ def sweep_games(antes: Sequence[float], bets: Sequence[float]) -> List[Tuple[str
 
 def quantities(simplified: bool) -> Dict[str, str]:
   """The plotted quantities: checked information states (probability of bet/call), and value."""
-  return {**reference_check.checked_states(kuhn_rules.KuhnRules(simplified=simplified)),
+  return {**references.checked_states(kuhn_rules.KuhnRules(simplified=simplified)),
           VALUE: "game value / bet (player 0)"}
 
 
@@ -70,7 +69,7 @@ def closed_form_curves(simplified: bool) -> pd.DataFrame:
   rows = []
   for r in ratios:
     rules = kuhn_rules.KuhnRules(ante=r, bet=1.0, simplified=simplified)
-    ranges = reference_check.family_ranges(rules)
+    ranges = references.family_ranges(rules)
     value = float(kuhn_equilibria.game_value(r, 1.0, simplified))
     for q in quantities(simplified):
       low, high = (value, value) if q == VALUE else (float(x) for x in ranges[q])
@@ -78,24 +77,23 @@ def closed_form_curves(simplified: bool) -> pd.DataFrame:
   return pd.DataFrame(rows)
 
 
-def solved_frame(results: Sequence[sweep.JobResult], kinds: Dict[str, str]) -> pd.DataFrame:
+def solved_frame(results: Sequence[jobs_lib.JobResult], kinds: Dict[str, str]) -> pd.DataFrame:
   """One row per solved game and quantity: rule set, sweep, ante, bet, r, solved number."""
   rows = []
   for r in results:
-    game = solver_registry.load_game(r["job"]["game"])
-    rules = game.rules
-    base = {"game": r["job"]["game"], "simplified": rules.simplified,
-            "sweep": kinds[r["job"]["game"]], "ante": rules.ante, "bet": rules.bet,
-            "r": rules.ante / rules.bet,
+    rules = games.load_game(r.job.game).rules
+    base = {"game": r.job.game, "simplified": rules.simplified, "sweep": kinds[r.job.game],
+            "ante": rules.ante, "bet": rules.bet, "r": rules.ante / rules.bet,
             "regime": kuhn_equilibria.regime_of(rules.ante, rules.bet, rules.simplified).name}
     for q in quantities(rules.simplified):
-      solved = r["value"] / rules.bet if q == VALUE else r["policy"][q][1]
+      solved = r.value / rules.bet if q == VALUE else r.solved.policy[q][1]
       rows.append({**base, "quantity": q, "solved": solved})
-  return pd.DataFrame(rows)
+  return pd.DataFrame(rows, columns=["game", "simplified", "sweep", "ante", "bet", "r", "regime",
+                                     "quantity", "solved"])
 
 
-def plot_rule_set(curves: pd.DataFrame, solved: pd.DataFrame, simplified: bool, solver: str,
-                  path) -> None:
+def plot_rule_set(curves: pd.DataFrame, solved: pd.DataFrame, simplified: bool,
+                  solver: str) -> matplotlib.figure.Figure:
   """One panel per quantity: closed form (line or family band), solved points, regimes."""
   names = quantities(simplified)
   cols = min(3, len(names))
@@ -116,7 +114,7 @@ def plot_rule_set(curves: pd.DataFrame, solved: pd.DataFrame, simplified: bool, 
     for kind, marker in (("ante", "o"), ("bet", "s")):
       k = s[s.sweep == kind]
       ax.scatter(k.r, k.solved, marker=marker, color="tab:red", zorder=3, s=18,
-                 label=f"{solver_registry.SOLVERS[solver].label}, {kind} sweep")
+                 label=f"{solver_registry.get_solver(solver).label}, {kind} sweep")
     ax.set_xscale("log")
     ax.set_xlabel("r = ante / bet")
     ax.set_title(f"{title} [{q}]" if q != VALUE else title, fontsize=9)
@@ -126,57 +124,55 @@ def plot_rule_set(curves: pd.DataFrame, solved: pd.DataFrame, simplified: bool, 
   axes[0][0].legend(fontsize=7, loc="center left")
   fig.suptitle(f"{'simplified' if simplified else 'standard'} Kuhn poker: solved vs closed form")
   fig.tight_layout()
-  plotting.save_figure(fig, path)
+  return fig
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-  parser.add_argument("--solver", type=cli.solver_name, default=DEFAULT_SOLVER, metavar="NAME",
-                      help=f"solver (default {DEFAULT_SOLVER}; one of "
+  parser.add_argument("--solver", type=arguments.solver_name, default=DEFAULT_SOLVER,
+                      metavar="NAME", help=f"solver (default {DEFAULT_SOLVER}; one of "
                       + ", ".join(solver_registry.available_solvers()) + ")")
-  parser.add_argument("--iterations", type=cli.positive_int, metavar="T",
-                      help=f"iterations per game (default {ITERATIONS}, {QUICK_ITERATIONS} with "
-                      "--quick)")
-  parser.add_argument("--ante", action="append", type=cli.positive_float, metavar="A",
+  parser.add_argument("--iterations", type=arguments.positive_int, metavar="T",
+                      help=ITERATIONS.help("iterations per game"))
+  parser.add_argument("--ante", action="append", type=arguments.positive_float, metavar="A",
                       help="ante to sweep with bet 1 (repeatable; default: "
-                      + ", ".join(map(str, ANTES)) + ")")
-  parser.add_argument("--bet", action="append", type=cli.positive_float, metavar="B",
+                      + ", ".join(map(str, ANTES)) + "; with --quick "
+                      + ", ".join(map(str, QUICK_ANTES)) + ")")
+  parser.add_argument("--bet", action="append", type=arguments.positive_float, metavar="B",
                       help="bet to sweep with ante 1 (repeatable; default: "
-                      + ", ".join(map(str, BETS)) + ")")
+                      + ", ".join(map(str, BETS)) + "; with --quick "
+                      + ", ".join(map(str, QUICK_BETS)) + ")")
 
 
-def run(args: argparse.Namespace) -> ReportSection:
-  antes = args.ante or (QUICK_ANTES if args.quick else ANTES)
-  bets = args.bet or (QUICK_BETS if args.quick else BETS)
-  iterations = args.iterations or (QUICK_ITERATIONS if args.quick else ITERATIONS)
+def run(args: argparse.Namespace, ctx: Context) -> ReportSection:
+  antes = args.ante or (QUICK_ANTES if ctx.quick else ANTES)
+  bets = args.bet or (QUICK_BETS if ctx.quick else BETS)
+  iterations = ITERATIONS.resolve(args.iterations, ctx.quick)
   if solver_registry.get_solver(args.solver).sampled:
     iterations *= solver_registry.SAMPLED_BUDGET_FACTOR
-  games = sweep_games(antes, bets)
-  kinds = dict(games)
-  jobs = [sweep.Job(NAME, g, args.solver, args.seed, iterations) for g in kinds]
-  with sweep.make_executor(args.workers, args.dask) as executor:
-    results = sweep.run_jobs(jobs, reference_check.reference_job, args.out / "jobs", executor,
-                             quiet=args.quiet, description=NAME)
+  kinds = dict(sweep_games(antes, bets))
+  results = ctx.run_jobs([jobs_lib.Job(NAME, g, args.solver, ctx.seed, iterations,
+                                       keep_policy=True) for g in kinds])
   solved = solved_frame(results, kinds)
-  report.write_csv(solved, args.out / "ante_sweep.csv")
+  tables.write_csv(solved, ctx.out / "ante_sweep.csv")
   figures = []
   for simplified in (False, True):
     name = f"ante_sweep_{'simplified' if simplified else 'standard'}.png"
-    plot_rule_set(closed_form_curves(simplified), solved[solved.simplified == simplified],
-                  simplified, args.solver, args.out / name)
+    plotting.save_figure(plot_rule_set(closed_form_curves(simplified),
+                                       solved[solved.simplified == simplified], simplified,
+                                       args.solver), ctx.out / name)
     figures.append(name)
-  checks: List[Check] = []
+  found: List[Check] = []
   for result in results:
-    checks += reference_check.solver_checks(
-        result, reference_check.compute_reference(result["job"]["game"]))
+    found += references.solver_run_checks(result, references.compute_reference(result.job.game))
   table = solved.pivot_table(index=["simplified", "sweep", "ante", "bet", "regime"],
                              columns="quantity", values="solved").reset_index()
   markdown = (
-      f"{solver_registry.SOLVERS[args.solver].label}, T = {iterations}, on kuhn_poker_ante over "
-      f"antes {', '.join(map(str, antes))} (bet 1) and bets {', '.join(map(str, bets))} "
+      f"{solver_registry.get_solver(args.solver).label}, T = {iterations}, on kuhn_poker_ante "
+      f"over antes {', '.join(map(str, antes))} (bet 1) and bets {', '.join(map(str, bets))} "
       "(ante 1), both rule sets. Lines: closed form; bands and vertical segments: equilibrium "
       "families (where the closed-form equilibrium is not unique); dotted: regime boundaries. "
       "Probabilities are of bet/call at the information state in brackets (cards 0 = J, 1 = Q, "
-      "2 = K; p = check, b = bet).\n\n" + report.markdown_table(table, digits=4))
+      "2 = K; p = check, b = bet).\n\n" + tables.markdown_table(table, digits=4))
   return ReportSection(title="Ante sweep: solved strategies and values against closed forms",
                        markdown=markdown, figures=figures, tables=["ante_sweep.csv"],
-                       checks=checks)
+                       checks=found)

@@ -5,10 +5,12 @@
   python -m experiments.benchmark_cfr --games leduc_poker --part sampling --sampling-cap 900
   python -m experiments.benchmark_cfr --scaling        # tree build / iteration time vs deck size
 
-Part "cfr": iterations per second and solver wall time to exploitability 1e-3 of our
-``CFRSolver``, OpenSpiel's Python ``cfr.CFRSolver`` and C++ ``pyspiel.CFRSolver``. Part
-"sampling": wall time to exploitability 1e-2 of our ``ChanceSamplingCFRSolver`` (alternating and
-simultaneous updates) and OpenSpiel's external- and outcome-sampling MCCFR, Python and C++.
+Every solver is an entry of the solver registry (``experiments.solver_registry``), named as on
+the command line of the experiments. Part "cfr": iterations per second and solver wall time to
+exploitability 1e-3 of our ``CFRSolver`` (``our_cfr``), OpenSpiel's Python ``cfr.CFRSolver``
+(``cfr``) and C++ ``pyspiel.CFRSolver`` (``cfr_cpp``). Part "sampling": wall time to
+exploitability 1e-2 of our ``ChanceSamplingCFRSolver`` (``cs_cfr``, ``cs_cfr_simultaneous``) and
+OpenSpiel's external- and outcome-sampling MCCFR, Python and C++ (``mccfr_*``).
 Exploitability is measured at geometrically spaced iterations on the exact tree evaluator
 (``TreeEvaluator``, equal to OpenSpiel's ``exploitability.exploitability``, see
 tests/test_solvers.py); evaluation time is not counted. A solver still above the target when its
@@ -21,29 +23,26 @@ import math
 import resource
 import sys
 import time
-from typing import Callable, List, Optional
+from typing import List, Optional
 
 import numpy as np
+from open_spiel.python import games as _openspiel_python_games  # noqa: F401  (registers them)
 import pyspiel
 
-from open_spiel.python import games as _openspiel_python_games  # pylint: disable=unused-import
-from open_spiel.python.algorithms import cfr as cfr_py
-from open_spiel.python.algorithms import external_sampling_mccfr as es_py
-from open_spiel.python.algorithms import outcome_sampling_mccfr as os_py
-
-import spiel_games  # pylint: disable=unused-import
-from algorithms import CFRSolver, ChanceSamplingCFRSolver
-from algorithms.cfr_engine import CFREngine, TreeArrays, UpdateRule
+from algorithms.cfr_engine import CFREngine
+from algorithms.cfr_engine import TreeArrays
+from algorithms.cfr_engine import UpdateRule
 from algorithms.game_tree import GameTree
 from algorithms.tree_exploitability import TreeEvaluator
+from experiments import games
 from experiments import solver_registry
 
 DEFAULT_GAMES = ("kuhn_poker", "kuhn_poker_ante()", "kuhn_poker_ante(deck_size=13)",
                  "leduc_poker")
-CFR_SOLVERS = ("ours", "openspiel-python", "openspiel-cpp")
-SAMPLING_SOLVERS = ("ours-cs", "ours-cs-simultaneous", "python-es", "python-os", "cpp-es",
-                    "cpp-os")
-PYTHON_GAMES = ("kuhn_poker_ante",)
+# Registered solvers of each part (experiments.solver_registry).
+CFR_SOLVERS = ("our_cfr", "cfr", "cfr_cpp")
+SAMPLING_SOLVERS = ("cs_cfr", "cs_cfr_simultaneous", "mccfr_external", "mccfr_outcome",
+                    "mccfr_external_cpp", "mccfr_outcome_cpp")
 
 
 @dataclasses.dataclass
@@ -63,80 +62,21 @@ class Run:
     return self.iterations / self.seconds if self.seconds > 0 else math.nan
 
 
-class Adapter:
-  """One solver behind a common interface: step(n) runs n iterations, policy() -> array."""
-
-  def __init__(self, step: Callable[[int], None], policy: Callable[[], np.ndarray]):
-    self.step = step
-    self.policy = policy
-
-
-def _rows_from_states(states, probabilities, num_actions) -> np.ndarray:
-  out = np.zeros((len(states), num_actions))
-  for row, state in enumerate(states):
-    for action, p in probabilities(state):
-      out[row, action] = p
-  return out
-
-
-def make_adapter(name: str, game: pyspiel.Game, tree: GameTree, seed: int) -> Adapter:
-  """The solver ``name`` on ``game``; policies as TabularPolicy-shaped arrays."""
-  tabular = tree.tabular_policy()
-  states, num_actions = tabular.states, game.num_distinct_actions()
-
-  def repeat(fn):
-    def step(n):
-      for _ in range(n):
-        fn()
-    return step
-
-  if name in ("ours", "ours-cs", "ours-cs-simultaneous"):
-    if name == "ours":
-      solver = CFRSolver(game, tree=tree)
-    else:
-      solver = ChanceSamplingCFRSolver(game, tree=tree, seed=seed,
-                                       alternating_updates=name == "ours-cs")
-    return Adapter(solver.solve, lambda: solver.average_policy().action_probability_array)
-  if name == "openspiel-python":
-    solver = cfr_py.CFRSolver(game)
-    return Adapter(repeat(solver.evaluate_and_update_policy),
-                   lambda: solver.average_policy().action_probability_array)
-  if name == "openspiel-cpp":
-    solver = pyspiel.CFRSolver(game)
-    return Adapter(repeat(solver.evaluate_and_update_policy), lambda: _rows_from_states(
-        states, solver.average_policy().get_state_policy, num_actions))
-  if name in ("cpp-es", "cpp-os"):
-    cls = (pyspiel.ExternalSamplingMCCFRSolver if name == "cpp-es" else
-           pyspiel.OutcomeSamplingMCCFRSolver)
-    solver = cls(game, seed=seed)
-    return Adapter(repeat(solver.run_iteration), lambda: _rows_from_states(
-        states, solver.average_policy().get_state_policy, num_actions))
-  if name in ("python-es", "python-os"):
-    np.random.seed(seed)  # OpenSpiel's Python MCCFR samples with np.random.
-    solver = (es_py.ExternalSamplingSolver(game, es_py.AverageType.SIMPLE)
-              if name == "python-es" else os_py.OutcomeSamplingSolver(game))
-
-    def probabilities(state):
-      return solver.average_policy().action_probabilities(state).items()
-
-    return Adapter(repeat(solver.iteration),
-                   lambda: _rows_from_states(states, probabilities, num_actions))
-  raise ValueError(f"unknown solver {name!r}; allowed: {CFR_SOLVERS + SAMPLING_SOLVERS}")
-
-
 def run_to_target(name: str, game: pyspiel.Game, tree: GameTree, evaluator: TreeEvaluator,
                   target: float, cap: float, seed: int) -> Run:
-  """Runs until exploitability <= target or ``cap`` solver seconds, evaluating at iterations
-  1, 2, 3, ... growing by 10% (evaluation time excluded)."""
-  adapter = make_adapter(name, game, tree, seed)
+  """Runs the registered solver ``name`` until exploitability <= target or ``cap`` solver
+  seconds, evaluating at iterations 1, 2, 3, ... growing by 10% (evaluation time excluded)."""
+  solver = solver_registry.get_solver(name).build(game, seed, tree)
   run = Run(name, str(game))
   while run.seconds < cap:
     todo = max(1, int(run.iterations * 0.1))
     start = time.perf_counter()
-    adapter.step(todo)
+    for _ in range(todo):
+      solver.evaluate_and_update_policy()
     run.seconds += time.perf_counter() - start
     run.iterations += todo
-    run.exploitability = evaluator.exploitability(adapter.policy())
+    run.exploitability = evaluator.exploitability(
+        solver_registry.tabular_average_policy(game, solver))
     run.curve.append((run.iterations, run.exploitability))
     if run.exploitability <= target:
       run.reached, run.reached_iterations = run.seconds, run.iterations
@@ -152,7 +92,10 @@ def _fmt_time(run: Run, cap: float) -> str:
 
 def _table(rows: List[List[str]], header: List[str]) -> str:
   widths = [max(len(str(r[i])) for r in rows + [header]) for i in range(len(header))]
-  line = lambda r: " | ".join(str(c).ljust(w) for c, w in zip(r, widths))
+
+  def line(r):
+    return " | ".join(str(c).ljust(w) for c, w in zip(r, widths))
+
   return "\n".join([line(header), "-+-".join("-" * w for w in widths)] + [line(r) for r in rows])
 
 
@@ -181,8 +124,8 @@ def part_cfr(games, solvers, cap, target, seed):
   rows, ratios = [], []
   for game_string in games:
     game, runs = _run_solvers(game_string, solvers, target, cap, seed, rows)
-    if "ours" in runs and "openspiel-cpp" in runs:
-      ours, cpp = runs["ours"], runs["openspiel-cpp"]
+    if "our_cfr" in runs and "cfr_cpp" in runs:
+      ours, cpp = runs["our_cfr"], runs["cfr_cpp"]
       common = [it for it, _ in cpp.curve if it <= ours.iterations]
       early = max((it for it in common if it <= 100), default=0)
       last = max(common, default=0)
@@ -203,15 +146,15 @@ def part_sampling(games, solvers, cap, target, seed):
   rows = []
   for game_string in games:
     game, runs = _run_solvers(game_string, solvers, target, cap, seed, rows)
-    if "python-es" in runs:
-      for ours in ("ours-cs", "ours-cs-simultaneous"):
+    if "mccfr_external" in runs:
+      for ours in ("cs_cfr", "cs_cfr_simultaneous"):
         if ours in runs and runs[ours].reached is not None:
-          es = runs["python-es"]
+          es = runs["mccfr_external"]
           bound = es.reached if es.reached is not None else es.seconds
           # Python ES still above the target at its cap took longer than es.seconds, so the
           # ratio is then at most ours / es.seconds.
           sign = "=" if es.reached is not None else "<"
-          print(f"  {game}: {ours} time / python-es time {sign} "
+          print(f"  {game}: {ours} time / mccfr_external time {sign} "
                 f"{runs[ours].reached / bound:.3f} (target < 1)")
   print()
   print(_table(rows, ["game", "solver", "it/s", f"time to {target:g}"]))
@@ -263,7 +206,9 @@ def main(argv=None) -> int:
                       help="game strings (default: %(default)s)")
   parser.add_argument("--part", choices=("cfr", "sampling", "both"), default="both")
   parser.add_argument("--solvers", nargs="+", default=None,
-                      help=f"subset of {CFR_SOLVERS} (cfr part) or {SAMPLING_SOLVERS}")
+                      help="registered solvers (experiments.solver_registry; full-traversal ones "
+                      f"in the cfr part, sampled ones in the sampling part; default: "
+                      f"{', '.join(CFR_SOLVERS)} and {', '.join(SAMPLING_SOLVERS)})")
   parser.add_argument("--cap", type=float, default=60.0, help="seconds per CFR solver and game")
   parser.add_argument("--sampling-cap", type=float, default=600.0,
                       help="seconds per sampling solver and game")
@@ -278,14 +223,14 @@ def main(argv=None) -> int:
       print(f"error: {name} must be > 0, got {value}", file=sys.stderr)
       return 2
   if args.solvers:
-    unknown = set(args.solvers) - set(CFR_SOLVERS + SAMPLING_SOLVERS)
+    unknown = set(args.solvers) - set(solver_registry.available_solvers())
     if unknown:
       print(f"error: unknown solvers {sorted(unknown)}; allowed: "
-            f"{list(CFR_SOLVERS + SAMPLING_SOLVERS)}", file=sys.stderr)
+            f"{', '.join(solver_registry.available_solvers())}", file=sys.stderr)
       return 2
   for game_string in args.games:
     try:
-      solver_registry.load_game(game_string)
+      games.load_game(game_string)
     except ValueError as e:
       print(f"error: {e}", file=sys.stderr)
       return 2
@@ -297,13 +242,19 @@ def main(argv=None) -> int:
     args.games = [g for g in args.games if not g.startswith("leduc")]
   print(f"Machine: one run, {time.strftime('%Y-%m-%d %H:%M')}; solver time excludes evaluation.")
   if args.part in ("cfr", "both"):
-    solvers = [s for s in (args.solvers or CFR_SOLVERS) if s in CFR_SOLVERS]
+    solvers = [s for s in (args.solvers or CFR_SOLVERS)
+               if not solver_registry.get_solver(s).sampled]
     part_cfr(args.games, solvers, args.cap, 1e-3, args.seed)
   if args.part in ("sampling", "both"):
-    solvers = [s for s in (args.solvers or SAMPLING_SOLVERS) if s in SAMPLING_SOLVERS]
+    solvers = [s for s in (args.solvers or SAMPLING_SOLVERS)
+               if solver_registry.get_solver(s).sampled]
     part_sampling(args.games, solvers, args.sampling_cap, 1e-2, args.seed)
   return 0
 
 
 if __name__ == "__main__":
-  sys.exit(main())
+  try:
+    sys.exit(main())
+  except KeyboardInterrupt:
+    print("interrupted", file=sys.stderr)
+    sys.exit(130)

@@ -1,32 +1,46 @@
 """Command line: ``python -m experiments <command> [options]`` (script ``kuhn-experiments``).
 
 Every experiment module listed in ``EXPERIMENT_MODULES`` follows one protocol: ``NAME``, ``HELP``,
-``add_arguments(parser)`` and ``run(args) -> ReportSection``; each becomes a subcommand. The
-command ``run`` runs all of them (or those named with ``--only``) with their default options. All
-commands take the common options ``--quick``, ``--out DIR``, ``--seed N``, ``--quiet``,
-``--workers N`` and ``--dask ADDRESS``.
+``add_arguments(parser)`` and ``run(args, ctx) -> ReportSection`` with ``ctx`` an
+``experiments.context.Context`` (its folder, budget, seed, executor and sweep runner); each
+becomes a subcommand. The command ``run`` runs all of them (or those named with ``--only``) with
+their default options. Every command takes the common options of
+``arguments.add_common_arguments``.
 
-An experiment writes into ``DIR/<NAME>/``; the CLI saves its section there, writes the manifests
-(``DIR/manifest.json`` and ``DIR/<NAME>/manifest.json``) and re-renders ``DIR/report.md`` from
-every section in ``DIR``. Exit codes: 0 when every check passed, 1 when a check failed or an
-experiment crashed, 2 for bad options (message on stderr, nothing written).
+An experiment writes into ``DIR/<NAME>/``; the CLI saves its section there with the code that
+computed it, writes the manifests (``DIR/manifest.json`` and ``DIR/<NAME>/manifest.json``) and
+re-renders ``DIR/report.md`` from every section in ``DIR``.
+
+Nothing a person does ends in a traceback: bad options and ``--out`` problems print one
+``error:`` line (exit 2, nothing written); an experiment that crashes or a job that raises is
+recorded in the report with its error (the traceback goes to ``DIR/<NAME>/error.log``) and the
+rest goes on (exit 1); Ctrl-C prints one line saying what was kept, renders the report from what
+finished and exits with 130; a lost Dask cluster prints one line (exit 1). Exit 0 when every
+check passed.
 """
 
 import argparse
+import contextlib
+import dataclasses
 import importlib
 import pathlib
 import shutil
 import sys
+import tempfile
 import time
 import traceback
 from types import ModuleType
-from typing import Any, Callable, List, Optional, Sequence
+from typing import List, Optional, Sequence, Tuple
 
 import tqdm
 
-from experiments import manifest
+from algorithms import atomic_file
+from experiments import arguments
+from experiments import context
+from experiments import executors
+from experiments import play
+from experiments import provenance
 from experiments import report
-from experiments import solver_registry
 from experiments.report_section import ReportSection
 
 # The experiments, in report order. A new experiment is one entry here.
@@ -41,66 +55,11 @@ EXPERIMENT_MODULES = (
     "experiments.rebel",
 )
 RUN = "run"
-DEFAULT_OUT = "results"
-
-
-def _number_type(convert: Callable[[str], Any], allowed: Callable[[Any], bool],
-                 description: str) -> Callable[[str], Any]:
-  """An argparse type: ``convert(text)``, rejected unless ``allowed``, with a one-line message."""
-
-  def parse(text: str):
-    try:
-      value = convert(text)
-    except ValueError:
-      raise argparse.ArgumentTypeError(f"expected {description}, got {text!r}") from None
-    if not allowed(value):
-      raise argparse.ArgumentTypeError(f"expected {description}, got {text}")
-    return value
-
-  parse.__name__ = description  # argparse names the type in its own messages.
-  return parse
-
-
-positive_int = _number_type(int, lambda v: v > 0, "a positive integer")
-positive_float = _number_type(float, lambda v: 0 < v < float("inf"), "a finite positive number")
-nonnegative_int = _number_type(int, lambda v: v >= 0, "an integer >= 0")
-
-
-def _checked_text(check: Callable[[str], Any], description: str) -> Callable[[str], str]:
-  """An argparse type: ``text`` itself once ``check(text)`` accepts it; its ValueError becomes
-  argparse's one-line message."""
-
-  def parse(text: str) -> str:
-    try:
-      check(text)
-    except ValueError as e:
-      raise argparse.ArgumentTypeError(str(e)) from None
-    return text
-
-  parse.__name__ = description
-  return parse
-
-
-# An OpenSpiel game string CFR applies to (checked by loading it).
-game_string = _checked_text(solver_registry.load_game, "game string")
-# The name of a registered solver.
-solver_name = _checked_text(solver_registry.get_solver, "solver name")
-
-
-def add_common_arguments(parser: argparse.ArgumentParser) -> None:
-  """The options every command takes."""
-  parser.add_argument("--quick", action="store_true",
-                      help="small budget (about a minute for the whole suite)")
-  parser.add_argument("--out", type=pathlib.Path, default=pathlib.Path(DEFAULT_OUT),
-                      metavar="DIR", help=f"results folder (default: {DEFAULT_OUT})")
-  parser.add_argument("--seed", type=nonnegative_int, default=0, metavar="N",
-                      help="base random seed (default: 0)")
-  parser.add_argument("--quiet", action="store_true", help="no progress bars")
-  parser.add_argument("--workers", type=positive_int, default=1, metavar="N",
-                      help="process-pool size for sweeps (default: 1)")
-  parser.add_argument("--dask", metavar="ADDRESS", default=None,
-                      help="run sweeps on the Dask cluster at ADDRESS (needs pip install "
-                      "'.[dask]'); --workers is then ignored")
+PROG = "kuhn-experiments"
+PLAY = "play"
+ERROR_LOG = "error.log"
+EXIT_INTERRUPTED = 130
+MAX_FAILED_CHECKS_SHOWN = 40
 
 
 def experiment_modules() -> List[ModuleType]:
@@ -110,127 +69,248 @@ def experiment_modules() -> List[ModuleType]:
 
 def _experiment_parser(module: ModuleType, parser: argparse.ArgumentParser
                        ) -> argparse.ArgumentParser:
-  add_common_arguments(parser)
+  arguments.add_common_arguments(parser)
   module.add_arguments(parser)
   return parser
 
 
-def build_parser(modules: Sequence[ModuleType]) -> argparse.ArgumentParser:
+def build_parser(modules: Sequence[ModuleType], prog: str = PROG) -> argparse.ArgumentParser:
   """The parser with one subcommand per experiment and the command ``run``."""
   parser = argparse.ArgumentParser(
-      prog="python -m experiments",
+      prog=prog,
       description="Kuhn poker CFR experiments. Results, figures and report.md go to --out.")
   commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
   run_parser = commands.add_parser(
       RUN, help="run every experiment at its default budget and write the report",
       description="Run every experiment with its default options and write DIR/report.md.")
-  add_common_arguments(run_parser)
+  arguments.add_common_arguments(run_parser)
   run_parser.add_argument("--only", action="append", metavar="NAME",
                           choices=[m.NAME for m in modules],
-                          help="run only this experiment (repeatable)")
+                          help="run only this experiment (repeatable; default: all of "
+                          + ", ".join(m.NAME for m in modules) + ")")
+  commands.add_parser(PLAY, add_help=False, help="play a two-player game against a solver in the "
+                      f"terminal (interactive; {prog} {PLAY} --help)")
   for module in modules:
-    text = module.HELP.replace("%", "%%")  # argparse %-formats help strings.
-    _experiment_parser(module, commands.add_parser(module.NAME, help=text, description=text))
+    # argparse %-formats a subcommand's help (so % is escaped) but not its description.
+    _experiment_parser(module, commands.add_parser(
+        module.NAME, help=module.HELP.replace("%", "%%"), description=module.HELP))
   return parser
 
 
 def _common_argv(args: argparse.Namespace) -> List[str]:
   """The common options of ``args`` as command-line arguments."""
-  argv = ["--seed", str(args.seed), "--workers", str(args.workers), "--out", str(args.out)]
+  argv = ["--seed", str(args.seed), "--workers", str(args.workers), "--out", str(args.out),
+          "--max-minutes", repr(args.max_minutes), "--dask-timeout", repr(args.dask_timeout)]
   argv += ["--quick"] if args.quick else []
   argv += ["--quiet"] if args.quiet else []
+  argv += ["--fresh"] if args.fresh else []
   argv += ["--dask", args.dask] if args.dask else []
   return argv
 
 
-def _run_one(module: ModuleType, args: argparse.Namespace, root: pathlib.Path,
-             propagate_value_error: bool) -> report.SectionRecord:
-  """Runs one experiment into ``root/NAME`` and saves its section and manifest.
+def prepare_out(root: pathlib.Path, names: Sequence[str]) -> bool:
+  """Creates the results folder if needed and checks that it can be written.
 
-  A crash is recorded in the section; a ValueError (bad option) propagates when asked, after
-  removing the experiment's folder if this call created it.
+  Returns:
+    True if this call created it.
+
+  Raises:
+    ValueError: one line naming the problem (a file in the way, no permission, ...).
+  """
+  if root.exists() and not root.is_dir():
+    raise ValueError(f"--out {root}: exists and is not a folder")
+  for name in names:
+    if (root / name).exists() and not (root / name).is_dir():
+      raise ValueError(f"--out {root}: {root / name} is a file; the experiment {name} needs a "
+                       "folder of that name")
+  created = not root.exists()
+  try:
+    root.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryFile(dir=root):
+      pass
+  except OSError as e:
+    raise ValueError(f"--out {root}: cannot write there ({e.strerror or e})") from None
+  return created
+
+
+@dataclasses.dataclass
+class _Outcome:
+  """How one experiment ended, for ``main``."""
+
+  record: report.SectionRecord
+  interrupted: bool = False
+  lost: Optional[str] = None  # One line, if the executor was lost.
+
+
+def _run_one(module: ModuleType, args: argparse.Namespace, root: pathlib.Path,
+             executor, bad_option_propagates: bool) -> _Outcome:
+  """Runs one experiment into ``root/NAME``, saves its section, manifest and error logs.
+
+  A ValueError (a bad option) propagates when asked, after removing the experiment's folder if
+  this call created it; any other exception is recorded as a crash.
   """
   sub = root / module.NAME
   created = not sub.exists()
   sub.mkdir(parents=True, exist_ok=True)
-  args.out = sub
-  start, clock = manifest.now(), time.perf_counter()
-  error = None
+  ctx = context.Context(module.NAME, sub, seed=args.seed, quick=args.quick,
+                        progress=context.terminal_progress(args.quiet), fresh=args.fresh,
+                        max_minutes=args.max_minutes, executor=executor)
+  start, clock = provenance.now(), time.perf_counter()
+  error, interrupted, lost = None, False, None
+  section = ReportSection(title=module.NAME)
   try:
-    section = module.run(args)
-  except ValueError:
-    if propagate_value_error:
+    section = module.run(args, ctx)
+  except ValueError as e:
+    if bad_option_propagates:
       if created:
         shutil.rmtree(sub, ignore_errors=True)
       raise
-    error, section = _crash(module)
-  except Exception:  # pylint: disable=broad-except  (recorded in the report, exit code 1)
-    error, section = _crash(module)
-  record = report.SectionRecord(module.NAME, section, time.perf_counter() - clock, error)
+    error = _crash(sub, e)
+  except KeyboardInterrupt:
+    interrupted = True
+    section = ReportSection(title=f"{module.NAME} (interrupted)")
+  except executors.ExecutorLost as e:
+    lost = str(e)
+    error = lost
+  except Exception as e:  # noqa: BLE001  (recorded in the report; the other experiments go on)
+    error = _crash(sub, e)
+  if error is not None and not interrupted:
+    section = ReportSection(title=f"{module.NAME} (crashed)")
+  if ctx.failures:
+    atomic_file.atomic_write_text(sub / "job_errors.log", "\n".join(
+        f"{line}\n{f.traceback}" for line, f in zip(context.describe_failures(ctx.failures),
+                                                      ctx.failures)))
+  record = report.SectionRecord(
+      module.NAME, section, time.perf_counter() - clock, error,
+      job_failures=context.describe_failures(ctx.failures), interrupted=interrupted,
+      jobs=dataclasses.asdict(ctx.stats), code=provenance.code_stamp(),
+      finished=provenance.now())
   report.save_section(root, record)
-  manifest.write_manifest(sub, manifest.build_manifest(
-      args.argv, {"seed": args.seed}, start,
-      manifest.now(), experiment=module.NAME, status=record.status))
-  return record
+  provenance.write_manifest(sub, provenance.build_manifest(
+      args.argv, args.prog, {"seed": args.seed}, start, provenance.now(),
+      experiment=module.NAME, status=record.status, code=record.code, jobs=record.jobs))
+  return _Outcome(record, interrupted, lost)
 
 
-def _crash(module: ModuleType):
-  traceback.print_exc()
-  kind, value = sys.exc_info()[:2]
-  return f"{kind.__name__}: {value}", ReportSection(title=f"{module.NAME} (crashed)")
+def _crash(sub: pathlib.Path, e: BaseException) -> str:
+  """Writes the traceback to ``sub/error.log`` and returns the one-line error."""
+  with contextlib.suppress(OSError):
+    atomic_file.atomic_write_text(sub / ERROR_LOG, traceback.format_exc())
+  lines = str(e).strip().splitlines()
+  return (f"{type(e).__name__}: {lines[0] if lines else ''}".rstrip(": ")
+          + f" (traceback in {sub / ERROR_LOG})")
 
 
-def main(argv: Optional[Sequence[str]] = None) -> int:
-  """Runs a command; returns the exit code (0 all checks passed, 1 failures, 2 bad options)."""
+def _selected(args: argparse.Namespace, modules: Sequence[ModuleType]
+              ) -> List[Tuple[ModuleType, argparse.Namespace]]:
+  """The (module, its options) pairs of the command."""
+  if args.command != RUN:
+    return [(next(m for m in modules if m.NAME == args.command), args)]
+  selected = []
+  for module in modules:
+    if not args.only or module.NAME in args.only:
+      sub_args = _experiment_parser(module, argparse.ArgumentParser()).parse_args(
+          _common_argv(args))
+      sub_args.argv, sub_args.prog = args.argv, args.prog
+      selected.append((module, sub_args))
+  return selected
+
+
+def main(argv: Optional[Sequence[str]] = None, prog: str = PROG) -> int:
+  """Runs a command; returns the exit code (0 all checks passed, 1 failures or errors, 2 bad
+  options, 130 interrupted)."""
   argv = sys.argv[1:] if argv is None else list(argv)
+  try:
+    return _main(argv, prog)
+  except KeyboardInterrupt:  # Outside an experiment (importing, writing the report).
+    print(f"{prog}: interrupted; rerun the same command to resume", file=sys.stderr)
+    return EXIT_INTERRUPTED
+
+
+def _main(argv: List[str], prog: str) -> int:
+  if argv[:1] == [PLAY]:  # Interactive: it writes no report section.
+    return play.main(argv[1:], prog=f"{prog} {PLAY}")
   modules = experiment_modules()
-  parser = build_parser(modules)
+  parser = build_parser(modules, prog)
   try:
     args = parser.parse_args(argv)
   except SystemExit as e:  # --help, or an argparse error already printed on stderr.
     return int(e.code or 0)
-  args.argv = argv
+  args.argv, args.prog = argv, prog
   root = pathlib.Path(args.out)
-  root_created = not root.exists()
-  by_name = {m.NAME: m for m in modules}
-  if args.command == RUN:
-    selected = [m for m in modules if not args.only or m.NAME in args.only]
-    per_module = []
-    for module in selected:
-      sub_args = _experiment_parser(module, argparse.ArgumentParser()).parse_args(
-          _common_argv(args))
-      sub_args.argv = args.argv
-      per_module.append((module, sub_args))
-  else:
-    per_module = [(by_name[args.command], args)]
-  start = manifest.now()
-  root.mkdir(parents=True, exist_ok=True)
-  records = []
+  per_module = _selected(args, modules)
+  error_prefix = f"{prog} {args.command}: error:"
   try:
-    for module, module_args in tqdm.tqdm(per_module, desc="experiments", disable=args.quiet
-                                         or len(per_module) == 1):
-      records.append(_run_one(module, module_args, root, args.command != RUN))
+    root_created = prepare_out(root, [m.NAME for m, _ in per_module])
   except ValueError as e:
+    print(f"{error_prefix} {e}", file=sys.stderr)
+    return 2
+  start = provenance.now()
+  outcomes: List[_Outcome] = []
+  try:
+    with executors.make_executor(args.workers, args.dask, args.dask_timeout) as executor:
+      for module, module_args in tqdm.tqdm(
+          per_module, desc="experiments", leave=False,
+          disable=len(per_module) == 1 or not context.terminal_progress(args.quiet)):
+        outcome = _run_one(module, module_args, root, executor,
+                           bad_option_propagates=args.command != RUN)
+        outcomes.append(outcome)
+        if args.quiet:
+          print(report.summary_line(outcome.record), flush=True)
+        if outcome.interrupted or outcome.lost:
+          break
+  except ValueError as e:  # A bad option or an unreachable executor, before any work.
     if root_created and not any(root.iterdir()):
       root.rmdir()
-    print(f"{parser.prog} {args.command}: error: {e}", file=sys.stderr)
+    print(f"{error_prefix} {e}", file=sys.stderr)
     return 2
-  run_manifest = manifest.build_manifest(
-      argv, {"seed": args.seed}, start, manifest.now(),
-      experiments={r.experiment: r.status for r in records})
-  manifest.write_manifest(root, run_manifest)
-  path = report.render_report(root, [m.NAME for m in modules], run_manifest)
-  _print_outcome(records, path, detailed=args.command != RUN)
+  except OSError as e:
+    print(f"{error_prefix} {e.strerror or e}: {e.filename or root}", file=sys.stderr)
+    return 1
+  return _finish(args, root, modules, outcomes, start)
+
+
+def _finish(args: argparse.Namespace, root: pathlib.Path, modules: Sequence[ModuleType],
+            outcomes: Sequence[_Outcome], start: str) -> int:
+  """Writes the manifest and the report, prints the outcome and returns the exit code."""
+  records = [o.record for o in outcomes]
+  order = [m.NAME for m in modules]
+  sections = report.load_sections(root, order)
+  run_manifest = provenance.build_manifest(
+      args.argv, args.prog, {"seed": args.seed}, start, provenance.now(),
+      experiments={r.experiment: {"status": r.status, "code": r.code, "jobs": r.jobs,
+                                  "finished": r.finished} for r in sections})
+  provenance.write_manifest(root, run_manifest)
+  path = report.render_report(root, order, run_manifest)
+  if not args.quiet:
+    _print_outcome(records, path)
+  last = outcomes[-1] if outcomes else None
+  if last is not None and last.interrupted:
+    stats = last.record.jobs
+    finished = sum(not o.interrupted for o in outcomes)
+    print(f"interrupted: {stats.get('reused', 0) + stats.get('computed', 0)} of "
+          f"{stats.get('total', 0)} {last.record.experiment} jobs kept, {finished} of "
+          f"{len(_selected(args, modules))} experiments finished; report {path}; rerun the same "
+          "command to resume", file=sys.stderr)
+    return EXIT_INTERRUPTED
+  if last is not None and last.lost:
+    print(f"{args.prog} {args.command}: error: {last.lost}; finished jobs are kept, rerun the same "
+          "command to resume", file=sys.stderr)
+    return 1
   return 0 if report.overall_status(records) else 1
 
 
-def _print_outcome(records: Sequence[report.SectionRecord], path: pathlib.Path,
-                   detailed: bool) -> None:
-  """Prints the pass/fail table of this invocation's experiments and where the report is."""
+def _print_outcome(records: Sequence[report.SectionRecord], path: pathlib.Path) -> None:
+  """Prints the pass/fail table of this invocation's experiments, the failed checks and errors,
+  and where the report is."""
   print(report.summary_table(records))
-  checks = [c for r in records for c in r.section.checks]
-  shown = checks if detailed else [c for c in checks if not c.passed]
-  if shown:
+  failed = [c for r in records for c in r.section.checks if not c.passed]
+  if failed:
     print()
-    print(report.checks_table(shown))
+    print(report.checks_table(failed[:MAX_FAILED_CHECKS_SHOWN]))
+    if len(failed) > MAX_FAILED_CHECKS_SHOWN:
+      print(f"... and {len(failed) - MAX_FAILED_CHECKS_SHOWN} more failed checks in the report")
+  for r in records:
+    for problem in ([r.error] if r.error else []) + r.job_failures:
+      print(f"{r.experiment}: {problem}")
   print(f"\nreport: {path}")

@@ -10,29 +10,31 @@ information", NeurIPS 2007, Theorem 4).
 
 Checks, at the final point of every run: the tree exploitability equals OpenSpiel's
 ``exploitability.exploitability``; the value of the average policy is within its NashConv
-(2 exploitability) of the game value from the sequence-form LP (for any profile both lie between
-player 0's best-response values against each side); and when both are run, OpenSpiel's C++ CFR
-and this project's CFR and CFR+ agree with OpenSpiel's Python CFR and CFR+ (same algorithm, so
-the same numbers up to rounding).
+(2 exploitability) of the game value (closed form for three-card Kuhn games, else the
+sequence-form LP, skipped above ``games.LP_MAX_HISTORIES``); and when both are run, OpenSpiel's
+C++ CFR and this project's CFR and CFR+ agree with OpenSpiel's Python CFR and CFR+ (same
+algorithm, so the same numbers up to rounding).
 """
 
 import argparse
-import math
-import pathlib
-from typing import List, Sequence, Tuple
+from typing import Dict, List, Sequence, Tuple
 
+import matplotlib.figure
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from algorithms import sequence_form_lp
-from experiments import cli
+from experiments import arguments
+from experiments import checks
+from experiments import games
+from experiments import jobs as jobs_lib
 from experiments import plotting
-from experiments import reference_check
-from experiments import report
+from experiments import references
 from experiments import solver_registry
-from experiments import sweep
-from experiments.report_section import Check, ReportSection
+from experiments import tables
+from experiments.checks import Check
+from experiments.context import Context
+from experiments.report_section import ReportSection
 
 NAME = "convergence"
 HELP = "Exploitability against iterations and wall time for every solver on every game."
@@ -47,62 +49,50 @@ DEFAULT_GAMES: Tuple[Tuple[str, int, int], ...] = (
     ("kuhn_poker_ante(ante=1.0,simplified=True)", 1000, 100),
     ("leduc_poker", 60, 8),
 )
-DEFAULT_SOLVERS = ("cfr", "cfr_plus", "our_cfr", "cs_cfr", "cfr_avg_d1")
-DEFAULT_SEEDS = 3
-QUICK_SEEDS = 2
-NUM_CHECKPOINTS = 20
+OTHER_GAMES = arguments.Budget(default=DEFAULT_GAMES[0][1], quick=DEFAULT_GAMES[0][2])
+SEEDS = arguments.Budget(default=3, quick=2)
+NUM_MEASURING_POINTS = 20
 LINE_STYLES = ("-", "--", "-.", ":")  # Solvers of the same algorithm overlap; styles tell them.
 # Pairs (solver, reference solver) that implement the same algorithm, so must agree exactly.
 SAME_ALGORITHM = (("cfr_cpp", "cfr"), ("our_cfr", "cfr"), ("our_cfr_plus", "cfr_plus"))
-SAME_ALGORITHM_TOLERANCE = 1e-9  # Floating-point summation order only.
 
 
-def log_checkpoints(iterations: int, count: int = NUM_CHECKPOINTS) -> List[int]:
-  """About ``count`` log-spaced iterations from 1 to ``iterations`` inclusive."""
-  marks = np.unique(np.round(np.logspace(0, math.log10(iterations), count)).astype(int))
-  return [int(m) for m in marks]
-
-
-def convergence_job(job: sweep.Job) -> sweep.JobResult:
-  """Runs one (game, solver, seed) for ``job.budget`` iterations with log-spaced checkpoints."""
-  return solver_registry.solve(job.game, job.solver, job.seed, job.budget,
-                               checkpoints=log_checkpoints(job.budget), keep_policy=False)
-
-
-def make_jobs(games: Sequence[Tuple[str, int]], solvers: Sequence[str], seed: int,
-              num_seeds: int) -> List[sweep.Job]:
+def make_jobs(game_budgets: Sequence[Tuple[str, int]], solvers: Sequence[str], seed: int,
+              num_seeds: int) -> List[jobs_lib.Job]:
   """The sweep: every solver on every (game, iterations); sampled solvers with seeds
   seed, seed + 1, ..., seed + num_seeds - 1 and ``solver_registry.SAMPLED_BUDGET_FACTOR`` times
-  the iterations, the others with ``seed`` only."""
-  jobs = []
-  for game, iterations in games:
+  the iterations, the others with ``seed`` only; log-spaced measuring points."""
+  found = []
+  for game, iterations in game_budgets:
     for solver in solvers:
       spec = solver_registry.get_solver(solver)
       budget = iterations * (solver_registry.SAMPLED_BUDGET_FACTOR if spec.sampled else 1)
+      points = jobs_lib.measuring_points(budget, NUM_MEASURING_POINTS)
       for s in range(seed, seed + (num_seeds if spec.sampled else 1)):
-        jobs.append(sweep.Job(NAME, game, solver, s, budget))
-  return jobs
+        found.append(jobs_lib.Job(NAME, game, solver, s, budget, measure_at=points))
+  return found
 
 
-def results_frame(results: Sequence[sweep.JobResult]) -> pd.DataFrame:
-  """One row per (job, checkpoint): game, solver, seed, iteration, seconds, exploitability."""
+def results_frame(results: Sequence[jobs_lib.JobResult]) -> pd.DataFrame:
+  """One row per (job, measuring point): game, solver, seed, iteration, seconds, measure."""
   rows = []
   for r in results:
-    for t, sec, e in zip(r["iterations"], r["timing"]["seconds"], r["exploitability"]):
-      rows.append({"game": r["job"]["game"], "solver": r["job"]["solver"],
-                   "seed": r["job"]["seed"], "iteration": t, "seconds": sec,
+    for t, sec, e in zip(r.solved.iterations, r.solved.seconds, r.solved.curve):
+      rows.append({"game": r.job.game, "solver": r.job.solver, "seed": r.job.seed,
+                   "iteration": t, "seconds": sec, "measure": r.solved.measure,
                    "exploitability": e})
-  return pd.DataFrame(rows, columns=["game", "solver", "seed", "iteration", "seconds",
+  return pd.DataFrame(rows, columns=["game", "solver", "seed", "iteration", "seconds", "measure",
                                      "exploitability"])
 
 
-def plot_game(frame: pd.DataFrame, game: str, path: pathlib.Path) -> pathlib.Path:
+def plot_game(frame: pd.DataFrame, game: str) -> matplotlib.figure.Figure:
   """Log-log exploitability against iterations and against solver time for one game."""
   data = frame[frame.game == game]
+  measure = data.measure.iloc[0] if len(data) else "exploitability"
   fig, (ax_it, ax_time) = plt.subplots(1, 2, figsize=(11, 4.2))
   anchor = None
   for index, (solver, runs) in enumerate(data.groupby("solver", sort=False)):
-    label = solver_registry.SOLVERS[solver].label
+    label = solver_registry.get_solver(solver).label
     style = {"linestyle": LINE_STYLES[index % len(LINE_STYLES)]}
     pivot = runs.pivot(index="seed", columns="iteration", values="exploitability")
     iterations = pivot.columns.to_numpy(dtype=float)
@@ -116,87 +106,97 @@ def plot_game(frame: pd.DataFrame, game: str, path: pathlib.Path) -> pathlib.Pat
   if anchor is not None and anchor > 0:
     plotting.sqrt_guide(ax_it, all_iterations, all_iterations[0], anchor)
   for ax, xlabel in ((ax_it, "iterations T"), (ax_time, "solver time (s)")):
-    plotting.log_log(ax, xlabel, "exploitability of the average policy")
+    plotting.log_log(ax, xlabel, f"{measure} of the average policy")
   ax_it.legend(fontsize=8)
-  fig.suptitle(f"{game}: exact exploitability of the average policy")
-  return plotting.save_figure(fig, path)
+  fig.suptitle(f"{game}: exact {measure} of the average policy")
+  return fig
 
 
-def checks(results: Sequence[sweep.JobResult]) -> List[Check]:
+def game_values(game_strings: Sequence[str]) -> Dict[str, Tuple[float, str]]:
+  """The value and its source of each game small enough for the exact references."""
+  found = {}
+  for game in game_strings:
+    if games.histories(game) <= games.LP_MAX_HISTORIES:
+      found[game] = references.game_value(games.load_game(game))
+  return found
+
+
+def final_checks(results: Sequence[jobs_lib.JobResult]) -> List[Check]:
   """Checks of the final points (see the module docstring)."""
-  lp_values = {game: sequence_form_lp.solve_game(solver_registry.load_game(game)).value
-               for game in {r["job"]["game"] for r in results}}
+  values = game_values(sorted({r.job.game for r in results}))
   found = []
   final = {}
   for r in results:
-    job = r["job"]
-    label = f"{job['game']} {job['solver']} seed {job['seed']} T={job['budget']}"
-    expl = r["exploitability"][-1]
-    final[(job["game"], job["solver"], job["seed"])] = expl
-    found.append(Check(f"{label}: exact tree exploitability", expl,
-                       r["openspiel_exploitability"], SAME_ALGORITHM_TOLERANCE,
-                       "OpenSpiel exploitability.exploitability"))
-    found.append(Check(f"{label}: value of the average policy", r["value"], lp_values[job["game"]],
-                       2 * expl + reference_check.LP_TOLERANCE,
-                       "sequence-form LP; tolerance NashConv"))
-  for (game, solver, seed), expl in final.items():
+    job = r.job
+    label = f"{job.game} {job.solver} seed {job.seed} T={job.iterations}"
+    final[(job.game, job.solver, job.seed)] = r.final
+    found.append(checks.same_number(f"{label}: exact tree {r.solved.measure}", r.final,
+                                    r.solved.openspiel, f"OpenSpiel {r.solved.measure}"))
+    if job.game in values:
+      value, source = values[job.game]
+      found.append(checks.within_nash_conv(f"{label}: value of the average policy", r.value,
+                                           value, r.nash_conv, source))
+  for (game, solver, seed), measured in final.items():
     for other, reference in SAME_ALGORITHM:
       if solver == other and (game, reference, seed) in final:
-        found.append(Check(
-            f"{game} {solver} vs {reference}: final exploitability", expl,
-            final[(game, reference, seed)], SAME_ALGORITHM_TOLERANCE,
-            f"{solver_registry.SOLVERS[reference].label} (same algorithm)"))
+        found.append(checks.same_number(
+            f"{game} {solver} vs {reference}: final exploitability", measured,
+            final[(game, reference, seed)],
+            f"{solver_registry.get_solver(reference).label} (same algorithm)"))
   return found
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-  parser.add_argument("--game", action="append", type=cli.game_string, metavar="GAME_STRING",
-                      help="OpenSpiel game string (repeatable); default: "
+  parser.add_argument("--game", action="append", type=arguments.game_string,
+                      metavar="GAME_STRING", help="OpenSpiel game string (repeatable); default: "
                       + ", ".join(g for g, _, _ in DEFAULT_GAMES))
-  parser.add_argument("--solver", action="append", type=cli.solver_name, metavar="NAME",
+  parser.add_argument("--solver", action="append", type=arguments.solver_name, metavar="NAME",
                       help="solver (repeatable), one of "
                       + ", ".join(solver_registry.available_solvers())
-                      + "; default: " + ", ".join(DEFAULT_SOLVERS))
-  parser.add_argument("--iterations", type=cli.positive_int, metavar="T",
-                      help="iterations for every game (default: per game, smaller for leduc)")
-  parser.add_argument("--seeds", type=cli.positive_int, metavar="K",
-                      help=f"seeds per sampled solver (default {DEFAULT_SEEDS}, "
-                      f"{QUICK_SEEDS} with --quick)")
+                      + "; default: " + ", ".join(solver_registry.report_solvers()))
+  parser.add_argument("--iterations", type=arguments.positive_int, metavar="T",
+                      help="iterations for every game (default: per game, "
+                      + ", ".join(f"{g} {full} ({quick} with --quick)"
+                                  for g, full, quick in DEFAULT_GAMES)
+                      + f"; other games {OTHER_GAMES.default} ({OTHER_GAMES.quick} with --quick))")
+  parser.add_argument("--seeds", type=arguments.positive_int, metavar="K",
+                      help=SEEDS.help("seeds per sampled solver"))
 
 
-def game_budgets(args: argparse.Namespace) -> List[Tuple[str, int]]:
+def game_budgets(args: argparse.Namespace, quick: bool) -> List[Tuple[str, int]]:
   """(game, iterations) pairs from the options: explicit games or the defaults."""
-  defaults = {g: (full, quick) for g, full, quick in DEFAULT_GAMES}
-  games = args.game or [g for g, _, _ in DEFAULT_GAMES]
-  budgets = []
-  for game in games:
-    full, quick = defaults.get(game, DEFAULT_GAMES[0][1:])
-    budgets.append((game, args.iterations or (quick if args.quick else full)))
-  return budgets
+  defaults = {g: arguments.Budget(full, fast) for g, full, fast in DEFAULT_GAMES}
+  selected = args.game or [g for g, _, _ in DEFAULT_GAMES]
+  return [(game, defaults.get(game, OTHER_GAMES).resolve(args.iterations, quick))
+          for game in selected]
 
 
-def run(args: argparse.Namespace) -> ReportSection:
-  games = game_budgets(args)
-  solvers = args.solver or list(DEFAULT_SOLVERS)
-  num_seeds = args.seeds or (QUICK_SEEDS if args.quick else DEFAULT_SEEDS)
-  jobs = make_jobs(games, solvers, args.seed, num_seeds)
-  with sweep.make_executor(args.workers, args.dask) as executor:
-    results = sweep.run_jobs(jobs, convergence_job, args.out / "jobs", executor,
-                             quiet=args.quiet, description=NAME)
+def run(args: argparse.Namespace, ctx: Context) -> ReportSection:
+  budgets = game_budgets(args, ctx.quick)
+  solvers = args.solver or solver_registry.report_solvers()
+  num_seeds = SEEDS.resolve(args.seeds, ctx.quick)
+  results = ctx.run_jobs(make_jobs(budgets, solvers, ctx.seed, num_seeds))
   frame = results_frame(results)
-  report.write_csv(frame, args.out / "convergence.csv")
-  figures = [plot_game(frame, game, args.out / f"convergence_{plotting.slug(game)}.png").name
-             for game, _ in games]
+  tables.write_csv(frame, ctx.out / "convergence.csv")
+  figures = []
+  for game, _ in budgets:
+    if (frame.game == game).any():
+      name = f"convergence_{plotting.slug(game)}.png"
+      plotting.save_figure(plot_game(frame, game), ctx.out / name)
+      figures.append(name)
   final = frame.loc[frame.groupby(["game", "solver", "seed"]).iteration.idxmax()]
   summary = final.groupby(["game", "solver"]).agg(
       iterations=("iteration", "first"), seeds=("seed", "count"),
       exploitability_median=("exploitability", "median"),
       exploitability_max=("exploitability", "max"), seconds=("seconds", "median")).reset_index()
+  skipped = [g for g, _ in budgets if games.histories(g) > games.LP_MAX_HISTORIES]
   markdown = (
       "Exploitability (OpenSpiel's, NashConv/2) of each solver's average policy, on log-log "
       "axes against iterations and against the solver's own time (measurements excluded). "
       f"Sampled solvers: median and min-max band over {num_seeds} seeds "
-      f"({args.seed}..{args.seed + num_seeds - 1}). Dashed: O(1/sqrt(T)).\n\n"
-      + report.markdown_table(summary, digits=3))
+      f"({ctx.seed}..{ctx.seed + num_seeds - 1}). Dashed: O(1/sqrt(T)).\n\n"
+      + tables.markdown_table(summary, digits=3)
+      + ("\n\nNo exact game value (closed form or LP) for games above "
+         f"{games.LP_MAX_HISTORIES:,} histories: " + ", ".join(skipped) if skipped else ""))
   return ReportSection(title="Convergence of CFR solvers", markdown=markdown, figures=figures,
-                       tables=["convergence.csv"], checks=checks(results))
+                       tables=["convergence.csv"], checks=final_checks(results))

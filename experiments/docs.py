@@ -3,8 +3,10 @@
   python -m experiments.docs [--out DIR] [--docs DIR] [--workers N] [--quiet]
 
 runs the main job (``python -m experiments run`` at the default budget, into ``--out``, default
-``results/``; sweep jobs already finished there are reused) and, when every check passed, copies
-into ``--docs`` (default ``docs/``) the figures of ``FIGURES`` and writes two markdown tables:
+``results/``; sweep jobs already finished there by the same code are reused) and, when every
+check passed, copies into ``--docs`` (default: ``docs/`` of the source checkout; required when
+the package is installed, not run from a checkout) the figures of ``FIGURES`` and writes two
+markdown tables:
 ``summary.md`` (the report's summary table) and ``reference_check.md`` (the reference check's
 pass/fail table, ``pass_fail.csv``). If a check failed or an experiment crashed, ``docs/`` is
 left as it was and the exit code is the run's.
@@ -22,11 +24,16 @@ from typing import Optional, Sequence
 import pandas as pd
 
 from algorithms import atomic_file
+from experiments import arguments
 from experiments import cli
+from experiments import provenance
 from experiments import reference_check
 from experiments import report
+from experiments import tables
 
-DEFAULT_DOCS = pathlib.Path(__file__).resolve().parents[1] / "docs"
+# The checkout's docs/ folder; None in an installed copy (then --docs is required).
+_CHECKOUT = provenance.source_checkout()
+DEFAULT_DOCS = _CHECKOUT / "docs" if _CHECKOUT is not None else None
 # (experiment, figure): the figures the README shows.
 FIGURES = (
     ("convergence", "convergence_kuhn_poker.png"),
@@ -60,21 +67,25 @@ def publish(results: pathlib.Path, docs: pathlib.Path) -> None:
   atomic_file.atomic_write_text(
       docs / SUMMARY, report.summary_table(report.load_sections(results, order)) + "\n")
   pass_fail = pd.read_csv(table, dtype=str, keep_default_na=False)
-  atomic_file.atomic_write_text(docs / REFERENCE_CHECK, report.markdown_table(pass_fail) + "\n")
+  atomic_file.atomic_write_text(docs / REFERENCE_CHECK, tables.markdown_table(pass_fail) + "\n")
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
   """Runs the main job, then publishes; returns the exit code (that of the run, 2 for errors)."""
   parser = argparse.ArgumentParser(prog="python -m experiments.docs",
                                    description=__doc__.splitlines()[0])
-  parser.add_argument("--out", type=pathlib.Path, default=pathlib.Path(cli.DEFAULT_OUT),
-                      metavar="DIR", help=f"results folder (default: {cli.DEFAULT_OUT})")
+  parser.add_argument("--out", type=pathlib.Path, default=pathlib.Path(arguments.DEFAULT_OUT),
+                      metavar="DIR", help=f"results folder (default: {arguments.DEFAULT_OUT})")
   parser.add_argument("--docs", type=pathlib.Path, default=DEFAULT_DOCS, metavar="DIR",
-                      help=f"where the figures and tables go (default: {DEFAULT_DOCS})")
-  parser.add_argument("--workers", type=cli.positive_int, default=1, metavar="N",
+                      help="where the figures and tables go (default: "
+                      + (f"{DEFAULT_DOCS})" if DEFAULT_DOCS else "none outside a source checkout)"))
+  parser.add_argument("--workers", type=arguments.positive_int, default=1, metavar="N",
                       help="process-pool size for sweeps (default: 1)")
-  parser.add_argument("--quiet", action="store_true", help="no progress bars")
+  parser.add_argument("--quiet", action="store_true",
+                      help="one line per experiment, no progress bars")
   args = parser.parse_args(argv)
+  if args.docs is None:
+    parser.error("--docs DIR is required: this is an installed copy, not a source checkout")
   status = cli.main(["run", "--out", str(args.out), "--workers", str(args.workers)]
                     + (["--quiet"] if args.quiet else []))
   if status != 0:
@@ -85,6 +96,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     publish(args.out, args.docs)
   except ValueError as e:
     print(f"{parser.prog}: error: {e}", file=sys.stderr)
+    return 2
+  except OSError as e:
+    print(f"{parser.prog}: error: cannot write {e.filename or args.docs} ({e.strerror or e})",
+          file=sys.stderr)
     return 2
   print(f"updated {args.docs}: {', '.join(n for _, n in FIGURES)}, {SUMMARY}, {REFERENCE_CHECK}")
   return 0

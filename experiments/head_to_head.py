@@ -14,24 +14,28 @@ import dataclasses
 from typing import List
 
 import numpy as np
-import pandas as pd
-import pyspiel
-import tqdm
 from open_spiel.python.algorithms import evaluate_bots
 from open_spiel.python.bots import policy as policy_bot
 from open_spiel.python.bots import uniform_random
+import pandas as pd
+import pyspiel
+import tqdm
 
-from experiments import cli
+from experiments import arguments
+from experiments import checks
+from experiments import games
 from experiments import policies
-from experiments import report
-from experiments import solver_registry
-from experiments.report_section import Check, ReportSection
+from experiments import tables
+from experiments.context import Context
+from experiments.report_section import ReportSection
 
 NAME = "head-to-head"
 HELP = "Two named policies play N hands; chips per hand with a 95% interval vs the exact value."
 
-DEFAULT_HANDS = 100_000
-QUICK_HANDS = 10_000
+HANDS = arguments.Budget(default=100_000, quick=10_000)
+DEFAULT_GAME = "kuhn_poker_ante"
+DEFAULT_P0 = "cfr:1000"
+DEFAULT_P1 = "equilibrium"
 Z_95 = 1.959963984540054  # Standard normal 97.5% quantile.
 
 
@@ -124,24 +128,28 @@ def summary_markdown(result: Result) -> str:
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
   allowed = ", ".join(policies.POLICY_NAMES)
-  parser.add_argument("--game", type=cli.game_string, default="kuhn_poker_ante",
-                      metavar="GAME_STRING", help="OpenSpiel game string")
-  parser.add_argument("--p0", default="cfr:1000", help=f"player 0's policy: {allowed}")
-  parser.add_argument("--p1", default="equilibrium", help=f"player 1's policy: {allowed}")
-  parser.add_argument("--hands", type=cli.positive_int, metavar="N",
-                      help=f"hands to play (default {DEFAULT_HANDS}, {QUICK_HANDS} with --quick)")
+  parser.add_argument("--game", type=arguments.game_string, default=DEFAULT_GAME,
+                      metavar="GAME_STRING",
+                      help=f"OpenSpiel game string (default: {DEFAULT_GAME})")
+  parser.add_argument("--p0", default=DEFAULT_P0,
+                      help=f"player 0's policy: {allowed} (default: {DEFAULT_P0})")
+  parser.add_argument("--p1", default=DEFAULT_P1,
+                      help=f"player 1's policy: {allowed} (default: {DEFAULT_P1})")
+  parser.add_argument("--hands", type=arguments.positive_int, metavar="N",
+                      help=HANDS.help("hands to play"))
 
 
-def run(args: argparse.Namespace) -> ReportSection:
-  hands = args.hands or (QUICK_HANDS if args.quick else DEFAULT_HANDS)
-  game = solver_registry.load_game(args.game)
-  result = play(game, [args.p0, args.p1], hands, args.seed, progress=not args.quiet)
-  frame = summary_frame(result)
-  report.write_csv(frame, args.out / "head_to_head.csv")
+def run(args: argparse.Namespace, ctx: Context) -> ReportSection:
+  hands = HANDS.resolve(args.hands, ctx.quick)
+  for name in (args.p0, args.p1):
+    policies.check_name(name)
+  game = games.load_game(args.game)
+  result = play(game, [args.p0, args.p1], hands, ctx.seed, progress=ctx.progress)
+  tables.write_csv(summary_frame(result), ctx.out / "head_to_head.csv")
   return ReportSection(
       title=f"Head to head: {args.p0} vs {args.p1}",
       markdown=summary_markdown(result),
       tables=["head_to_head.csv"],
-      checks=[Check(f"head-to-head {args.p0} vs {args.p1} on {args.game}: chips per hand",
-                    result.mean, result.exact, result.half_width,
-                    "exact policy_value; tolerance = 95% confidence half-width")])
+      checks=[checks.within(f"head-to-head {args.p0} vs {args.p1} on {args.game}: chips per "
+                            "hand", result.mean, result.exact, result.half_width,
+                            "exact policy_value; tolerance = 95% confidence half-width")])

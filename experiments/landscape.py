@@ -19,12 +19,12 @@ each), player 0's expected utility is bilinear,
 
 so the reduced game is the 2x2 zero-sum matrix game with rows p in {0, 1} and columns
 q in {0, 1}, whose saddle point is the game's equilibrium (interior at p = B / (2 S + B),
-q = (2 S - B) / (2 S + B) when 2 S > B; see ``algorithms.kuhn_equilibria`` for every regime). The
-game and the pictures come from the project's background notebook on the variable-ante game,
-whose utility formula (for B = 1) the tests compare with. This module does not trust the
-formula: it evaluates U exactly with OpenSpiel (``expected_game_score.policy_value`` on the full
-game's ``TabularPolicy`` at the four corners; bilinearity makes the corners determine U
-everywhere, which the tests check at other points), and checks the reduction by measuring the
+q = (2 S - B) / (2 S + B) when 2 S > B; see ``algorithms.kuhn_equilibria`` for every regime).
+The tests compare U with this formula and with a direct enumeration of the deals. This module
+does not trust the formula: it evaluates U exactly with OpenSpiel
+(``expected_game_score.policy_value`` on the full game's ``TabularPolicy`` at the four corners;
+bilinearity makes the corners determine U everywhere, which the tests check at other points),
+and checks the reduction by measuring the
 full game's exploitability of the reduced saddle point.
 
 The CFR path: CFR on the full game, each iterate's current and average policies projected onto
@@ -38,28 +38,32 @@ import argparse
 import dataclasses
 from typing import List, Tuple
 
+import matplotlib.figure
 import matplotlib.pyplot as plt
 import numpy as np
+from open_spiel.python import policy as policy_lib
+from open_spiel.python.algorithms import exploitability
 import pandas as pd
 import pyspiel
 import tqdm
-from open_spiel.python import policy as policy_lib
-from open_spiel.python.algorithms import exploitability
 
 from algorithms import kuhn_equilibria
-from experiments import ante_sweep
-from experiments import cli
+from experiments import arguments
+from experiments import checks
+from experiments import games
+from experiments import plotting
 from experiments import policies
-from experiments import report
 from experiments import solver_registry
-from experiments.plotting import save_figure
-from experiments.report_section import Check, ReportSection
+from experiments import tables
+from experiments.checks import Check
+from experiments.context import Context
+from experiments.report_section import ReportSection
 
 NAME = "landscape"
 HELP = "Simplified Kuhn: utility over (bluff, call) probabilities, and CFR's path on it."
 
-DEFAULT_ITERATIONS = 2000
-QUICK_ITERATIONS = 300
+ITERATIONS = arguments.Budget(default=2000, quick=300)
+DEFAULT_SOLVER = "our_cfr"
 GRID = 101
 
 # Information states (card then betting history) and the actions the reduction fixes.
@@ -78,7 +82,7 @@ def load_game(ante: float, bet: float = 1.0) -> pyspiel.Game:
   for name, value in (("ante", ante), ("bet", bet)):
     if not value > 0:
       raise ValueError(f"--{name} must be a positive number, got {value}")
-  return solver_registry.load_game(ante_sweep.game_string(ante, bet, simplified=True))
+  return games.load_game(games.kuhn_game_string(ante, bet, simplified=True))
 
 
 def reduced_policy(game: pyspiel.Game, p: float, q: float) -> policy_lib.TabularPolicy:
@@ -166,7 +170,7 @@ def cfr_path(game: pyspiel.Game, solver: str, iterations: int, seed: int = 0,
     raise ValueError(f"solver {solver!r} has no current policy; use a full CFR solver such as cfr "
                      "or cfr_plus")
   out = np.empty((4, iterations))
-  for t in tqdm.trange(iterations, desc="landscape CFR", disable=not progress):
+  for t in tqdm.trange(iterations, desc="landscape CFR", disable=not progress, leave=False):
     instance.evaluate_and_update_policy()
     current = instance.current_policy()
     average = solver_registry.tabular_average_policy(game, instance)
@@ -190,8 +194,8 @@ def path_frame(path: Path) -> pd.DataFrame:
                        "average_p": path.average_p, "average_q": path.average_q})
 
 
-def plot(surface: Bilinear, path: Path, equilibrium: Tuple[float, float], title: str,
-         file: str) -> None:
+def plot(surface: Bilinear, path: Path, equilibrium: Tuple[float, float],
+         title: str) -> matplotlib.figure.Figure:
   """Two panels over (p, q): U with the field of its gradient (a saddle at the equilibrium), and U
   with the players' own gradient field (dU/dp, -dU/dq) and CFR's current and average paths."""
   fine = np.linspace(0, 1, GRID)
@@ -226,7 +230,7 @@ def plot(surface: Bilinear, path: Path, equilibrium: Tuple[float, float], title:
             zorder=5, label="closed-form equilibrium (p, q)")
   axes[1].legend(loc="upper center", bbox_to_anchor=(0.5, -0.12), ncol=2, fontsize=8)
   fig.suptitle(title)
-  save_figure(fig, file)
+  return fig
 
 
 @dataclasses.dataclass
@@ -275,32 +279,34 @@ def cfr_nash_conv_bound(game: pyspiel.Game, iterations: int) -> float:
   return delta * infosets * np.sqrt(game.num_distinct_actions()) / np.sqrt(iterations)
 
 
-def checks(land: Landscape) -> List[Check]:
+def landscape_checks(land: Landscape) -> List[Check]:
   """The closed form against the OpenSpiel surface, the reduction against the full game, and
   CFR's average against its convergence bound."""
   name = str(land.game)
   p_star, q_star = land.equilibrium
   saddle = land.surface.saddle_point()
-  out = [
-      Check(f"landscape {name}: saddle gap of U at the closed-form (p, q)",
-            land.surface.saddle_gap(p_star, q_star), 0.0, 1e-12,
-            "0 at a saddle point; U from OpenSpiel policy_value, point from kuhn_equilibria"),
-      Check(f"landscape {name}: U at the closed-form (p, q)",
-            utility(land.game, p_star, q_star), float(land.closed_form.value), 1e-12,
-            "closed-form game value (kuhn_equilibria)"),
-      Check(f"landscape {name}: full-game NashConv of the surface's saddle point",
-            float(exploitability.nash_conv(land.game, reduced_policy(land.game, *saddle))), 0.0,
-            1e-12, "0 at a full-game equilibrium (OpenSpiel nash_conv): the reduction is exact"),
-      Check(f"landscape {name}: NashConv of CFR's average after {len(land.path.average_p)} "
-            "iterations", land.final_nash_conv, 0.0,
-            float(cfr_nash_conv_bound(land.game, len(land.path.average_p))),
-            "0 at equilibrium; CFR regret bound (Zinkevich et al. 2007)"),
+  found = [
+      checks.same_number(f"landscape {name}: saddle gap of U at the closed-form (p, q)",
+                         land.surface.saddle_gap(p_star, q_star), 0.0,
+                         "0 at a saddle point; U from OpenSpiel policy_value, point from "
+                         "kuhn_equilibria"),
+      checks.same_number(f"landscape {name}: U at the closed-form (p, q)",
+                         utility(land.game, p_star, q_star), float(land.closed_form.value),
+                         "closed-form game value (kuhn_equilibria)"),
+      checks.same_number(f"landscape {name}: full-game NashConv of the surface's saddle point",
+                         exploitability.nash_conv(land.game, reduced_policy(land.game, *saddle)),
+                         0.0, "0 at a full-game equilibrium (OpenSpiel nash_conv): the reduction "
+                         "is exact"),
+      checks.at_most(f"landscape {name}: NashConv of CFR's average after "
+                     f"{len(land.path.average_p)} iterations", land.final_nash_conv,
+                     cfr_nash_conv_bound(land.game, len(land.path.average_p)),
+                     "0 at equilibrium; CFR regret bound (Zinkevich et al. 2007)"),
   ]
   if not land.closed_form.family:  # A unique equilibrium: the surface's saddle must be it.
-    out.append(Check(f"landscape {name}: |saddle point of U - closed form|",
-                     float(np.hypot(saddle[0] - p_star, saddle[1] - q_star)), 0.0, 1e-9,
-                     "closed form (kuhn_equilibria)"))
-  return out
+    found.append(checks.same_number(f"landscape {name}: |saddle point of U - closed form|",
+                                    np.hypot(saddle[0] - p_star, saddle[1] - q_star), 0.0,
+                                    "closed form (kuhn_equilibria)"))
+  return found
 
 
 def summary_markdown(land: Landscape, solver: str) -> str:
@@ -340,29 +346,29 @@ def summary_markdown(land: Landscape, solver: str) -> str:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-  parser.add_argument("--ante", type=cli.positive_float, default=1.0, metavar="S",
+  parser.add_argument("--ante", type=arguments.positive_float, default=1.0, metavar="S",
                       help="ante S (> 0; default 1)")
-  parser.add_argument("--bet", type=cli.positive_float, default=1.0, metavar="B",
+  parser.add_argument("--bet", type=arguments.positive_float, default=1.0, metavar="B",
                       help="bet size B (> 0; default 1)")
-  parser.add_argument("--solver", type=cli.solver_name, default="our_cfr", metavar="NAME",
-                      help="registered full-width CFR solver with a current policy (default "
-                           "our_cfr, the project's CFRSolver; cfr is OpenSpiel's)")
-  parser.add_argument("--iterations", type=cli.positive_int, metavar="T",
-                      help=f"CFR iterations (default {DEFAULT_ITERATIONS}, {QUICK_ITERATIONS} with "
-                           "--quick)")
+  parser.add_argument("--solver", type=arguments.solver_name, default=DEFAULT_SOLVER,
+                      metavar="NAME", help="registered full-width CFR solver with a current "
+                      f"policy (default {DEFAULT_SOLVER}, the project's CFRSolver; cfr is "
+                      "OpenSpiel's)")
+  parser.add_argument("--iterations", type=arguments.positive_int, metavar="T",
+                      help=ITERATIONS.help("CFR iterations"))
 
 
-def run(args: argparse.Namespace) -> ReportSection:
-  iterations = args.iterations or (QUICK_ITERATIONS if args.quick else DEFAULT_ITERATIONS)
-  land = compute(args.ante, args.bet, args.solver, iterations, args.seed, not args.quiet)
-  grid, path = grid_frame(land.surface), path_frame(land.path)
-  report.write_csv(grid, args.out / "landscape_grid.csv")
-  report.write_csv(path, args.out / "landscape_path.csv")
-  plot(land.surface, land.path, land.equilibrium,
-       f"{land.game}: U(p, q) and {args.solver}'s path", args.out / "landscape.png")
+def run(args: argparse.Namespace, ctx: Context) -> ReportSection:
+  iterations = ITERATIONS.resolve(args.iterations, ctx.quick)
+  land = compute(args.ante, args.bet, args.solver, iterations, ctx.seed, ctx.progress)
+  tables.write_csv(grid_frame(land.surface), ctx.out / "landscape_grid.csv")
+  tables.write_csv(path_frame(land.path), ctx.out / "landscape_path.csv")
+  plotting.save_figure(plot(land.surface, land.path, land.equilibrium,
+                            f"{land.game}: U(p, q) and {args.solver}'s path"),
+                       ctx.out / "landscape.png")
   return ReportSection(
       title=f"Landscape of the simplified game (ante {args.ante:g}, bet {args.bet:g})",
       markdown=summary_markdown(land, args.solver),
       figures=["landscape.png"],
       tables=["landscape_grid.csv", "landscape_path.csv"],
-      checks=checks(land))
+      checks=landscape_checks(land))

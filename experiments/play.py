@@ -1,4 +1,4 @@
-"""Play against the solver in the terminal: ``python -m experiments.play [options]``.
+"""Play against the solver in the terminal: ``python -m experiments play [options]``.
 
 A person plays hands of a two-player game against a fixed opponent policy. Each hand shows the
 person's card, the betting so far, the pot and the moves with the keys that choose them; after
@@ -35,7 +35,7 @@ from algorithms.atomic_file import atomic_write_text
 from experiments import play_values
 from experiments import play_view
 from experiments import policies
-from experiments import solver_registry
+from experiments import games
 from experiments.play_view import chips, line
 
 Z_95 = 1.959963984540054  # Standard normal 97.5% quantile.
@@ -57,8 +57,8 @@ class _Parser(argparse.ArgumentParser):
     raise UsageError(message)
 
 
-def build_parser() -> argparse.ArgumentParser:
-  parser = _Parser(prog="python -m experiments.play",
+def build_parser(prog: str) -> argparse.ArgumentParser:
+  parser = _Parser(prog=prog,
                    description="Play a two-player game against a solver in the terminal.")
   parser.add_argument("--game", default="kuhn_poker_ante", metavar="GAME_STRING",
                       help='OpenSpiel game string (default kuhn_poker_ante), e.g. '
@@ -316,17 +316,24 @@ def check_args(args: argparse.Namespace) -> pyspiel.Game:
     raise UsageError(f"--seed must be an integer >= 0, got {args.seed}")
   if args.transcript is not None and not args.transcript.parent.is_dir():
     raise UsageError(f"--transcript: folder {str(args.transcript.parent)!r} does not exist")
-  game = solver_registry.load_game(args.game)
+  game = games.load_game(args.game)
   policies.check_name(args.opponent)
   return game
 
 
 def main(argv: Optional[Sequence[str]] = None,
          say: Callable[[str], None] = lambda text: print(text, flush=True),
-         ask: Callable[[str], str] = input) -> int:
-  """Runs ``play``; returns the exit status (0 done or quit, 2 bad options, 130 Ctrl-C)."""
+         ask: Callable[[str], str] = input, prog: str = "python -m experiments.play") -> int:
+  """Runs ``play``; returns the exit status (0 done or quit, 2 bad options, 130 Ctrl-C).
+
+  Args:
+    argv: the options (``sys.argv[1:]`` if None).
+    say: prints a line.
+    ask: reads the person's answer to a prompt.
+    prog: the command's name in help and error messages.
+  """
   try:
-    args = build_parser().parse_args(argv)
+    args = build_parser(prog).parse_args(argv)
     game = check_args(args)
     if args.seed is None:
       args.seed = secrets.randbelow(2**31)

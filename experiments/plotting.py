@@ -1,20 +1,26 @@
 """Plot helpers shared by the experiments: atomic PNG output, convergence axes, regime markers.
 
-Figures are drawn with matplotlib's Agg backend (no display needed).
+Figures are drawn with matplotlib's Agg backend (no display needed). Plot functions return the
+``Figure`` and the experiment saves it with ``save_figure``, which also writes a JSON summary of
+the figure's content (``describe_figure``: titles, axis labels and scales, the labelled series)
+into the PNG's metadata, so that a saved figure can be checked without looking at it
+(``read_figure_summary``).
 """
 
+import json
 import pathlib
 import re
-from typing import Optional, Sequence
+from typing import Any, Dict, Optional, Sequence
 
 import matplotlib
 
 matplotlib.use("Agg")
-import matplotlib.figure  # pylint: disable=g-import-not-at-top
-import matplotlib.pyplot as plt  # pylint: disable=g-import-not-at-top
-import numpy as np
+import matplotlib.figure  # noqa: E402  (after choosing the backend)
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+from PIL import Image  # noqa: E402  (Pillow comes with matplotlib)
 
-from algorithms import atomic_file
+from algorithms import atomic_file  # noqa: E402
 
 
 def slug(text: str) -> str:
@@ -22,12 +28,40 @@ def slug(text: str) -> str:
   return re.sub(r"[^A-Za-z0-9.=-]+", "_", text).strip("_")
 
 
+SUMMARY_KEY = "Description"  # The PNG text chunk holding ``describe_figure``'s JSON.
+
+
+def describe_figure(fig: matplotlib.figure.Figure) -> Dict[str, Any]:
+  """What a figure shows: its title and, per visible axes, title, labels, scales and the labels
+  of its lines, collections and legend entries."""
+  axes = []
+  for ax in fig.axes:
+    if not ax.get_visible() or not ax.axison:
+      continue
+    legend = ax.get_legend()
+    axes.append({
+        "title": ax.get_title(), "xlabel": ax.get_xlabel(), "ylabel": ax.get_ylabel(),
+        "xscale": ax.get_xscale(), "yscale": ax.get_yscale(),
+        "lines": [line.get_label() for line in ax.get_lines()],
+        "collections": len(ax.collections),
+        "legend": [text.get_text() for text in legend.get_texts()] if legend else []})
+  return {"title": fig.get_suptitle(), "axes": axes}
+
+
 def save_figure(fig: matplotlib.figure.Figure, path: pathlib.Path) -> pathlib.Path:
-  """Saves ``fig`` as a PNG at ``path`` atomically, closes it, and returns ``path``."""
+  """Saves ``fig`` as a PNG at ``path`` atomically with ``describe_figure`` in its metadata,
+  closes it, and returns ``path``."""
+  metadata = {SUMMARY_KEY: json.dumps(describe_figure(fig))}
   atomic_file.atomic_write(path, lambda tmp: fig.savefig(tmp, format="png", dpi=110,
-                                                         bbox_inches="tight"))
+                                                         bbox_inches="tight", metadata=metadata))
   plt.close(fig)
   return pathlib.Path(path)
+
+
+def read_figure_summary(path: pathlib.Path) -> Dict[str, Any]:
+  """The ``describe_figure`` summary saved in a PNG written by ``save_figure``."""
+  with Image.open(path) as image:
+    return json.loads(image.text[SUMMARY_KEY])
 
 
 def line_with_band(ax: matplotlib.axes.Axes, x: np.ndarray, runs: np.ndarray, label: str,

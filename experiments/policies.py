@@ -2,9 +2,10 @@
 
 Names (``POLICY_NAMES`` lists them for help texts):
 
-* ``equilibrium``: an exact equilibrium: the closed form of ``algorithms.kuhn_equilibria`` for the
-  three-card ``kuhn_poker_ante`` games (both rule sets, any ante and bet), else the sequence-form
-  LP of ``algorithms.sequence_form_lp`` (any small two-player zero-sum game);
+* ``equilibrium``: an exact equilibrium (``references.reference_equilibrium``): the closed form of
+  ``algorithms.kuhn_equilibria`` for the three-card ``kuhn_poker_ante`` games (both rule sets,
+  any ante and bet), else the sequence-form LP of ``algorithms.sequence_form_lp`` (any small
+  two-player zero-sum game);
 * ``uniform``: every legal action with equal probability;
 * ``always-bet``: always the last legal action (in Kuhn poker Bet, or Call facing a bet);
 * ``SOLVER:ITERATIONS``: the average policy of a registered solver (``experiments.solver_registry``,
@@ -14,48 +15,21 @@ Names (``POLICY_NAMES`` lists them for help texts):
 Every name resolves to an OpenSpiel ``policy.TabularPolicy`` of the game, covering both players.
 """
 
-import dataclasses
 import pathlib
 from typing import Tuple
 
-import pyspiel
 from open_spiel.python import policy as policy_lib
 from open_spiel.python.algorithms import expected_game_score
+import pyspiel
 
-from algorithms import kuhn_equilibria
 from algorithms import policy_io
-from algorithms import sequence_form_lp
 from experiments import solver_registry
-from spiel_games import kuhn_poker_ante
+
+# The exact equilibrium behind the name "equilibrium"; also this module's API, for callers.
+from experiments.references import Reference  # noqa: F401
+from experiments.references import reference_equilibrium
 
 POLICY_NAMES = ("equilibrium", "uniform", "always-bet", "SOLVER:ITERATIONS", "file:PATH")
-
-
-@dataclasses.dataclass(frozen=True)
-class Reference:
-  """An exact equilibrium of a game.
-
-  Attributes:
-    policy: the equilibrium as a ``TabularPolicy`` (both players).
-    value: the game value for player 0.
-    source: where it comes from ("closed form" or "sequence-form LP").
-  """
-
-  policy: policy_lib.TabularPolicy
-  value: float
-  source: str
-
-
-def reference_equilibrium(game: pyspiel.Game) -> Reference:
-  """The closed-form equilibrium (``algorithms.kuhn_equilibria``, the default member of a family)
-  for three-card Kuhn games (``kuhn_poker_ante``, or two-player ``kuhn_poker``), else the
-  sequence-form LP's (``algorithms.sequence_form_lp``)."""
-  rules = kuhn_poker_ante.rules_of(game)
-  if rules is not None and rules.deck_size == 3:
-    solution = kuhn_equilibria.kuhn_equilibrium(rules.ante, rules.bet, rules.simplified)
-    return Reference(solution.policy(game), float(solution.value), "closed form")
-  solution = sequence_form_lp.solve_game(game)
-  return Reference(solution.policy, float(solution.value), "sequence-form LP")
 
 
 def always_bet(game: pyspiel.Game) -> policy_lib.TabularPolicy:

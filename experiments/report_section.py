@@ -3,28 +3,7 @@
 import dataclasses
 from typing import List, Optional
 
-
-@dataclasses.dataclass
-class Check:
-  """One number compared with an independent reference.
-
-  Attributes:
-    name: what is compared, e.g. "value kuhn_poker_ante(ante=2.0) cfr".
-    value: the measured number.
-    reference: the reference number.
-    tolerance: the allowed absolute difference.
-    source: where the reference comes from, e.g. "closed form", "sequence-form LP".
-  """
-
-  name: str
-  value: float
-  reference: float
-  tolerance: float
-  source: str
-
-  @property
-  def passed(self) -> bool:
-    return abs(self.value - self.reference) <= self.tolerance
+from experiments.checks import Check
 
 
 @dataclasses.dataclass
@@ -34,8 +13,8 @@ class ReportSection:
   Attributes:
     title: the section heading.
     markdown: the section's text (may contain markdown tables).
-    figures: paths of PNG files, relative to the results folder.
-    tables: paths of CSV files, relative to the results folder.
+    figures: paths of PNG files, relative to the experiment's folder.
+    tables: paths of CSV files, relative to the experiment's folder.
     checks: reference checks; the report's pass/fail table collects them.
   """
 

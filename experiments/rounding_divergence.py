@@ -26,13 +26,11 @@ import sys
 from typing import List, Sequence
 
 import numpy as np
+from open_spiel.python import policy as policy_lib
 import pyspiel
 
-from open_spiel.python import policy as policy_lib
-
-import spiel_games  # pylint: disable=unused-import
 from algorithms import CFRSolver
-from experiments import solver_registry
+from experiments import games
 
 
 def divergence(game: pyspiel.Game, checkpoints: Sequence[int]) -> List[tuple]:
@@ -81,7 +79,7 @@ def main(argv=None) -> int:
   if min(args.iterations) < 1 or args.control_runs < 0:
     parser.error("--iterations must be positive and --control-runs >= 0")
   try:
-    game = solver_registry.load_game(args.game)
+    game = games.load_game(args.game)
   except ValueError as e:
     parser.error(f"bad --game: {e}")
   print(f"{'T':>6}  {'max |ours - C++|':>16}  {'ours expl':>12}  {'C++ expl':>12}")
@@ -96,4 +94,8 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-  sys.exit(main())
+  try:
+    sys.exit(main())
+  except KeyboardInterrupt:
+    print("interrupted", file=sys.stderr)
+    sys.exit(130)

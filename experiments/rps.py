@@ -28,6 +28,7 @@ import argparse
 import dataclasses
 from typing import List, Optional, Sequence, Tuple
 
+import matplotlib.figure
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
@@ -36,17 +37,21 @@ from scipy import sparse
 
 from algorithms import regret_matching
 from algorithms import sequence_form_lp
-from experiments import cli
-from experiments import report
-from experiments.plotting import save_figure
-from experiments.report_section import Check, ReportSection
+from experiments import arguments
+from experiments import checks
+from experiments import jobs as jobs_lib
+from experiments import plotting
+from experiments import tables
+from experiments.checks import Check
+from experiments.context import Context
+from experiments.report_section import ReportSection
 
 NAME = "rps"
 HELP = "Regret matching on rock-paper-scissors: fixed opponents, self-play, modified RPS."
 
-DEFAULT_ITERATIONS = 10_000
-QUICK_ITERATIONS = 1_000
-# The fixed opponents of the background notebook: two with a pure best response, and uniform.
+ITERATIONS = arguments.Budget(default=10_000, quick=1_000)
+# Fixed opponents (rock/paper/scissors percentages): two with a pure best response (scissors),
+# one close to the other, and uniform, against which every strategy is a best response.
 FIXED_OPPONENTS = {
     "0/90/10": (0.0, 0.9, 0.1),
     "10/80/10": (0.1, 0.8, 0.1),
@@ -187,8 +192,8 @@ def against_fixed(game: pyspiel.MatrixGame, opponent: Sequence[float], iteration
     opponent: the column player's fixed mixed strategy.
     iterations: T.
     rng: if given, the opponent's action is sampled each iteration and the learner's payoff
-      vector is that action's column (as in the background notebook); else the learner sees the
-      expected payoffs A y.
+      vector is that action's column (sampled feedback); else the learner sees the expected
+      payoffs A y.
     name: the run's label.
 
   Returns:
@@ -261,7 +266,7 @@ def run_all(iterations: int, seed: int) -> List[Run]:
   return runs
 
 
-def checks(runs: Sequence[Run]) -> List[Check]:
+def run_checks(runs: Sequence[Run]) -> List[Check]:
   """Compares every run with exact references.
 
   * Fixed opponent y: the learner's average payoff against the best-response value max_a (A y)_a
@@ -285,32 +290,33 @@ def checks(runs: Sequence[Run]) -> List[Check]:
       payoffs = a @ run.opponent
       sorted_payoffs = np.sort(payoffs)
       gap = sorted_payoffs[-1] - sorted_payoffs[-2]
-      out.append(Check(f"rps {run.name}: average payoff vs best-response value",
-                       float(run.average[-1] @ payoffs), float(payoffs.max()),
-                       bound, "exact A y; regret-matching bound"))
+      out.append(checks.within(f"rps {run.name}: average payoff vs best-response value",
+                               run.average[-1] @ payoffs, payoffs.max(), bound,
+                               "exact A y; regret-matching bound"))
       if gap > 0:
         best = int(np.argmax(payoffs))
-        out.append(Check(
+        out.append(checks.within(
             f"rps {run.name}: probability of the best response {game.row_action_name(best)}",
-            float(run.average[-1, best]), 1.0, bound / gap,
+            run.average[-1, best], 1.0, bound / gap,
             "pure best response of A y; regret bound / payoff gap"))
       else:
-        out.append(Check(f"rps {run.name}: largest |expected payoff| of a pure strategy",
-                         float(np.abs(payoffs).max()), 0.0, 1e-12,
-                         "exact A y for uniform y (every strategy is a best response)"))
+        out.append(checks.same_number(
+            f"rps {run.name}: largest |expected payoff| of a pure strategy",
+            np.abs(payoffs).max(), 0.0,
+            "exact A y for uniform y (every strategy is a best response)"))
     else:
       row_eq, col_eq, value = equilibrium(game)
       conv = float(run.regret[-1])
-      out.append(Check(f"rps {run.name}: NashConv of the average", conv, 0.0, 2 * bound,
-                       "0 at equilibrium; sum of two regret-matching bounds"))
-      out.append(Check(f"rps {run.name}: value of the average profile",
-                       float(run.average[-1] @ a @ run.average_col[-1]), value, conv,
-                       "equilibrium value (sequence-form LP)"))
+      out.append(checks.at_most(f"rps {run.name}: NashConv of the average", conv, 2 * bound,
+                                "0 at equilibrium; sum of two regret-matching bounds"))
+      out.append(checks.within_nash_conv(f"rps {run.name}: value of the average profile",
+                                         run.average[-1] @ a @ run.average_col[-1], value, conv,
+                                         "equilibrium value (sequence-form LP)"))
       published, published_value, source = PUBLISHED_EQUILIBRIA[game.get_type().short_name]
-      out.append(Check(f"rps {run.name}: max |LP equilibrium - published|",
-                       float(max(np.abs(row_eq - published).max(),
-                                 np.abs(col_eq - published).max())), 0.0, 1e-9, source))
-      out.append(Check(f"rps {run.name}: LP value", value, published_value, 1e-9, source))
+      out.append(checks.same_number(f"rps {run.name}: max |LP equilibrium - published|",
+                                    max(np.abs(row_eq - published).max(),
+                                        np.abs(col_eq - published).max()), 0.0, source))
+      out.append(checks.same_number(f"rps {run.name}: LP value", value, published_value, source))
   return out
 
 
@@ -319,7 +325,7 @@ def strategy_frame(runs: Sequence[Run], points: int = 200) -> pd.DataFrame:
   frames = []
   for run in runs:
     t = len(run.regret)
-    index = np.unique(np.geomspace(1, t, points).round().astype(int)) - 1
+    index = np.array(jobs_lib.measuring_points(t, points)) - 1
     names = [run.game.row_action_name(a) for a in range(run.game.num_rows())]
     frame = pd.DataFrame(run.average[index], columns=names)
     frame.insert(0, "iteration", index + 1)
@@ -330,7 +336,7 @@ def strategy_frame(runs: Sequence[Run], points: int = 200) -> pd.DataFrame:
   return pd.concat(frames, ignore_index=True)
 
 
-def plot_strategies(runs: Sequence[Run], path) -> None:
+def plot_strategies(runs: Sequence[Run]) -> matplotlib.figure.Figure:
   """One panel per run: the learner's average strategy against iterations (log x)."""
   fig, axes = plt.subplots(2, (len(runs) + 1) // 2, figsize=(4 * ((len(runs) + 1) // 2), 6.5),
                            sharey=True, squeeze=False)
@@ -347,10 +353,10 @@ def plot_strategies(runs: Sequence[Run], path) -> None:
   axes[1, 0].set_ylabel("average strategy (row player)")
   axes[0, 0].legend()
   fig.tight_layout()
-  save_figure(fig, path)
+  return fig
 
 
-def plot_exploitability(runs: Sequence[Run], path) -> None:
+def plot_exploitability(runs: Sequence[Run]) -> matplotlib.figure.Figure:
   """Log-log: self-play NashConv and fixed-opponent average regret, with their bounds."""
   fig, axes = plt.subplots(1, 2, figsize=(11, 4.5))
   for run in runs:
@@ -369,7 +375,7 @@ def plot_exploitability(runs: Sequence[Run], path) -> None:
     ax.set_xlabel("iteration")
     ax.legend(fontsize=8, title="dotted: regret-matching bound", title_fontsize=8)
   fig.tight_layout()
-  save_figure(fig, path)
+  return fig
 
 
 def _fmt(strategy: np.ndarray) -> str:
@@ -400,7 +406,7 @@ def summary_markdown(runs: Sequence[Run]) -> str:
       "`matrix_rps` and ReBeL's modified RPS (scissors wins and losses pay 2). The learner is the "
       "row player; fixed opponents' strategies are (rock, paper, scissors) percentages. "
       "Feedback is the expected payoff vector, except in the sampled run, where the opponent's "
-      "action is drawn each iteration as in the background notebook.",
+      "action is drawn each iteration.",
       "",
       *rows,
       "",
@@ -414,21 +420,18 @@ def summary_markdown(runs: Sequence[Run]) -> str:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-  parser.add_argument("--iterations", type=cli.positive_int, metavar="T",
-                      help=f"regret-matching iterations per scenario (default "
-                           f"{DEFAULT_ITERATIONS}, {QUICK_ITERATIONS} with --quick)")
+  parser.add_argument("--iterations", type=arguments.positive_int, metavar="T",
+                      help=ITERATIONS.help("regret-matching iterations per scenario"))
 
 
-def run(args: argparse.Namespace) -> ReportSection:
-  iterations = args.iterations or (QUICK_ITERATIONS if args.quick else DEFAULT_ITERATIONS)
-  runs = run_all(iterations, args.seed)
-  frame = strategy_frame(runs)
-  report.write_csv(frame, args.out / "rps.csv")
-  plot_strategies(runs, args.out / "rps_strategies.png")
-  plot_exploitability(runs, args.out / "rps_exploitability.png")
+def run(args: argparse.Namespace, ctx: Context) -> ReportSection:
+  runs = run_all(ITERATIONS.resolve(args.iterations, ctx.quick), ctx.seed)
+  tables.write_csv(strategy_frame(runs), ctx.out / "rps.csv")
+  plotting.save_figure(plot_strategies(runs), ctx.out / "rps_strategies.png")
+  plotting.save_figure(plot_exploitability(runs), ctx.out / "rps_exploitability.png")
   return ReportSection(
       title="Rock-paper-scissors: regret matching",
       markdown=summary_markdown(runs),
       figures=["rps_strategies.png", "rps_exploitability.png"],
       tables=["rps.csv"],
-      checks=checks(runs))
+      checks=run_checks(runs))

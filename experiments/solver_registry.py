@@ -1,55 +1,61 @@
-"""Solvers by name, a checked game loader, and the solve loop every experiment runs.
+"""The solver registry: every solver the experiments, the CLI and the benchmark run, by name.
 
-Every registered solver is built as ``spec.build(game, seed)`` and speaks OpenSpiel's CFR
-interface: ``evaluate_and_update_policy()`` runs one iteration and ``average_policy()`` returns the
-average policy, a ``open_spiel.python.policy.Policy``. A new solver is one ``SolverSpec`` entry in
-``SOLVERS``.
+A solver is one ``SolverSpec`` entry in ``SOLVERS``: a name, a label for plots and tables, the
+class, its constructor options as data, and flags. ``spec.build(game, seed)`` constructs it; every
+built solver speaks OpenSpiel's CFR interface: ``evaluate_and_update_policy()`` runs one
+iteration and ``average_policy()`` returns the average policy (an OpenSpiel ``Policy``). Adding a
+solver is one entry; ``--solver NAME`` then works in every command, and ``in_report=True`` puts it
+in the default report's solver comparisons (the reference check and the convergence plots).
 
-``solve`` runs a solver for a number of iterations and measures the exploitability of its average
-policy (NashConv / 2; Johanson et al., "Accelerating best response calculation in large
-extensive games", IJCAI 2011) at given iterations, exactly on the game tree with the project's
-``algorithms.TreeEvaluator`` and, at the last iteration, also with OpenSpiel's
-``exploitability.exploitability``; and the value of the final average policy with OpenSpiel's
-``expected_game_score.policy_value``.
+Options are data: e.g. CFR-AVG's depth limit, leaf beliefs ("current" is CFR-D), variant
+("modified" is ReBeL's modified CFR-AVG), weighting and leaf solver (a ``leaf_solvers.spec``
+description such as ``{"name": "CFRLeafSolver", "iterations": 200, "rule": {...}}``) are keyword
+options of ``algorithms.CFRAvgSolver``, so each variant is one entry.
+
+``solve`` runs a solver for a number of iterations and measures its average policy at given
+iterations (``experiments.measures``: exploitability in two-player zero-sum games, NashConv
+otherwise); ``run_iterations`` is the timed iteration loop shared by every caller.
 """
 
 import dataclasses
-import os
-import tempfile
 import threading
 import time
-from typing import Any, Callable, Collection, Dict, List, Optional, Sequence
+from typing import Any, Callable, Collection, Dict, List, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
 from open_spiel.python import policy as policy_lib
 from open_spiel.python.algorithms import cfr
 from open_spiel.python.algorithms import expected_game_score
-from open_spiel.python.algorithms import exploitability
 from open_spiel.python.algorithms import external_sampling_mccfr
 from open_spiel.python.algorithms import outcome_sampling_mccfr
 import pyspiel
 import tqdm
 
 import algorithms
-import spiel_games  # pylint: disable=unused-import  (registers the project's games)
+from algorithms import leaf_solvers
+from experiments import measures
 
 # Sampled solvers touch one chance outcome per iteration instead of all; experiments give them
 # this many times the iterations of full-traversal solvers.
 SAMPLED_BUDGET_FACTOR = 10
 
-# OpenSpiel's MCCFR draws from NumPy's global generator; each solver keeps its own generator state
-# and swaps it in under this lock, so that concurrent solvers in one process stay reproducible.
+# OpenSpiel's Python MCCFR draws from NumPy's global generator; each solver keeps its own generator
+# state and swaps it in under this lock, so that concurrent solvers in one process stay
+# reproducible.
 _NUMPY_GLOBAL_RNG = threading.Lock()
-# Guards the process-wide redirection of file descriptor 2 in ``load_game``.
-_STDERR_REDIRECT = threading.Lock()
+_MCCFR_PY = {"external": external_sampling_mccfr.ExternalSamplingSolver,
+             "outcome": outcome_sampling_mccfr.OutcomeSamplingSolver}
+_MCCFR_CPP = {"external": pyspiel.ExternalSamplingMCCFRSolver,
+              "outcome": pyspiel.OutcomeSamplingMCCFRSolver}
 
 
-class _SeededMCCFR:
-  """OpenSpiel's MCCFR (Lanctot et al., "Monte Carlo sampling for regret minimization in
-  extensive games", NeurIPS 2009) behind the CFR interface, with its own random stream."""
+class SeededMCCFR:
+  """OpenSpiel's Python MCCFR (Lanctot, Waugh, Zinkevich, Bowling, "Monte Carlo sampling for
+  regret minimization in extensive games", NeurIPS 2009) behind the CFR interface, with its own
+  random stream."""
 
-  def __init__(self, solver_cls, game: pyspiel.Game, seed: int):
-    self._solver = solver_cls(game)
+  def __init__(self, game: pyspiel.Game, *, seed: int, sampler: str):
+    self._solver = _MCCFR_PY[sampler](game)
     self._rng_state = np.random.RandomState(seed).get_state()
 
   def evaluate_and_update_policy(self) -> None:
@@ -66,7 +72,7 @@ class _SeededMCCFR:
     return self._solver.average_policy()
 
 
-class _CppCFR:
+class CppCFR:
   """OpenSpiel's C++ CFR (``pyspiel.CFRSolver``) returning a Python ``TabularPolicy``."""
 
   def __init__(self, game: pyspiel.Game):
@@ -81,14 +87,21 @@ class _CppCFR:
                                                       self._solver.tabular_average_policy())
 
 
-def _ours(cls: type, seeded: bool = False, **options: Any) -> Callable[[pyspiel.Game, int], Any]:
-  """Builder of the project's solver class ``cls`` (from ``algorithms``) with keyword ``options``;
-  ``seeded`` passes the job's seed on."""
+class CppMCCFR:
+  """OpenSpiel's C++ MCCFR (``pyspiel.ExternalSamplingMCCFRSolver`` or
+  ``OutcomeSamplingMCCFRSolver``, seeded) behind the CFR interface."""
 
-  def build(game: pyspiel.Game, seed: int):
-    return cls(game, seed=seed, **options) if seeded else cls(game, **options)
+  def __init__(self, game: pyspiel.Game, *, seed: int, sampler: str):
+    self._game = game
+    self._solver = _MCCFR_CPP[sampler](game, seed=seed)
 
-  return build
+  def evaluate_and_update_policy(self) -> None:
+    self._solver.run_iteration()
+
+  def average_policy(self) -> policy_lib.TabularPolicy:
+    average = self._solver.average_policy()
+    return policy_lib.tabular_policy_from_callable(
+        self._game, lambda state: dict(average.action_probabilities(state)))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -98,42 +111,132 @@ class SolverSpec:
   Attributes:
     name: registry name (command-line value of ``--solver``).
     label: name in plots and tables.
-    build: ``build(game, seed)`` returns a solver with ``evaluate_and_update_policy()`` and
-      ``average_policy()``.
-    sampled: True if the iterations are random, so results depend on the seed.
+    cls: the solver class; ``cls(game, **options)`` builds it.
+    options: constructor keyword options (JSON data); a ``leaf_solver`` option is a
+      ``leaf_solvers.spec`` description.
+    algorithm: the algorithm's short name, shared by the variants that plots group together
+      (e.g. "CFR", "CFR-AVG", "CFR-D").
+    seeded: pass the job's seed as ``seed=``.
+    sampled: the iterations are random, so results depend on the seed; sampled solvers get
+      ``SAMPLED_BUDGET_FACTOR`` times the iterations and looser tolerances.
+    engine: runs on the project's game tree (``cls`` accepts ``tree=``, so callers that already
+      walked the game can share its ``GameTree``).
+    in_report: part of the default report's solver comparisons.
+    cost: (a, b): one iteration takes about a + b H seconds on a game of H histories (measured on
+      Kuhn and Leduc poker, 2 cores), for the estimate that refuses sweeps longer than
+      ``--max-minutes``.
   """
 
   name: str
   label: str
-  build: Callable[[pyspiel.Game, int], Any]
+  cls: Callable[..., Any]
+  options: Mapping[str, Any] = dataclasses.field(default_factory=dict)
+  algorithm: str = ""
+  seeded: bool = False
   sampled: bool = False
+  engine: bool = False
+  in_report: bool = False
+  cost: Tuple[float, float] = (1e-3, 2e-5)
+
+  def seconds_per_iteration(self, histories: int) -> float:
+    """The estimated time of one iteration on a game of ``histories`` histories."""
+    return self.cost[0] + self.cost[1] * histories
+
+  def build(self, game: pyspiel.Game, seed: int = 0,
+            tree: Optional[algorithms.GameTree] = None) -> Any:
+    """The solver on ``game`` (seeded with ``seed`` if it is sampled; on ``tree`` if given and
+    the solver runs on the engine)."""
+    kwargs = dict(self.options)
+    if "leaf_solver" in kwargs:
+      kwargs["leaf_solver"] = leaf_solvers.from_spec(kwargs["leaf_solver"])
+    if self.seeded:
+      kwargs["seed"] = seed
+    if self.engine and tree is not None:
+      kwargs["tree"] = tree
+    return self.cls(game, **kwargs)
+
+
+def _cfr_avg(name: str, label: str, depth: Optional[int], beliefs: str = "average",
+             variant: str = "standard", weighting: str = "uniform",
+             in_report: bool = False) -> SolverSpec:
+  """A CFR-AVG entry (``algorithms.CFRAvgSolver``; Brown et al., "Combining deep reinforcement
+  learning and search for imperfect-information games" (ReBeL), NeurIPS 2020)."""
+  algorithm = ("CFR (full game)" if depth is None else "CFR-D" if beliefs == "current"
+               else "modified CFR-AVG" if variant == "modified" else "CFR-AVG")
+  return SolverSpec(name, label, algorithms.CFRAvgSolver,
+                    {"depth_limit": depth, "leaf_beliefs": beliefs, "variant": variant,
+                     "weighting": weighting},
+                    algorithm=algorithm, engine=True, in_report=in_report,
+                    cost=(1e-4, 3e-8) if depth is None else (1e-2, 4e-5))
 
 
 SOLVERS: Dict[str, SolverSpec] = {s.name: s for s in [
-    SolverSpec("cfr", "CFR (OpenSpiel)", lambda game, seed: cfr.CFRSolver(game)),
-    SolverSpec("cfr_plus", "CFR+ (OpenSpiel)", lambda game, seed: cfr.CFRPlusSolver(game)),
-    SolverSpec("cfr_cpp", "CFR (OpenSpiel C++)", lambda game, seed: _CppCFR(game)),
-    SolverSpec("mccfr_external", "external-sampling MCCFR (OpenSpiel)",
-               lambda game, seed: _SeededMCCFR(external_sampling_mccfr.ExternalSamplingSolver,
-                                               game, seed), sampled=True),
-    SolverSpec("mccfr_outcome", "outcome-sampling MCCFR (OpenSpiel)",
-               lambda game, seed: _SeededMCCFR(outcome_sampling_mccfr.OutcomeSamplingSolver,
-                                               game, seed), sampled=True),
-    SolverSpec("our_cfr", "CFR (ours)", _ours(algorithms.CFRSolver)),
-    SolverSpec("our_cfr_plus", "CFR+ (ours)", _ours(algorithms.CFRPlusSolver)),
-    SolverSpec("cs_cfr", "chance-sampling CFR (ours)",
-               _ours(algorithms.ChanceSamplingCFRSolver, seeded=True), sampled=True),
-    SolverSpec("our_lcfr", "linear CFR (ours)", _ours(algorithms.LCFRSolver)),
-    SolverSpec("our_dcfr", "discounted CFR (ours)", _ours(algorithms.DCFRSolver)),
-    SolverSpec("cfr_avg", "CFR-AVG, no depth limit (ours)", _ours(algorithms.CFRAvgSolver)),
-    SolverSpec("cfr_avg_d1", "CFR-AVG, depth limit 1 (ours)",
-               _ours(algorithms.CFRAvgSolver, depth_limit=1)),
+    # OpenSpiel's solvers.
+    SolverSpec("cfr", "CFR (OpenSpiel)", cfr.CFRSolver, algorithm="CFR", in_report=True,
+               cost=(0.0, 2e-5)),
+    SolverSpec("cfr_plus", "CFR+ (OpenSpiel)", cfr.CFRPlusSolver, algorithm="CFR+",
+               in_report=True, cost=(0.0, 2e-5)),
+    SolverSpec("cfr_cpp", "CFR (OpenSpiel C++)", CppCFR, algorithm="CFR",
+               cost=(5e-5, 1.5e-6)),
+    SolverSpec("mccfr_external", "external-sampling MCCFR (OpenSpiel)", SeededMCCFR,
+               {"sampler": "external"}, algorithm="MCCFR", seeded=True, sampled=True,
+               cost=(1e-3, 1e-8)),
+    SolverSpec("mccfr_outcome", "outcome-sampling MCCFR (OpenSpiel)", SeededMCCFR,
+               {"sampler": "outcome"}, algorithm="MCCFR", seeded=True, sampled=True,
+               cost=(6e-4, 1e-8)),
+    SolverSpec("mccfr_external_cpp", "external-sampling MCCFR (OpenSpiel C++)", CppMCCFR,
+               {"sampler": "external"}, algorithm="MCCFR", seeded=True, sampled=True,
+               cost=(5e-5, 1e-9)),
+    SolverSpec("mccfr_outcome_cpp", "outcome-sampling MCCFR (OpenSpiel C++)", CppMCCFR,
+               {"sampler": "outcome"}, algorithm="MCCFR", seeded=True, sampled=True,
+               cost=(2e-5, 1e-9)),
+    # The project's engine (algorithms).
+    SolverSpec("our_cfr", "CFR (ours)", algorithms.CFRSolver, algorithm="CFR", engine=True,
+               in_report=True, cost=(1e-4, 3e-8)),
+    SolverSpec("our_cfr_plus", "CFR+ (ours)", algorithms.CFRPlusSolver, algorithm="CFR+",
+               engine=True, in_report=True, cost=(1e-4, 3e-8)),
+    SolverSpec("our_lcfr", "linear CFR (ours)", algorithms.LCFRSolver, algorithm="LCFR",
+               engine=True, cost=(1e-4, 3e-8)),
+    SolverSpec("our_dcfr", "discounted CFR (ours)", algorithms.DCFRSolver, algorithm="DCFR",
+               engine=True, cost=(1e-4, 3e-8)),
+    SolverSpec("cs_cfr", "chance-sampling CFR (ours)", algorithms.ChanceSamplingCFRSolver,
+               algorithm="CS-CFR", seeded=True, sampled=True, engine=True, in_report=True,
+               cost=(1.5e-4, 3e-8)),
+    SolverSpec("cs_cfr_simultaneous", "chance-sampling CFR, simultaneous updates (ours)",
+               algorithms.ChanceSamplingCFRSolver, {"alternating_updates": False},
+               algorithm="CS-CFR", seeded=True, sampled=True, engine=True,
+               cost=(1e-4, 2e-8)),
+    # CFR-AVG and its relatives (algorithms.CFRAvgSolver), full game and depth-limited.
+    _cfr_avg("cfr_avg", "CFR-AVG, no depth limit (ours)", None),
+    _cfr_avg("cfr_avg_linear", "CFR-AVG, no depth limit, linear (ours)", None,
+             weighting="linear"),
+    _cfr_avg("cfr_avg_d1", "CFR-AVG, depth limit 1 (ours)", 1, in_report=True),
+    _cfr_avg("cfr_avg_d1_linear", "CFR-AVG, depth limit 1, linear (ours)", 1, weighting="linear"),
+    _cfr_avg("cfr_avg_d2", "CFR-AVG, depth limit 2 (ours)", 2),
+    _cfr_avg("cfr_avg_d2_linear", "CFR-AVG, depth limit 2, linear (ours)", 2, weighting="linear"),
+    _cfr_avg("cfr_d_d1", "CFR-D, depth limit 1 (ours)", 1, beliefs="current"),
+    _cfr_avg("cfr_d_d1_linear", "CFR-D, depth limit 1, linear (ours)", 1, beliefs="current",
+             weighting="linear"),
+    _cfr_avg("cfr_d_d2", "CFR-D, depth limit 2 (ours)", 2, beliefs="current"),
+    _cfr_avg("cfr_d_d2_linear", "CFR-D, depth limit 2, linear (ours)", 2, beliefs="current",
+             weighting="linear"),
+    _cfr_avg("cfr_avg_mod_d1", "modified CFR-AVG, depth limit 1 (ours)", 1, variant="modified"),
+    _cfr_avg("cfr_avg_mod_d1_linear", "modified CFR-AVG, depth limit 1, linear (ours)", 1,
+             variant="modified", weighting="linear"),
+    _cfr_avg("cfr_avg_mod_d2", "modified CFR-AVG, depth limit 2 (ours)", 2, variant="modified"),
+    _cfr_avg("cfr_avg_mod_d2_linear", "modified CFR-AVG, depth limit 2, linear (ours)", 2,
+             variant="modified", weighting="linear"),
 ]}
 
 
 def available_solvers() -> List[str]:
   """Names of the registered solvers."""
   return list(SOLVERS)
+
+
+def report_solvers() -> List[str]:
+  """Names of the solvers of the default report (``in_report``), in registry order."""
+  return [name for name, spec in SOLVERS.items() if spec.in_report]
 
 
 def get_solver(name: str) -> SolverSpec:
@@ -143,44 +246,6 @@ def get_solver(name: str) -> SolverSpec:
     raise ValueError(f"unknown solver {name!r}; available solvers: "
                      f"{', '.join(available_solvers())}")
   return spec
-
-
-def load_game(game_string: str) -> pyspiel.Game:
-  """Loads an OpenSpiel game string after checking that CFR applies to it.
-
-  Args:
-    game_string: e.g. "kuhn_poker" or "kuhn_poker_ante(ante=2.0,simplified=True)".
-
-  Returns:
-    The game.
-
-  Raises:
-    ValueError: one line naming the problem: unknown game, malformed string or parameters, or a
-      game that is not a two-player zero-sum sequential game.
-  """
-  name = game_string.split("(", 1)[0].strip()
-  if name not in pyspiel.registered_names():
-    poker = sorted(n for n in pyspiel.registered_names() if "poker" in n)
-    raise ValueError(f"unknown game {name!r} in {game_string!r}; e.g. {', '.join(poker)} "
-                     "(all names: pyspiel.registered_names())")
-  # pyspiel prints its own error to the C-level stderr before raising; keep it off the terminal.
-  with _STDERR_REDIRECT, tempfile.TemporaryFile() as sink:
-    saved = os.dup(2)
-    os.dup2(sink.fileno(), 2)
-    try:
-      game = pyspiel.load_game(game_string)
-    except (pyspiel.SpielError, ValueError) as e:  # C++ games raise the first, Python games both.
-      message = str(e).splitlines()[0] if str(e) else type(e).__name__
-      raise ValueError(f"bad game string {game_string!r}: {message}") from None
-    finally:
-      os.dup2(saved, 2)
-      os.close(saved)
-  game_type = game.get_type()
-  if (game.num_players() != 2 or game_type.utility != pyspiel.GameType.Utility.ZERO_SUM
-      or game_type.dynamics != pyspiel.GameType.Dynamics.SEQUENTIAL):
-    raise ValueError(f"game {game_string!r} is not a two-player zero-sum sequential game, "
-                     "which CFR needs")
-  return game
 
 
 def tabular_average_policy(game: pyspiel.Game, solver: Any) -> policy_lib.TabularPolicy:
@@ -225,49 +290,67 @@ def run_iterations(instance, iterations: int, marks: Collection[int] = (),
   return seconds
 
 
-def solve(game_string: str, solver: str, seed: int, iterations: int,
-          checkpoints: Sequence[int] = (), keep_policy: bool = True) -> Dict[str, Any]:
-  """Runs a solver and measures its average policy.
+@dataclasses.dataclass
+class Solved:
+  """What ``solve`` measured.
 
-  Exploitability along the run is the exact one of the project's tree evaluator
-  (``algorithms.TreeEvaluator``, a sequence-form best response); at the final iteration
-  OpenSpiel's ``exploitability.exploitability`` is computed too, as the independent reference.
+  Attributes:
+    measure: the measure's name ("exploitability" or "NashConv", ``experiments.measures``).
+    iterations: the measuring points, increasing, ending at T.
+    curve: the measure of the average policy at each point (the project's exact computation).
+    seconds: the solver's own time up to each point (measurements excluded).
+    openspiel: OpenSpiel's computation of the measure at T (the independent reference).
+    returns: every player's expected return when all play the final average policy.
+    policy: the final average policy {information state: probabilities}, if kept.
+  """
+
+  measure: str
+  iterations: List[int]
+  curve: List[float]
+  seconds: List[float]
+  openspiel: float
+  returns: List[float]
+  policy: Optional[Dict[str, List[float]]] = None
+
+
+def solve(game: pyspiel.Game, solver: str, seed: int, iterations: int,
+          measure_at: Sequence[int] = (), keep_policy: bool = False) -> Solved:
+  """Runs a registered solver and measures its average policy.
+
+  The measure along the run is the project's exact one (``experiments.measures``, on the game
+  tree for two-player zero-sum games); at the final iteration OpenSpiel's computation of it is
+  recorded too, as the independent reference, and the expected returns of the final average
+  policy (OpenSpiel's ``expected_game_score.policy_value``).
 
   Args:
-    game_string: the game.
+    game: the game.
     solver: a registered solver name.
     seed: seed of a sampled solver.
     iterations: number of iterations T (> 0).
-    checkpoints: iterations (1..T) at which to measure exploitability; T is always included.
+    measure_at: iterations (1..T) at which to measure; T is always included.
     keep_policy: include the final average policy's table.
 
-  Returns:
-    ``{"iterations": checkpoints, "exploitability": exact exploitability at each,
-    "openspiel_exploitability": OpenSpiel's at T, "value": expected return of player 0 when both
-    play the final average policy, "policy": {info state: probabilities} (if kept),
-    "timing": {"seconds": solver time (measurement excluded) up to each checkpoint}}``.
+  Raises:
+    ValueError: for a bad T or measuring point, or an unknown solver.
   """
   if not isinstance(iterations, int) or iterations <= 0:
     raise ValueError(f"iterations must be a positive integer, got {iterations!r}")
-  bad = [c for c in checkpoints if not 1 <= c <= iterations]
+  bad = [t for t in measure_at if not 1 <= t <= iterations]
   if bad:
-    raise ValueError(f"checkpoints must lie in 1..{iterations}, got {bad}")
-  game = load_game(game_string)
+    raise ValueError(f"measuring points must lie in 1..{iterations}, got {bad}")
   instance = get_solver(solver).build(game, seed)
-  evaluator = algorithms.TreeEvaluator(game)
-  marks = set(checkpoints) | {iterations}
-  result = {"iterations": sorted(marks), "exploitability": []}
+  measure = measures.measure_for(game, getattr(instance, "tree", None))
+  marks = set(measure_at) | {iterations}
+  curve: List[float] = []
   average = None
 
-  def measure(_):
+  def on_mark(_):
     nonlocal average
     average = tabular_average_policy(game, instance)
-    result["exploitability"].append(float(evaluator.exploitability(average)))
+    curve.append(measure.exact(average))
 
-  result["timing"] = {"seconds": run_iterations(instance, iterations, marks, measure)}
-  result["openspiel_exploitability"] = float(exploitability.exploitability(game, average))
-  result["value"] = float(expected_game_score.policy_value(
-      game.new_initial_state(), [average, average])[0])
-  if keep_policy:
-    result["policy"] = policy_table(average)
-  return result
+  seconds = run_iterations(instance, iterations, marks, on_mark)
+  returns = expected_game_score.policy_value(game.new_initial_state(),
+                                             [average] * game.num_players())
+  return Solved(measure.name, sorted(marks), curve, seconds, measure.openspiel(average),
+                [float(r) for r in returns], policy_table(average) if keep_policy else None)

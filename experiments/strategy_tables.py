@@ -5,7 +5,7 @@ betting so far and the action in poker words (``KuhnRules.action_name``: Check/B
 the policy's probability, the reference equilibrium's and the difference.
 
 The reference is the closed form of ``algorithms.kuhn_equilibria`` for three cards, else the
-sequence-form LP's equilibrium (``experiments.policies.reference_equilibrium``). Where the
+sequence-form LP's equilibrium (``experiments.references.reference_equilibrium``). Where the
 closed-form equilibrium is a family (e.g. Kuhn's alpha in [0, 1/3] at ante = bet), the reference is
 the family member nearest the policy: each free parameter set to the policy's own probability at
 that information state, clipped to the parameter's range, so that the differences show how far
@@ -17,26 +17,28 @@ value and NashConv checks decide.
 import argparse
 from typing import Dict, List, Tuple
 
-import pandas as pd
-import pyspiel
 from open_spiel.python import policy as policy_lib
 from open_spiel.python.algorithms import exploitability
+import pandas as pd
+import pyspiel
 
 from algorithms import kuhn_equilibria
-from experiments import cli
+from experiments import arguments
+from experiments import checks
+from experiments import games
 from experiments import policies
-from experiments import reference_check
-from experiments import report
-from experiments import solver_registry
-from experiments.report_section import Check, ReportSection
+from experiments import references
+from experiments import tables
+from experiments.checks import Check
+from experiments.context import Context
+from experiments.report_section import ReportSection
 from spiel_games import kuhn_poker_ante
 from spiel_games import kuhn_rules
 
 NAME = "strategy-tables"
 HELP = "A solver's average policy as a readable table beside the reference equilibrium."
 
-DEFAULT_POLICY = "cfr:2000"
-QUICK_POLICY = "cfr:300"
+ITERATIONS = arguments.Budget(default=2000, quick=300)  # Of the default policy, cfr:T.
 
 
 def rules_of(game: pyspiel.Game) -> kuhn_rules.KuhnRules:
@@ -70,15 +72,15 @@ def information_states(game: pyspiel.Game) -> Dict[str, Tuple[int, int, str]]:
 
 
 def reference_for(game: pyspiel.Game,
-                  pol: policy_lib.TabularPolicy) -> policies.Reference:
+                  pol: policy_lib.TabularPolicy) -> references.Reference:
   """The reference equilibrium nearest ``pol`` (see the module docstring)."""
   rules = rules_of(game)
   if rules.deck_size != 3:
-    return policies.reference_equilibrium(game)
+    return references.reference_equilibrium(game)
   closed = kuhn_equilibria.member_matching(rules.ante, rules.bet, rules.simplified,
-                                           reference_check.policy_probabilities(pol))
+                                           references.policy_probabilities(pol))
   member = ", ".join(f"{k} = {float(v):.4f}" for k, v in closed.family.items())
-  return policies.Reference(closed.policy(game), float(closed.value),
+  return references.Reference(closed.policy(game), float(closed.value),
                             f"closed form ({closed.regime}" + (f"; {member}" if member else "")
                             + ")")
 
@@ -114,7 +116,7 @@ def table_markdown(frame: pd.DataFrame) -> str:
   """A markdown table with one row per information state."""
   lines = ["| player | card | betting so far | policy | reference | max abs difference |",
            "|---|---|---|---|---|---|"]
-  for (player, _, _, card), group in frame.groupby(
+  for (player, _, _, _), group in frame.groupby(
       ["player", frame["history"].str.len(), "history", "card_index"], sort=True):
     policy_text = ", ".join(f"{a} {p:.3f}" for a, p in zip(group["action"], group["probability"]))
     reference_text = ", ".join(f"{a} {p:.3f}" for a, p in zip(group["action"], group["reference"]))
@@ -123,38 +125,39 @@ def table_markdown(frame: pd.DataFrame) -> str:
   return "\n".join(lines)
 
 
-def checks(game: pyspiel.Game, name: str, pol: policy_lib.TabularPolicy,
-           reference: policies.Reference) -> List[Check]:
+def table_checks(game: pyspiel.Game, name: str, pol: policy_lib.TabularPolicy,
+                 reference: references.Reference) -> List[Check]:
   """The reference is an equilibrium, and the policy's value is the game value within the
   policy's NashConv (|u(sigma) - v| <= max_i (BR_i - u_i) <= NashConv in a zero-sum game)."""
   nash_conv = float(exploitability.nash_conv(game, pol))
   return [
-      Check(f"strategy table {game}: NashConv of the reference",
-            float(exploitability.nash_conv(game, reference.policy)), 0.0, 1e-9,
-            f"0 at equilibrium (OpenSpiel nash_conv); reference: {reference.source}"),
-      Check(f"strategy table {game}: value of {name}", policies.expected_value(game, pol, pol),
-            reference.value, nash_conv, f"{reference.source} value; tolerance = NashConv of the "
-            "policy"),
+      checks.same_number(f"strategy table {game}: NashConv of the reference",
+                         exploitability.nash_conv(game, reference.policy), 0.0,
+                         f"0 at equilibrium (OpenSpiel nash_conv); reference: {reference.source}"),
+      checks.within_nash_conv(f"strategy table {game}: value of {name}",
+                              policies.expected_value(game, pol, pol), reference.value, nash_conv,
+                              f"{reference.source} value"),
   ]
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-  parser.add_argument("--game", type=cli.game_string, default="kuhn_poker_ante",
-                      metavar="GAME_STRING",
-                      help="a Kuhn game string (kuhn_poker or kuhn_poker_ante(...))")
+  parser.add_argument("--game", type=arguments.game_string, default="kuhn_poker_ante",
+                      metavar="GAME_STRING", help="a Kuhn game string (kuhn_poker or "
+                      "kuhn_poker_ante(...); default: kuhn_poker_ante)")
   parser.add_argument("--policy", default=None,
                       help=f"the policy to tabulate: {', '.join(policies.POLICY_NAMES)} (default "
-                           f"{DEFAULT_POLICY}, {QUICK_POLICY} with --quick)")
+                      f"cfr:{ITERATIONS.default}, cfr:{ITERATIONS.quick} with --quick)")
 
 
-def run(args: argparse.Namespace) -> ReportSection:
-  name = args.policy or (QUICK_POLICY if args.quick else DEFAULT_POLICY)
-  game = solver_registry.load_game(args.game)
+def run(args: argparse.Namespace, ctx: Context) -> ReportSection:
+  name = args.policy or f"cfr:{ITERATIONS.resolve(None, ctx.quick)}"
+  policies.check_name(name)
+  game = games.load_game(args.game)
   rules_of(game)
-  pol = policies.make_policy(game, name, args.seed, progress=not args.quiet)
+  pol = policies.make_policy(game, name, ctx.seed, progress=ctx.progress)
   reference = reference_for(game, pol)
   frame = strategy_table(game, pol, reference.policy)
-  report.write_csv(frame, args.out / "strategy_table.csv")
+  tables.write_csv(frame, ctx.out / "strategy_table.csv")
   largest = frame.loc[frame["difference"].abs().idxmax()]
   return ReportSection(
       title=f"Strategy table: {name} on {args.game}",
@@ -169,4 +172,4 @@ def run(args: argparse.Namespace) -> ReportSection:
           f"{largest['card']} after {largest['betting']}, player {largest['player']}).",
       ]),
       tables=["strategy_table.csv"],
-      checks=checks(game, name, pol, reference))
+      checks=table_checks(game, name, pol, reference))

@@ -225,6 +225,22 @@ class PublicBeliefState:
     return value, -value
 
   def __str__(self) -> str:
+    """E.g. ``history=p belief[JQ=1/5 JK=1/5 QJ=3/10 QK=3/10 KJ=0 KQ=0]`` (``short_number``)."""
     name = self.rules.card_name
-    cells = " ".join(f"{name(c0)}{name(c1)}={b}" for (c0, c1), b in zip(self.deals, self.belief))
+    cells = " ".join(f"{name(c0)}{name(c1)}={short_number(b)}"
+                     for (c0, c1), b in zip(self.deals, self.belief))
     return f"history={self.history or '-'} belief[{cells}]"
+
+
+# Largest denominator printed as an exact fraction.
+MAX_PRINTED_DENOMINATOR = 1000
+
+
+def short_number(value: Fraction) -> str:
+  """A probability for display: exact (``3/10``) when its denominator is at most 1000, else
+  ``~`` and 4 significant digits (``~0.2591``), e.g. for a belief converted exactly from floats
+  (``PublicBeliefState.from_reaches`` with float reaches), whose denominators are powers of 2
+  with 17 digits. Display only: states compare by their exact beliefs."""
+  if value.denominator <= MAX_PRINTED_DENOMINATOR:
+    return str(value)
+  return f"~{float(value):.4g}"

@@ -1,9 +1,10 @@
-"""Tests of experiments.ante_sweep: closed-form curves, solved frame, and the command."""
+"""Tests of experiments.ante_sweep: closed-form curves, the figures and the command."""
 
 import pytest
 
 from experiments import ante_sweep
 from experiments import cli
+from experiments import plotting
 from experiments import report
 
 
@@ -28,13 +29,27 @@ def test_closed_form_curves_at_kuhns_game():
   assert at_one.loc["1b"].low == pytest.approx(1 / 3)
 
 
-def test_command_solves_and_checks(tmp_path):
+def test_command_solves_checks_and_draws(tmp_path):
   out = tmp_path / "results"
   assert cli.main(["ante-sweep", "--quiet", "--ante", "0.25", "--ante", "2.0", "--bet", "4.0",
                    "--iterations", "200", "--out", str(out)]) == 0
   record = report.load_sections(out, [ante_sweep.NAME])[0]
   assert record.status == "PASS"
-  # 6 games, 7 checks per standard game and 4 per simplified game (reference_check).
+  # 6 games, 7 checks per standard game and 4 per simplified game (references.solver_run_checks).
   assert len(record.section.checks) == 3 * 7 + 3 * 4
   assert sorted(record.section.figures) == ["ante_sweep_simplified.png",
                                             "ante_sweep_standard.png"]
+  # The standard figure: one panel per checked frequency and the value, each with the closed
+  # form, its family band and the solved points of both sweeps.
+  figure = plotting.read_figure_summary(out / ante_sweep.NAME / "ante_sweep_standard.png")
+  assert figure["title"] == "standard Kuhn poker: solved vs closed form"
+  assert [a["title"] for a in figure["axes"]] == [
+      "P0 bets J (bluff) [0]", "P0 bets K [2]", "P0 calls with Q after check-bet [1pb]",
+      "P1 bets J after a check (bluff) [0p]", "P1 calls a bet with Q [1b]",
+      "game value / bet (player 0)"]
+  for axes in figure["axes"]:
+    assert axes["xlabel"] == "r = ante / bet" and axes["xscale"] == "log"
+    assert "closed form" in axes["lines"]
+    assert axes["collections"] >= 3  # The family band and the two sweeps' points.
+  assert set(figure["axes"][0]["legend"]) == {"closed form", "closed-form family",
+                                              "CFR+ (ours), ante sweep", "CFR+ (ours), bet sweep"}

@@ -7,7 +7,8 @@ from experiments import cli
 from experiments import docs
 from experiments import reference_check
 from experiments import report
-from experiments.report_section import Check, ReportSection
+from experiments.checks import Check
+from experiments.report_section import ReportSection
 
 
 def _results(folder):

@@ -3,11 +3,10 @@ experiments/policies.py)."""
 
 import numpy as np
 import pandas as pd
-import pytest
 import pyspiel
+import pytest
 from scipy import stats
 
-import spiel_games  # pylint: disable=unused-import  (registers kuhn_poker_ante)
 from algorithms import policy_io
 from experiments import cli
 from experiments import head_to_head
@@ -40,8 +39,13 @@ def kuhn():
 
 def test_named_policies_have_their_exact_values(kuhn):
   rules = kuhn_rules.KuhnRules()
-  uniform = lambda card, history: 0.5
-  bet = lambda card, history: 1.0
+
+  def uniform(card, history):
+    return 0.5
+
+  def bet(card, history):
+    return 1.0
+
   cases = [("uniform", "always-bet", uniform, bet), ("always-bet", "uniform", bet, uniform),
            ("always-bet", "always-bet", bet, bet)]
   for name_0, name_1, bet_0, bet_1 in cases:
@@ -127,7 +131,7 @@ def test_cli_quick_run(tmp_path):
   assert code == 0
   frame = pd.read_csv(tmp_path / "head-to-head" / "head_to_head.csv")
   row = frame.iloc[0]
-  assert row.hands == head_to_head.QUICK_HANDS
+  assert row.hands == head_to_head.HANDS.quick
   assert row.wins + row.draws + row.losses == row.hands
   assert row.ci95_low <= row.exact_value <= row.ci95_high
 

@@ -1,13 +1,16 @@
 """Tests of the simplified game's landscape experiment (experiments/landscape.py)."""
 
 import numpy as np
+from open_spiel.python.algorithms import exploitability
 import pandas as pd
 import pytest
-from open_spiel.python.algorithms import exploitability
+from test_experiments_head_to_head import kuhn_value
 
 from algorithms import kuhn_equilibria
 from experiments import cli
 from experiments import landscape
+from experiments import plotting
+from spiel_games import kuhn_rules
 
 ANTES = [0.25, 0.5, 1.0, 2.0]  # Passive, boundary, and bluffing regimes of the simplified game.
 
@@ -18,10 +21,19 @@ def game_and_surface(request):
   return request.param, game, landscape.Bilinear.from_game(game)
 
 
-def notebook_utility(ante, p, q):
-  # The background notebook 004's derivation for bet 1 (its U_1, with p1 = p, p2 = q, S = ante):
-  # U = [q - p - p q - 2 S p q + 2 S p] / 6; an independent hand derivation of the same sum.
-  return (q - p - p * q - 2 * ante * p * q + 2 * ante * p) / 6
+def formula_utility(ante, p, q):
+  # The closed form of experiments/landscape.py's docstring with B = 1: summing the six deals,
+  # U = [q + (2 S - 1) p - (2 S + 1) p q] / 6.
+  return (q + (2 * ante - 1) * p - (2 * ante + 1) * p * q) / 6
+
+
+def enumerated_utility(ante, p, q):
+  # Independent of OpenSpiel and of the formula: every deal and betting line of the simplified
+  # rules (KuhnRules), with the reduced strategy (bluff p with the lowest card, bet the highest,
+  # pass the middle; call q with the middle card, call the highest, fold the lowest).
+  bet, call = {0: p, 1: 0.0, 2: 1.0}, {0: 0.0, 1: q, 2: 1.0}
+  return kuhn_value(kuhn_rules.KuhnRules(ante=ante, simplified=True),
+                    lambda card, history: bet[card], lambda card, history: call[card])
 
 
 def test_surface_is_bilinear_and_matches_policy_value(game_and_surface):
@@ -30,7 +42,8 @@ def test_surface_is_bilinear_and_matches_policy_value(game_and_surface):
   for p, q in rng.uniform(size=(5, 2)):
     exact = landscape.utility(game, p, q)  # OpenSpiel's policy_value on the full game.
     assert surface(p, q) == pytest.approx(exact, abs=1e-12)
-    assert exact == pytest.approx(notebook_utility(ante, p, q), abs=1e-12)
+    assert exact == pytest.approx(enumerated_utility(ante, p, q), abs=1e-12)
+    assert exact == pytest.approx(formula_utility(ante, p, q), abs=1e-12)
 
 
 def test_saddle_point_is_the_closed_form_and_a_full_game_equilibrium(game_and_surface):
@@ -49,7 +62,8 @@ def test_saddle_point_is_the_closed_form_and_a_full_game_equilibrium(game_and_su
 
 
 def test_hand_derived_interior_saddle_at_ante_one():
-  # Kuhn (1950) / notebook: p = 1 / (1 + 2S), q = (2S - 1) / (1 + 2S), value (2S - 1) / (6 (1 + 2S))
+  # The interior saddle of the formula above: p = 1 / (1 + 2S), q = (2S - 1) / (1 + 2S), value
+  # (2S - 1) / (6 (1 + 2S))
   # at S = 1: (1/3, 1/3), value 1/18; the Hessian [[0, d], [d, 0]] is indefinite (d = -1/2).
   surface = landscape.Bilinear.from_game(landscape.load_game(1.0))
   assert surface.saddle_point() == pytest.approx((1 / 3, 1 / 3), abs=1e-12)
@@ -85,11 +99,17 @@ def test_bad_ante_is_a_value_error():
 def test_cli_quick_run(tmp_path):
   assert cli.main(["landscape", "--quick", "--quiet", "--out", str(tmp_path)]) == 0
   out = tmp_path / "landscape"
-  assert (out / "landscape.png").stat().st_size > 0
   grid = pd.read_csv(out / "landscape_grid.csv")
   path = pd.read_csv(out / "landscape_path.csv")
   assert len(grid) == landscape.GRID**2
-  assert len(path) == landscape.QUICK_ITERATIONS
+  assert len(path) == landscape.ITERATIONS.quick
+  figure = plotting.read_figure_summary(out / "landscape.png")
+  left, right = figure["axes"][:2]
+  for axes in (left, right):
+    assert axes["xlabel"] == "p: player 0 bets the lowest card (bluff)"
+    assert axes["ylabel"] == "q: player 1 calls with the middle card"
+    assert "closed-form equilibrium (p, q)" in axes["lines"]
+  assert {"current strategy", "average strategy", "start"} <= set(right["lines"])
   # The average ends nearer the equilibrium (1/3, 1/3) than the current strategy's mean distance.
   last = path.iloc[-1]
   average_distance = np.hypot(last.average_p - 1 / 3, last.average_q - 1 / 3)

@@ -6,6 +6,7 @@ import pyspiel
 import pytest
 
 from experiments import cli
+from experiments import plotting
 from experiments import rps
 
 
@@ -101,11 +102,24 @@ def test_bad_opponent_is_a_value_error():
 def test_cli_quick_run_writes_outputs_and_checks_pass(tmp_path):
   assert cli.main(["rps", "--quick", "--quiet", "--out", str(tmp_path)]) == 0
   out = tmp_path / "rps"
-  for name in ("rps.csv", "rps_strategies.png", "rps_exploitability.png"):
-    assert (out / name).stat().st_size > 0
   frame = pd.read_csv(out / "rps.csv")
-  final = frame[frame["iteration"] == rps.QUICK_ITERATIONS].set_index("scenario")
+  final = frame[frame["iteration"] == rps.ITERATIONS.quick].set_index("scenario")
   assert final.loc["vs 0/90/10", "Scissors"] > 0.99
+  # One panel per scenario, each with the three actions' average probabilities.
+  strategies = plotting.read_figure_summary(out / "rps_strategies.png")
+  assert [a["title"] for a in strategies["axes"]] == [
+      "vs 0/90/10", "vs 10/80/10", "vs uniform", "vs uniform (sampled)", "self-play RPS",
+      "self-play modified RPS"]
+  for axes in strategies["axes"]:
+    assert axes["lines"] == ["Rock", "Paper", "Scissors"] and axes["xscale"] == "log"
+  # Regret and NashConv: log-log, each run with its bound (dotted, unlabelled).
+  regret = plotting.read_figure_summary(out / "rps_exploitability.png")
+  self_play, fixed = regret["axes"]
+  assert self_play["title"] == "self-play: NashConv of the average profile"
+  assert [line for line in self_play["lines"] if not line.startswith("_")] == [
+      "self-play RPS", "self-play modified RPS"]
+  assert (fixed["xscale"], fixed["yscale"]) == ("log", "log")
+  assert "vs 0/90/10" in fixed["legend"]
 
 
 def test_cli_rejects_bad_iterations(tmp_path, capsys):

@@ -2,10 +2,9 @@
 
 import numpy as np
 import pandas as pd
-import pytest
 import pyspiel
+import pytest
 
-import spiel_games  # pylint: disable=unused-import  (registers kuhn_poker_ante)
 from experiments import cli
 from experiments import policies
 from experiments import strategy_tables
@@ -32,11 +31,12 @@ def test_information_states_of_kuhn_poker():
 
 def test_table_of_the_equilibrium_matches_kuhn_1950(kuhn):
   equilibrium = policies.make_policy(kuhn, "equilibrium")
-  reference = strategy_tables.reference_for(kuhn, equilibrium)
-  frame = strategy_tables.strategy_table(kuhn, equilibrium, reference.policy).set_index(
+  uniform = policies.make_policy(kuhn, "uniform")
+  frame = strategy_tables.strategy_table(kuhn, equilibrium, uniform).set_index(
       ["info_state", "action"])
   assert len(frame) == 24
-  assert np.all(frame["difference"] == 0.0)
+  # Against the uniform policy as the reference column, the difference is the probability - 1/2.
+  np.testing.assert_allclose(frame["difference"], frame["probability"] - 0.5, atol=1e-15)
   # Kuhn (1950): player 1 calls a bet with the queen w.p. 1/3 and bluffs the jack after a check
   # w.p. 1/3; nobody calls with the jack; the king always calls.
   assert frame.loc[("1b", "Call"), "probability"] == pytest.approx(1 / 3, abs=1e-12)
@@ -61,8 +61,14 @@ def test_reference_is_the_nearest_member_of_kuhns_family(kuhn, cfr_policy):
 
 def test_checks_pass_for_cfr(kuhn, cfr_policy):
   reference = strategy_tables.reference_for(kuhn, cfr_policy)
-  checks = strategy_tables.checks(kuhn, "cfr:300", cfr_policy, reference)
+  checks = strategy_tables.table_checks(kuhn, "cfr:300", cfr_policy, reference)
   assert all(c.passed for c in checks), checks
+  # Negative control: every policy's value lies within its NashConv of the true game value, so
+  # the value check can only fail against a wrong reference value: shift it by 0.5.
+  wrong = strategy_tables.references.Reference(reference.policy, reference.value + 0.5, "wrong")
+  failed = [c for c in strategy_tables.table_checks(kuhn, "cfr:300", cfr_policy, wrong)
+            if not c.passed]
+  assert [c.name for c in failed] == [f"strategy table {kuhn}: value of cfr:300"]
 
 
 def test_simplified_game_uses_pass_and_an_lp_reference_for_four_cards():

@@ -168,6 +168,7 @@ def test_global_layout_levels(game_and_tree):
     np.testing.assert_array_equal(a.global_seq[pl][p.parent_seq],
                                   a.infoset_parent[a.global_infoset[pl]])
     np.testing.assert_array_equal(a.terminal_seq[:, pl], a.global_seq[pl][tree.terminal_seq[:, pl]])
+    np.testing.assert_array_equal(a.player_mask[pl], (a.seq_player == pl) & (a.seq_infoset >= 0))
     # The kernel's pass lists: each player's sets in increasing index, then all of them.
     lay = a.kernel
     np.testing.assert_array_equal(

@@ -14,11 +14,12 @@ comma-separated list, overrides ``DEFAULT_SUBSTITUTIONS``):
   ``kuhn_poker_ante`` instead, and ``import spiel_games`` registers it. ``python_kuhn_poker``,
   ``pyspiel.kuhn_poker`` (a module) and other names are left alone. Test names that held
   ``kuhn_poker`` are mapped back before the comparison.
-* ``solvers`` (off): OpenSpiel's Python CFR classes (``cfr._CFRSolver``, ``cfr.CFRSolver``,
+* ``solvers`` (on): OpenSpiel's Python CFR classes (``cfr._CFRSolver``, ``cfr.CFRSolver``,
   ``cfr.CFRPlusSolver``, ``discounted_cfr.DCFRSolver``, ``discounted_cfr.LCFRSolver``) become
   this project's (``algorithms.CFRSolver``, ``algorithms.CFRPlusSolver``, ...; ``_CFRSolver``'s
-  options are keywords of ``algorithms.CFRSolver``). Off until the engine handles more than two players; switch it
-  on with ``KUHN_SHIPPED_SUBSTITUTIONS=game,solvers``.
+  options are keywords of ``algorithms.CFRSolver``), so OpenSpiel's CFR tests (2, 3 and 4
+  players, general-sum goofspiel) run on this project's engine. ``KUHN_SHIPPED_SUBSTITUTIONS=game``
+  runs the game substitution alone.
 
 Modules left out, and why: ``double_oracle_test``, ``jpsro_test``, ``sequence_form_lp_test``,
 ``matrix_game_utils_test``, ``games/kuhn_poker_test`` (need ``cvxpy``) and
@@ -171,7 +172,7 @@ SUBSTITUTIONS: Dict[str, Callable[[str], str]] = {
     "game": substitute_game,
     "solvers": substitute_solvers,
 }
-DEFAULT_SUBSTITUTIONS = ("game",)
+DEFAULT_SUBSTITUTIONS = ("game", "solvers")
 
 
 def enabled_substitutions() -> Tuple[str, ...]:
@@ -283,9 +284,9 @@ def test_solver_substitution_renames_openspiel_cfr_classes():
 
 def test_substitutions_are_chosen_by_the_environment(monkeypatch):
   monkeypatch.delenv("KUHN_SHIPPED_SUBSTITUTIONS", raising=False)
-  assert enabled_substitutions() == ("game",)
-  monkeypatch.setenv("KUHN_SHIPPED_SUBSTITUTIONS", "game,solvers")
   assert enabled_substitutions() == ("game", "solvers")
+  monkeypatch.setenv("KUHN_SHIPPED_SUBSTITUTIONS", "game")
+  assert enabled_substitutions() == ("game",)
   monkeypatch.setenv("KUHN_SHIPPED_SUBSTITUTIONS", "game,engine")
   with pytest.raises(ValueError, match=r"unknown \['engine'\]; allowed: game, solvers"):
     enabled_substitutions()

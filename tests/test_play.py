@@ -1,4 +1,4 @@
-"""``python -m experiments.play``: the real program, driven through a pseudo-terminal.
+"""``python -m experiments play``: the real program, driven through a pseudo-terminal.
 
 Every number the program prints is recomputed here another way: hand results from Kuhn's rules
 (``spiel_games.kuhn_rules``) applied to the cards and moves shown on screen; the exact match-up
@@ -36,7 +36,7 @@ class Session:
 
   def __init__(self, *args: str):
     self.log = io.StringIO()
-    self.child = pexpect.spawn(sys.executable, ["-m", "experiments.play", *args],
+    self.child = pexpect.spawn(sys.executable, ["-m", "experiments", "play", *args],
                                encoding="utf-8", timeout=120, dimensions=(60, 200))
     self.child.logfile_read = self.log
 
@@ -336,7 +336,7 @@ def test_same_seed_same_deals_whatever_the_person_plays():
     (["--transcript", "/no/such/folder/t.txt"], "--transcript: folder '/no/such/folder'"),
 ])
 def test_bad_options_give_one_error_line_and_status_2(args, message):
-  done = subprocess.run([sys.executable, "-m", "experiments.play", *args], capture_output=True,
+  done = subprocess.run([sys.executable, "-m", "experiments", "play", *args], capture_output=True,
                         text=True, timeout=60, check=False, stdin=subprocess.DEVNULL)
   assert done.returncode == 2
   assert done.stderr.count("\n") == 1 and done.stderr.startswith("error: "), done.stderr

@@ -176,3 +176,14 @@ def test_every_deck_size_deal_order_matches_rules():
     pbs = PublicBeliefState.initial(rules)
     assert pbs.deals == tuple(itertools.permutations(range(n), 2))
     assert pbs.marginal(1) == (F(1, n),) * n
+
+
+def test_str_prints_float_beliefs_short():
+  # Beliefs converted exactly from floats have 2^k denominators (17 digits): printed with 4
+  # significant digits and a "~"; small-denominator beliefs stay exact fractions.
+  rules = KuhnRules()
+  pbs = PublicBeliefState.from_reaches(rules, "p", [0.3, 1.0, 0.7], [1.0, 1.0, 1.0])
+  text = str(pbs)
+  assert text == ("history=p belief[JQ=~0.075 JK=~0.075 QJ=~0.25 QK=~0.25 KJ=~0.175 "
+                  "KQ=~0.175]")
+  assert PublicBeliefState.initial(rules).__str__().endswith("KQ=1/6]")

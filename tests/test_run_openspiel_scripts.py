@@ -19,8 +19,9 @@ from open_spiel.python.algorithms import generate_playthrough
 import pure_strategies
 import spiel_games  # pylint: disable=unused-import  (registers the games)
 from spiel_games import cpp_twin
+from spiel_games import playthroughs
 
-PLAYTHROUGHS = pathlib.Path(__file__).parent / "playthroughs"
+PLAYTHROUGHS = playthroughs.DEFAULT_FOLDER
 EXAMPLES = "open_spiel.python.examples"
 
 
@@ -79,8 +80,6 @@ def test_discounted_cfr_example_starts_from_the_uniform_policy():
 def test_cfr_example_on_kuhn_poker_ante():
   """OpenSpiel's cfr_example loads ``game`` with ``{"players": N}``, so it needs the parameter."""
   game = pyspiel.load_game("kuhn_poker_ante")
-  if "players" not in game.get_type().parameter_specification:
-    pytest.skip("kuhn_poker_ante has no 'players' parameter, which cfr_example passes")
   done = run(f"{EXAMPLES}.cfr_example", "--game=kuhn_poker_ante", "--iterations=21",
              "--print_freq=10")
   assert done.returncode == 0, done.stderr

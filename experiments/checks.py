@@ -1,0 +1,66 @@
+"""Reference checks: a number compared with an independent reference, and the builders for the
+kinds of comparison the experiments make.
+
+A ``Check`` passes when |value - reference| <= tolerance. The builders name the tolerance's
+origin once:
+
+* ``same_number``: two exact computations of one number (e.g. the tree's exploitability and
+  OpenSpiel's, or two implementations of one algorithm), equal up to floating-point rounding,
+  ``ROUNDING``;
+* ``within_nash_conv``: the value u_0(sigma) of a profile against the game value v*; for any
+  profile of a two-player zero-sum game |u_0(sigma) - v*| <= NashConv(sigma), since both lie
+  between player 0's best-response values against each side, whose difference is the NashConv;
+* ``at_most``: a non-negative quantity (exploitability, regret) against a bound;
+* ``within``: any other stated tolerance.
+"""
+
+import dataclasses
+
+# Floating-point rounding between two exact computations of one number (sums of at most a few
+# thousand terms of size <= 10, and HiGHS's 1e-10 feasibility tolerances for the LP).
+ROUNDING = 1e-9
+
+
+@dataclasses.dataclass
+class Check:
+  """One number compared with an independent reference.
+
+  Attributes:
+    name: what is compared, e.g. "value kuhn_poker_ante(ante=2.0) cfr".
+    value: the measured number.
+    reference: the reference number.
+    tolerance: the allowed absolute difference.
+    source: where the reference comes from, e.g. "closed form", "sequence-form LP".
+  """
+
+  name: str
+  value: float
+  reference: float
+  tolerance: float
+  source: str
+
+  @property
+  def passed(self) -> bool:
+    return abs(self.value - self.reference) <= self.tolerance
+
+
+def same_number(name: str, value: float, reference: float, source: str) -> Check:
+  """Two exact computations of one number: equal up to ``ROUNDING``."""
+  return Check(name, float(value), float(reference), ROUNDING, source)
+
+
+def within_nash_conv(name: str, value: float, game_value: float, nash_conv: float,
+                     source: str) -> Check:
+  """A profile's value u_0 against the game value, within the profile's NashConv (+ rounding)."""
+  return Check(name, float(value), float(game_value), float(nash_conv) + ROUNDING,
+               f"{source}; tolerance NashConv of the policy")
+
+
+def at_most(name: str, value: float, bound: float, source: str) -> Check:
+  """A quantity that is 0 at the ideal (exploitability, NashConv, regret) against its bound."""
+  return Check(name, float(value), 0.0, float(bound), source)
+
+
+def within(name: str, value: float, reference: float, tolerance: float, source: str) -> Check:
+  """``value`` within a stated ``tolerance`` of ``reference``."""
+  return Check(name, float(value), float(reference), float(tolerance), source)

@@ -1,0 +1,154 @@
+"""Tests of the sweep runner (experiments.context) and the job results (experiments.jobs): resume,
+code fingerprints, --fresh, failures, interruption, and the refusals before work."""
+
+import dataclasses
+import json
+
+import pytest
+
+from experiments import context
+from experiments import executors
+from experiments import games
+from experiments import jobs
+from experiments import provenance
+
+
+def _jobs():
+  # A deterministic solver, a seeded sampled solver (two seeds) and OpenSpiel's MCCFR, which
+  # draws from NumPy's global generator (the registry swaps a per-solver state in under a lock).
+  return [jobs.Job("t", "kuhn_poker", "our_cfr", 0, 20, measure_at=(1, 5)),
+          jobs.Job("t", "kuhn_poker", "cs_cfr", 0, 40),
+          jobs.Job("t", "kuhn_poker", "cs_cfr", 1, 40),
+          jobs.Job("t", "kuhn_poker", "mccfr_external", 3, 30, keep_policy=True)]
+
+
+def numbers(results):
+  """What a result computed, without its timings and provenance."""
+  return [(r.job, {k: v for k, v in dataclasses.asdict(r.solved).items() if k != "seconds"})
+          for r in results]
+
+
+class _Recording(executors.Serial):
+  """The serial executor, recording which jobs it ran; raises ``interrupt_on``'s exception."""
+
+  def __init__(self, interrupt_on=None):
+    self.ran, self.interrupt_on = [], interrupt_on
+
+  def run(self, fn, todo):
+    for job in todo:
+      if job == self.interrupt_on:
+        raise KeyboardInterrupt
+      self.ran.append(job)
+      yield job, fn(job)
+
+
+def test_job_rejects_non_positive_iterations():
+  for bad in (0, -3, 2.5, True):
+    with pytest.raises(ValueError, match="iterations"):
+      jobs.Job("t", "kuhn_poker", "cfr", 0, bad)
+
+
+def test_job_keys_are_distinct_and_stable():
+  made = _jobs()
+  assert len({j.key for j in made}) == len(made)
+  assert made[0].key == jobs.Job("t", "kuhn_poker", "our_cfr", 0, 20, measure_at=[1, 5]).key
+  assert made[0].key != jobs.Job("t", "kuhn_poker", "our_cfr", 0, 20).key
+
+
+def test_results_are_saved_and_reused_by_the_same_code(tmp_path):
+  first = _Recording()
+  ctx = context.Context("t", tmp_path, executor=first)
+  results = ctx.run_jobs(_jobs())
+  assert first.ran == _jobs() and ctx.stats.computed == 4 and ctx.stats.reused == 0
+  # The result on disk is the typed result, stamped with the code that computed it.
+  saved = json.loads(jobs.result_path(tmp_path / "jobs", _jobs()[0]).read_text())
+  assert saved["format"] == jobs.FORMAT and saved["computed_by"] == provenance.code_stamp()
+  assert saved["solved"]["iterations"] == [1, 5, 20] and saved["solved"]["policy"] is None
+  assert jobs.JobResult.from_json(saved) == results[0]
+  second = _Recording()
+  again = context.Context("t", tmp_path, executor=second)
+  assert numbers(again.run_jobs(_jobs())) == numbers(results)
+  assert second.ran == [] and again.stats.reused == 4
+  assert again.stats.reused_finished == [r.finished for r in results]
+  fresh = _Recording()
+  context.Context("t", tmp_path, executor=fresh, fresh=True).run_jobs(_jobs())
+  assert fresh.ran == _jobs()
+
+
+def test_changed_code_reruns_every_job(tmp_path, monkeypatch):
+  context.Context("t", tmp_path).run_jobs(_jobs()[:2])
+  stamp = dict(provenance.code_stamp(), fingerprint="0" * 16)
+  monkeypatch.setattr(provenance, "code_stamp", lambda: stamp)
+  rerun = _Recording()
+  ctx = context.Context("t", tmp_path, executor=rerun)
+  results = ctx.run_jobs(_jobs()[:2])
+  assert rerun.ran == _jobs()[:2] and ctx.stats.reused == 0
+  assert all(r.computed_by["fingerprint"] == "0" * 16 for r in results)
+
+
+def test_unreadable_or_foreign_result_files_are_recomputed(tmp_path):
+  job = _jobs()[0]
+  folder = tmp_path / "jobs"
+  folder.mkdir()
+  for content in ["{not json", json.dumps({"format": "other"}), ""]:
+    jobs.result_path(folder, job).write_text(content)
+    assert jobs.load(folder, job, provenance.code_stamp()["fingerprint"]) is None
+  (folder / f".{job.key}.json.abc.tmp").write_text("half written")  # A write killed midway.
+  recording = _Recording()
+  context.Context("t", tmp_path, executor=recording).run_jobs([job])
+  assert recording.ran == [job] and not list(folder.glob("*.tmp"))
+
+
+def test_a_failing_job_is_recorded_and_the_sweep_goes_on(tmp_path):
+  # liars_dice has no public-state observation, which a depth-limited CFR-AVG needs.
+  bad = jobs.Job("t", "liars_dice(numdice=1,dice_sides=2)", "cfr_avg_d1", 0, 2)
+  good = _jobs()[:2]
+  ctx = context.Context("t", tmp_path)
+  results = ctx.run_jobs([good[0], bad, good[1]])
+  assert [r.job for r in results] == good
+  assert ctx.stats.failed == 1 and len(ctx.failures) == 1
+  failure = ctx.failures[0]
+  assert failure.job == bad and "\n" not in failure.message
+  assert failure.message.startswith("AttributeError") and "Traceback" in failure.traceback
+  assert not jobs.result_path(tmp_path / "jobs", bad).exists()  # Failures are not saved.
+  assert context.describe_failures(ctx.failures) == [
+      f"cfr_avg_d1 on {bad.game} (seed 0, 2 iterations): {failure.message}"]
+
+
+def test_an_interrupted_sweep_keeps_finished_jobs_and_resumes(tmp_path):
+  made = _jobs()
+  ctx = context.Context("t", tmp_path, executor=_Recording(interrupt_on=made[2]))
+  with pytest.raises(KeyboardInterrupt):
+    ctx.run_jobs(made)
+  assert (ctx.stats.kept, ctx.stats.total) == (2, 4)
+  resumed = _Recording()
+  ctx = context.Context("t", tmp_path, executor=resumed)
+  ctx.run_jobs(made)
+  assert resumed.ran == made[2:] and ctx.stats.reused == 2
+
+
+def test_a_repeated_job_is_refused(tmp_path):
+  with pytest.raises(ValueError, match="same job twice"):
+    context.Context("t", tmp_path).run_jobs([_jobs()[0], _jobs()[0]])
+
+
+def test_too_long_and_too_large_sweeps_are_refused_before_work(tmp_path, monkeypatch):
+  recording = _Recording()
+  ctx = context.Context("convergence", tmp_path, executor=recording, max_minutes=1)
+  # OpenSpiel's Python CFR: about 2e-5 s per history and iteration, tic-tac-toe 549,946 histories
+  # (counted by the walk; OpenSpiel's tic_tac_toe tests give the same number of histories).
+  slow = jobs.Job("t", "tic_tac_toe", "cfr", 0, 100)
+  assert ctx.histories("tic_tac_toe") == 549_946
+  with pytest.raises(ValueError, match=r"over the limit --max-minutes 1; raise it"):
+    ctx.run_jobs([slow])
+  monkeypatch.setattr(games, "ENGINE_MAX_HISTORIES", 50)
+  monkeypatch.setattr(games, "_HISTORIES", {})
+  with pytest.raises(ValueError, match="more than 50 histories, the engine's limit"):
+    ctx.run_jobs([_jobs()[0]])  # kuhn_poker: 58 histories.
+  assert recording.ran == []
+
+
+def test_history_count_stops_at_the_cap():
+  game = games.load_game("kuhn_poker")
+  assert games.count_histories(game, 1000) == 58  # 1 + 6 deals x (1 + 2 x ...) = 58 (OpenSpiel).
+  assert games.count_histories(game, 10) == 11  # "More than 10."
