@@ -580,6 +580,28 @@ def visit(tables: SampleTables, draws: np.ndarray, terminals: np.ndarray, infose
 
 
 @numba.njit(cache=True, error_model="numpy")
+def by_level(lay: KernelLayout, infosets: np.ndarray, count: int, level_count: np.ndarray,
+             out: np.ndarray) -> None:
+  """``infosets[:count]`` into ``out[:count]`` by depth level, stably (counting sort).
+
+  Levels in increasing order put every set after its parent's set, as ``realize`` needs, and
+  group the sets as ``backup`` needs. Within a level the sets keep their visit order; in a tree
+  without chance nodes (one segment, visited in preorder) a player's sets are then in the order
+  of their global indices, so each sequence's children are summed as in a full-width pass.
+  ``level_count`` (L + 1,) is zero on entry and on return.
+  """
+  for q in range(count):
+    level_count[lay.infoset_level[infosets[q]] + 1] += 1
+  for d in range(1, len(level_count)):
+    level_count[d] += level_count[d - 1]
+  for q in range(count):
+    d = lay.infoset_level[infosets[q]]
+    out[level_count[d]] = infosets[q]
+    level_count[d] += 1
+  level_count[:] = 0
+
+
+@numba.njit(cache=True, error_model="numpy")
 def sampled_iterations(lay: KernelLayout, tables: SampleTables, rule: KernelRule,
                        utility: np.ndarray, draws: np.ndarray, sigma: np.ndarray,
                        regrets: np.ndarray, cumulative: np.ndarray, iteration: int,
@@ -603,7 +625,9 @@ def sampled_iterations(lay: KernelLayout, tables: SampleTables, rule: KernelRule
   visits = np.zeros(k)
   terminals = np.empty(len(lay.all_terminals), dtype=np.int64)
   infosets = np.empty(k, dtype=np.int64)
+  ordered = np.empty(k, dtype=np.int64)
   updated = np.empty(k, dtype=np.int64)
+  level_count = np.zeros(lay.infoset_level[-1] + 2 if k else 1, dtype=np.int64)
   stack = np.empty(len(tables.seg_terminal_ptr), dtype=np.int64)
   passes = n if rule.alternating else 1
   row = 0
@@ -614,17 +638,18 @@ def sampled_iterations(lay: KernelLayout, tables: SampleTables, rule: KernelRule
       num_terminals, num_infosets = visit(tables, draws[row], terminals, infosets, visits,
                                           stack)
       row += 1
-      infosets[:num_infosets].sort()
-      realize(lay, sigma, x, infosets, 0, num_infosets)
+      by_level(lay, infosets, num_infosets, level_count, ordered)
+      realize(lay, sigma, x, ordered, 0, num_infosets)
       num_updated = 0
       c[:n] = 0.0
       for q in range(num_infosets):
-        j = infosets[q]
+        j = ordered[q]
         if player < 0 or lay.infoset_player[j] == player:
           updated[num_updated] = j
           num_updated += 1
           start = lay.infoset_start[j]
-          c[start:start + lay.infoset_num_actions[j]] = 0.0
+          for s in range(start, start + lay.infoset_num_actions[j]):
+            c[s] = 0.0
       add_terminal_values(lay, x, utility, player, terminals, 0, num_terminals, c)
       update_infosets(lay, rule, t, c, x, visits, sigma, regrets, cumulative, updated, 0,
                       num_updated, False, v, acc)
