@@ -146,6 +146,51 @@ def run_job(job: Job) -> Outcome:
   return solved, time.perf_counter() - start
 
 
+Batch = Tuple[Job, ...]
+
+
+def batches(sweep: Sequence[Job]) -> List[Union[Job, Batch]]:
+  """The jobs of a sweep grouped for ``run_batch``, in order of first appearance.
+
+  Jobs that differ only in their game form one batch when their solver has a batched form
+  (``SolverSpec.batch``) and their games share a tree shape (``solver_registry.batch_key``);
+  a group of one stays a single job.
+  """
+  groups: Dict[Any, List[Job]] = {}
+  for job in sweep:
+    key: Any = job
+    if solver_registry.get_solver(job.solver).batch is not None:
+      shape = solver_registry.batch_key(games.load_game(job.game, two_player_zero_sum=False))
+      if shape is not None:
+        key = (dataclasses.replace(job, game=""), shape)
+    groups.setdefault(key, []).append(job)
+  return [group[0] if len(group) == 1 else tuple(group) for group in groups.values()]
+
+
+def run_batch(batch: Batch) -> List[Outcome]:
+  """Computes a batch (``batches``) in one batched solver run (``solver_registry.solve_batch``,
+  in any process): per job, what the run measured for its game and the batch's wall seconds
+  shared equally; or, if it raised, the same ``Failure`` for every job."""
+  start = time.perf_counter()
+  first = batch[0]
+  try:
+    game_list = [games.load_game(job.game, two_player_zero_sum=False) for job in batch]
+    solved = solver_registry.solve_batch(game_list, first.solver, first.iterations,
+                                         first.measure_at, first.keep_policy)
+  except Exception as e:  # noqa: BLE001  (recorded in the report; the sweep goes on)
+    lines = str(e).strip().splitlines()
+    failure = Failure(f"{type(e).__name__}: {lines[0] if lines else ''}".rstrip(": "),
+                      traceback.format_exc())
+    return [failure] * len(batch)
+  seconds = (time.perf_counter() - start) / len(batch)
+  return [(s, seconds) for s in solved]
+
+
+def run_item(item: Union[Job, Batch]) -> Union[Outcome, List[Outcome]]:
+  """``run_job`` of a job, ``run_batch`` of a batch (what executors run for a batched sweep)."""
+  return run_batch(item) if isinstance(item, tuple) else run_job(item)
+
+
 def result_path(folder: pathlib.Path, job: Job) -> pathlib.Path:
   """Where ``job``'s result is saved in ``folder``."""
   return pathlib.Path(folder) / f"{job.key}.json"
