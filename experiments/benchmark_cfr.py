@@ -205,8 +205,8 @@ def rate_rows(game_string: str, args, summary: List[Result]) -> Dict[str, float]
   print(f"  exploitability after 100 iterations: ours {ours100.exploitability():.12e}, "
         f"C++ {evaluator.exploitability(cpp100.average_policy()):.12e}")
   if liteefg is not None:
-    print(f"  LiteEFG: game loaded in {liteefg.load_seconds:.2f} s; its NashConv after "
-          f"its iterations above {liteefg.nash_conv():.3e}")
+    print(f"  LiteEFG: game loaded in {liteefg.load_seconds:.2f} s; its own NashConv of its "
+          f"average after the iterations timed above: {liteefg.nash_conv():.3e}")
   fast = rates["ours, solve(n)"]
   targets = {"kuhn_poker": (3.0, 1.5), "leduc_poker": (200.0, 80.0)}
   cpp_target, lite_target = targets.get(game.get_type().short_name, (None, 1.5))
