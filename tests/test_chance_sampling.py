@@ -238,3 +238,15 @@ def test_without_chance_equals_vanilla_cfr():
   np.testing.assert_array_equal(sampled.engine.regrets, vanilla.engine.regrets)
   np.testing.assert_allclose(sampled.average_policy().action_probability_array,
                              vanilla.average_policy().action_probability_array, atol=1e-14)
+
+
+def test_solve_equals_single_iterations():
+  # solve(n) draws the numbers of n iterations in one block from the same generator: the same
+  # stream, so the same run as n calls of evaluate_and_update_policy.
+  game = pyspiel.load_game("leduc_poker")
+  block = algorithms.ChanceSamplingCFRSolver(game, seed=5).solve(60)
+  single = algorithms.ChanceSamplingCFRSolver(game, seed=5)
+  for _ in range(60):
+    single.evaluate_and_update_policy()
+  for name in ("regrets", "cumulative", "sigma"):
+    np.testing.assert_array_equal(getattr(block.engine, name), getattr(single.engine, name))
