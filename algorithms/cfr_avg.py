@@ -240,15 +240,16 @@ class CFRAvgSolver(_EngineSolver):
     self._arrays.to_tabular(policy, self._current_policy.action_probability_array)
     return self._current_policy
 
-  def evaluate_and_update_policy(self) -> None:
-    """One iteration: the engine's CFR without a depth limit, else the six steps per pass."""
+  def _run(self, iterations: int) -> None:
+    """Iterations: the engine's CFR without a depth limit, else the six steps per pass."""
     if self._public_tree is None:
-      super().evaluate_and_update_policy()
+      super()._run(iterations)
       return
     e = self._engine
-    w = rm.averaging_weight(e.iteration + 1, e.rule.averaging_gamma)
-    previous_total, self._total_weight = self._total_weight, self._total_weight + w
-    e.iterate(functools.partial(self._pass_values, w=w, previous_total=previous_total))
+    for _ in range(iterations):
+      w = rm.averaging_weight(e.iteration + 1, e.rule.averaging_gamma)
+      previous_total, self._total_weight = self._total_weight, self._total_weight + w
+      e.iterate(functools.partial(self._pass_values, w=w, previous_total=previous_total))
 
   def _pass_values(self, x: np.ndarray, player: Optional[int], w: float,
                    previous_total: float) -> PassValues:

@@ -1,13 +1,13 @@
-"""CFR iterations on the flat sequence-form arrays of a ``GameTree``.
+"""CFR iterations on the flat sequence-form arrays of a ``GameTree``, run by a compiled kernel.
 
 One iteration of vanilla CFR (Zinkevich, Johanson, Bowling, Piccione, "Regret minimization in
 games with incomplete information", NeurIPS 2007) for n players, reordered into whole-array
-passes (``tree_passes``) over the global layout (``tree_layout.TreeArrays``). A pass updating
-player i against the current policy sigma:
+passes over the global layout (``tree_layout.TreeArrays``). A pass updating player i against
+the current policy sigma:
 
 1. realization plans, top-down over information-set depth levels:
    x[(I, a)] = x[parent(I)] sigma(I, a), x[empty_p] = 1 for every player p;
-2. terminal counterfactual values of player i by one ``np.bincount``:
+2. terminal counterfactual values of player i:
    c_i[s] = sum_{z: seq_i(z) = s} u_i(z) pi_c(z) prod_{j != i} x[seq_j(z)];
 3. bottom-up over levels: q(I, a) = c_i[(I, a)] + sum_{J: parent(J) = (I, a)} v(J),
    v(I) = sum_a sigma(I, a) q(I, a);
@@ -24,9 +24,14 @@ average numerators once per history of an information set, i.e. N(I) x_i(I, a) w
 number of histories in I; the factor is constant per information set and cancels in the
 normalised average policy.
 
-Step 2's terminal weights u_i(z) pi_c(z) are the exact pass's. A caller may replace step 2 by a
-hook (``TerminalValues``) that returns other terminal values for the same backup, and the reach
-weights that the average accumulates: ``CFREngine.update(player, hook)``.
+The passes run in ``cfr_kernel`` (numba). The engine offers three kinds of pass:
+
+* full-width exact passes: ``solve(n)`` runs n iterations in one compiled call, ``iterate()``
+  one;
+* full-width passes whose step 2 comes from a Python hook (``TerminalValues``), called once per
+  pass with the plans x: ``iterate(hook)``, ``update(player, hook)``;
+* chance-sampled passes over the sampled subtree only: ``iterate_sampled(tables, draws)``
+  (``chance_sampling`` builds the tables and draws the numbers).
 
 Guarantees. Each player's counterfactual regrets bound its overall regret in any game
 (Zinkevich et al. 2007, Theorem 3), so in a two-player zero-sum (or constant-sum) game the
@@ -42,8 +47,10 @@ from typing import Callable, NamedTuple, Optional, Tuple
 
 import numpy as np
 
+from algorithms import cfr_kernel
 from algorithms import regret_matching as rm
 from algorithms import tree_passes
+from algorithms.cfr_kernel import KernelRule, SampleTables
 from algorithms.tree_layout import TreeArrays
 
 
@@ -90,6 +97,15 @@ class UpdateRule:
     if self.averaging_gamma < 0:
       raise ValueError(f"averaging_gamma must be >= 0, got {self.averaging_gamma}")
 
+  def kernel_rule(self) -> KernelRule:
+    """The rule in the kernel's types."""
+    discount = self.discount_alpha is not None
+    return KernelRule(alternating=bool(self.alternating_updates),
+                      regret_matching_plus=bool(self.regret_matching_plus),
+                      averaging_gamma=float(self.averaging_gamma), discount=discount,
+                      discount_alpha=float(self.discount_alpha) if discount else 0.0,
+                      discount_beta=float(self.discount_beta) if discount else 0.0)
+
 
 class CFREngine:
   """The state of a CFR run on ``TreeArrays`` and its update.
@@ -100,12 +116,13 @@ class CFREngine:
     regrets: cumulative counterfactual regrets R (G,), 0 on the empty sequences.
     cumulative: average-policy numerators S (G,).
     sigma: current policy (G,): regret matching of ``regrets``, 1 on the empty sequences.
-    iteration: the iteration t of the last ``iterate`` (0 before the first).
+    iteration: the iteration t of the last pass (0 before the first).
   """
 
   def __init__(self, arrays: TreeArrays, rule: UpdateRule):
     self.arrays = arrays
     self.rule = rule
+    self._kernel_rule = rule.kernel_rule()
     g = arrays.num_sequences
     self.regrets = np.zeros(g)
     self.cumulative = np.zeros(g)
@@ -134,48 +151,89 @@ class CFREngine:
       return tuple(range(self.arrays.num_players))
     return (None,)
 
+  def plans(self) -> np.ndarray:
+    """The realization plans x (G,) of the current policy (step 1)."""
+    return tree_passes.realization(self.arrays, self.sigma)
+
+  def solve(self, iterations: int) -> None:
+    """``iterations`` exact full-width iterations in one compiled call."""
+    if iterations < 0:
+      raise ValueError(f"iterations must be >= 0, got {iterations}")
+    a = self.arrays
+    cfr_kernel.exact_iterations(a.kernel, self._kernel_rule, a.weighted_utility, self.sigma,
+                                self.regrets, self.cumulative, self.iteration, int(iterations))
+    self.iteration += int(iterations)
+
   def iterate(self, terminal_values: Optional[TerminalValues] = None) -> None:
     """One CFR iteration: t += 1, then ``update`` for every pass of ``passes()``.
 
     Args:
       terminal_values: the hook of every pass (see ``update``); the exact pass if None.
     """
+    if terminal_values is None:
+      self.solve(1)
+      return
     self.iteration += 1
     for player in self.passes():
       self.update(player, terminal_values)
 
   def update(self, player: Optional[int],
              terminal_values: Optional[TerminalValues] = None) -> None:
-    """One pass of iteration t = ``iteration`` updating ``player`` against ``sigma``.
+    """One full-width pass of iteration t = ``iteration`` updating ``player`` against ``sigma``.
 
     R += r with r(I, a) = q(I, a) - v(I) on the player's sequences, S += w_t x on them, RM+
     clipping and discounting as the rule asks, then sigma = regret matching of R.
 
     Args:
       player: the updated player, or None for every player from the same policy.
-      terminal_values: ``hook(x, player) -> PassValues`` replacing step 2 (and the reach the
-        average accumulates); None for the exact terminal values
+      terminal_values: ``hook(x, player) -> PassValues``, called once with the plans x of the
+        current policy, replacing step 2 (and the reach the average accumulates); values on
+        other players' sequences are ignored. None for the exact terminal values
         c_i[s] = sum_{z: seq_i(z) = s} u_i(z) pi_c(z) prod_{j != i} x[seq_j(z)].
     """
     a = self.arrays
-    x = tree_passes.realization(a, self.sigma)  # Step 1.
+    x = self.plans()  # Step 1.
     if terminal_values is None:  # Step 2.
       c, average_reach = tree_passes.terminal_values(a, x, a.weighted_utility, player), x
     else:
       c, average_reach = terminal_values(x, player)
       if average_reach is None:
         average_reach = x
-    # Steps 3-4; for a player not updated r is exactly 0, so its regrets are unchanged.
-    self.regrets += tree_passes.counterfactual_regrets(a, c, self.sigma)
-    self.cumulative += self.average_increment(player, average_reach)
-    if self.rule.regret_matching_plus:  # Step 5.
-      rm.clip_regrets_plus(self.regrets)
+    cfr_kernel.hook_update(  # Steps 3-5.
+        a.kernel, self._kernel_rule, self.iteration, np.array(c, dtype=np.float64),
+        np.ascontiguousarray(average_reach, dtype=np.float64),
+        -1 if player is None else int(player), self.sigma, self.regrets, self.cumulative)
+
+  def iterate_sampled(self, tables: SampleTables, draws: np.ndarray) -> None:
+    """Chance-sampled iterations over the sampled subtrees only, in one compiled call.
+
+    One pass per row of ``draws`` (``len(passes())`` rows per iteration): the sampled
+    histories' terminal values at weight u_i(z), and the update of the visited information sets
+    of the updated player(s), whose average numerators gain w_t x times the number of visited
+    histories (``cfr_kernel.sampled_iterations``).
+
+    Args:
+      tables: the tree's chance segments (``chance_sampling.ChanceSampler.tables``).
+      draws: (iterations * len(passes()), D) uniform numbers in [0, 1), D the number of
+        chance depths.
+
+    Raises:
+      ValueError: for a discounted rule (discounts are defined for full-width passes) or a
+        number of rows that is not a whole number of iterations.
+    """
     if self.rule.discount_alpha is not None:
-      idx = a.player_seqs[player] if player is not None else slice(a.num_players, None)
-      r = self.regrets[idx]
-      rm.discount_regrets(r, self.iteration, self.rule.discount_alpha, self.rule.discount_beta)
-      self.regrets[idx] = r
-    self._refresh_policy()
+      raise ValueError("discounted CFR (discount_alpha/beta) needs full-width passes, not "
+                       "sampled ones")
+    passes = len(self.passes())
+    if draws.ndim != 2 or len(draws) % passes:
+      raise ValueError(f"draws must have a multiple of {passes} rows (one per pass), got shape "
+                       f"{draws.shape}")
+    a = self.arrays
+    iterations = len(draws) // passes
+    cfr_kernel.sampled_iterations(a.kernel, tables, self._kernel_rule, a.tree.utility, draws,
+                                  self.sigma, self.regrets, self.cumulative, self.iteration,
+                                  iterations)
+    self.iteration += iterations
 
   def average_increment(self, player: Optional[int], reach: np.ndarray) -> np.ndarray:
     """The average numerators' increment w_t reach[s] on ``player``'s sequences (G,).
@@ -184,9 +242,9 @@ class CFREngine:
       player: the updated player, or None for every player.
       reach: own-reach weights (G,), the realization plans x of the pass for exact CFR.
     """
-    a = self.arrays
-    mask = a.player_mask[player] if player is not None else a.sequence_mask
-    return rm.averaging_weight(self.iteration, self.rule.averaging_gamma) * (reach * mask)
+    return cfr_kernel.average_increment(
+        self.arrays.kernel, self._kernel_rule, self.iteration,
+        np.ascontiguousarray(reach, dtype=np.float64), -1 if player is None else int(player))
 
   def average(self, pending: Optional[np.ndarray] = None) -> np.ndarray:
     """The average policy (G,), uniform at information sets with zero numerators.

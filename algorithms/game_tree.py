@@ -2,7 +2,9 @@
 
 ``GameTree.from_game(game)`` enumerates every history of an OpenSpiel game through its public
 API (``new_initial_state``, ``child``, ``chance_outcomes``, ``legal_actions``,
-``information_state_string``, ``returns``) and stores two views of it:
+``information_state_string``, ``returns``) and stores two views of it (the Kuhn games
+``kuhn_poker_ante`` and ``kuhn_poker`` are generated from their rules instead, with the same
+result: ``kuhn_tree``):
 
 * the node level: one entry per history (chance, decision or terminal node) in depth-first
   preorder, so that ``node_parent[n] < n``;
@@ -35,7 +37,9 @@ import pyspiel
 
 from open_spiel.python import policy as policy_lib
 
-from algorithms.tree_layout import PlayerSequences, player_sequences
+from algorithms import kuhn_tree
+from algorithms.tree_layout import PlayerSequences, node_sequences, player_sequences
+from spiel_games import kuhn_poker_ante
 
 CHANCE = int(pyspiel.PlayerId.CHANCE)
 TERMINAL = int(pyspiel.PlayerId.TERMINAL)
@@ -120,7 +124,7 @@ class GameTree:
 
   @classmethod
   def from_game(cls, game: pyspiel.Game, max_nodes: int = DEFAULT_MAX_NODES) -> "GameTree":
-    """Walks ``game`` once and returns its tree.
+    """Walks ``game`` once (or generates a Kuhn game's tree from its rules) and returns its tree.
 
     Args:
       game: a sequential OpenSpiel game with perfect recall and explicit (or no) chance, Python
@@ -140,6 +144,12 @@ class GameTree:
     check_supported(game)
     if max_nodes < 1:
       raise ValueError(f"max_nodes must be >= 1, got {max_nodes}")
+    # A Kuhn game itself (not a wrapper that may change its states) is generated from its rules,
+    # identically to the walk.
+    rules = (kuhn_poker_ante.rules_of(game, num_players=None)
+             if isinstance(game, pyspiel.Game) else None)
+    if rules is not None:
+      return cls(**kuhn_tree.tree_fields(game, rules, max_nodes))
     return _index(game, _walk(game, max_nodes))
 
   def tabular_policy(self) -> policy_lib.TabularPolicy:
@@ -346,7 +356,7 @@ def _index(game: pyspiel.Game, record: _Walk) -> GameTree:
     representative.append(nodes)
     acting = node_player == pl
     node_infoset[acting] = new_of_given[first_visit[acting]]
-  node_seq = _node_sequences(node_parent, node_player, node_infoset, node_depth, position,
+  node_seq = node_sequences(node_parent, node_player, node_infoset, node_depth, position,
                              players)
   terminal_node = np.array([node for node, _ in record.terminals], dtype=np.int64)
   node_terminal = np.full(len(node_parent), -1, dtype=np.int64)
@@ -368,28 +378,3 @@ def _index(game: pyspiel.Game, record: _Walk) -> GameTree:
       terminal_seq=node_seq[terminal_node],
       utility_sum=None if record.utility_sum is None else float(record.utility_sum),
       _representative_node=tuple(representative))
-
-
-def _node_sequences(node_parent: np.ndarray, node_player: np.ndarray, node_infoset: np.ndarray,
-                    node_depth: np.ndarray, position: np.ndarray,
-                    players: Tuple[PlayerSequences, ...]) -> np.ndarray:
-  """Each player's sequence at each node (num_nodes, num_players), depth level by level.
-
-  A node has its parent's sequences, except below a decision node of player p, where p's is
-  the parent's (I, a): ``seq_start[I]`` plus the action's position among I's legal actions.
-  """
-  node_seq = np.zeros((len(node_parent), len(players)), dtype=np.int64)
-  seq_start = np.zeros(len(node_parent), dtype=np.int64)  # At decision nodes: of their set.
-  for pl, p in enumerate(players):
-    acting = node_player == pl
-    seq_start[acting] = p.seq_start[node_infoset[acting]]
-  order = np.argsort(node_depth, kind="stable")
-  bounds = np.searchsorted(node_depth[order], np.arange(1, node_depth.max() + 2))
-  for lo, hi in zip(bounds[:-1], bounds[1:]):
-    nodes = order[lo:hi]
-    parents = node_parent[nodes]
-    node_seq[nodes] = node_seq[parents]
-    below = node_player[parents] >= 0
-    nodes, parents = nodes[below], parents[below]
-    node_seq[nodes, node_player[parents]] = seq_start[parents] + position[nodes]
-  return node_seq

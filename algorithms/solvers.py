@@ -47,6 +47,10 @@ from algorithms.game_tree import DEFAULT_MAX_NODES, GameTree
 from algorithms.tree_exploitability import TreeEvaluator
 from algorithms.tree_layout import TreeArrays
 
+# Iterations per compiled call of ``solve`` (bounds the progress bar's update interval and the
+# random numbers drawn at once).
+SOLVE_CHUNK = 10_000
+
 
 class _EngineSolver(cfr._CFRSolver):  # pylint: disable=protected-access
   """Common part of the solvers: the tree, the engine and OpenSpiel's attributes."""
@@ -80,7 +84,11 @@ class _EngineSolver(cfr._CFRSolver):  # pylint: disable=protected-access
 
   def evaluate_and_update_policy(self) -> None:
     """One iteration: regrets and average numerators updated, current policy refreshed."""
-    self._engine.iterate()
+    self._run(1)
+
+  def _run(self, iterations: int) -> None:
+    """``iterations`` iterations in one compiled call: exact full-width CFR by default."""
+    self._engine.solve(iterations)
 
   def current_policy(self) -> policy_lib.TabularPolicy:
     """The current policy (regret matching of the cumulative regrets), as a TabularPolicy.
@@ -132,6 +140,10 @@ class _EngineSolver(cfr._CFRSolver):  # pylint: disable=protected-access
             callback: Optional[Callable[["_EngineSolver"], None]] = None) -> "_EngineSolver":
     """Runs ``iterations`` more iterations, with a tqdm progress bar if ``progress``.
 
+    Without a callback the iterations run in compiled calls of up to ``SOLVE_CHUNK``
+    iterations each; the result is the same as calling ``evaluate_and_update_policy`` that
+    many times.
+
     Args:
       iterations: number of iterations (>= 0).
       progress: show a progress bar.
@@ -139,11 +151,16 @@ class _EngineSolver(cfr._CFRSolver):  # pylint: disable=protected-access
     """
     if iterations < 0:
       raise ValueError(f"iterations must be >= 0, got {iterations}")
-    for _ in tqdm.trange(iterations, disable=not progress, desc=type(self).__name__,
-                         leave=False):
-      self.evaluate_and_update_policy()
-      if callback is not None:
-        callback(self)
+    with tqdm.tqdm(total=iterations, disable=not progress, desc=type(self).__name__,
+                   leave=False) as bar:
+      done = 0
+      while done < iterations:
+        step = 1 if callback is not None else min(iterations - done, SOLVE_CHUNK)
+        self._run(step)
+        done += step
+        bar.update(step)
+        if callback is not None:
+          callback(self)
     return self
 
   def _evaluate(self, average: bool) -> Tuple[TreeEvaluator, np.ndarray]:
@@ -337,8 +354,9 @@ class LCFRSolver(DCFRSolver):
 class ChanceSamplingCFRSolver(_EngineSolver):
   """Chance-sampling CFR (Lanctot, Waugh, Zinkevich, Bowling, NeurIPS 2009).
 
-  Every pass samples one outcome at every chance node (``chance_sampling.ChanceSampler``) and
-  updates regrets and the average policy on all player actions below the sampled outcomes. With
+  Every pass samples one chance outcome per chance depth (one deal in poker;
+  ``chance_sampling``) and updates regrets, the average policy and the current policy at the
+  information sets below the sampled outcomes only. With
   alternating updates (the default, as OpenSpiel's CFR) each player's pass draws its own sample,
   so that each regret update is unbiased given the policy it is computed against (player 1's
   pass sees player 0's policy updated from player 0's sample, and so on for more players).
@@ -356,9 +374,11 @@ class ChanceSamplingCFRSolver(_EngineSolver):
     self._seed = seed
     self._chance_sampler = ChanceSampler(self._arrays, np.random.default_rng(seed))
 
-  def evaluate_and_update_policy(self) -> None:
-    """One iteration; every pass draws a fresh chance sample."""
-    self._engine.iterate(self._chance_sampler)
+  def _run(self, iterations: int) -> None:
+    """``iterations`` iterations; every pass draws a fresh chance sample."""
+    passes = len(self._engine.passes())
+    self._engine.iterate_sampled(self._chance_sampler.tables,
+                                 self._chance_sampler.draw(iterations * passes))
 
   def options(self) -> dict:
     return {"seed": self._seed, "alternating_updates": self._alternating_updates,

@@ -32,18 +32,40 @@ Two layouts are kept:
   sequences, so the top-down and bottom-up passes (``tree_passes``) are one slice per level.
 
 Every index structure of ``TreeArrays`` is a flat int64 or float64 numpy array and the levels
-are offset arrays, so that compiled code can take them as plain arguments.
+are offset arrays; ``KernelLayout`` bundles the ones the compiled passes read (``tree_passes``,
+``cfr_kernel``).
 """
 
 import dataclasses
-from typing import TYPE_CHECKING, List, Sequence, Tuple
+from typing import TYPE_CHECKING, List, NamedTuple, Sequence, Tuple
 
 import numpy as np
 
-from algorithms import regret_matching as rm
-
 if TYPE_CHECKING:
   from algorithms.game_tree import GameTree
+
+
+@dataclasses.dataclass(frozen=True)
+class Blocks:
+  """Contiguous blocks of items, one block per information set.
+
+  Attributes:
+    starts: int array (num_blocks,), first item of each block (increasing, starts[0] = 0).
+    sizes: int array (num_blocks,), number of items (actions) of each block (>= 1).
+    block_of: int array (num_items,), the block of each item.
+  """
+
+  starts: np.ndarray
+  sizes: np.ndarray
+  block_of: np.ndarray
+
+  @classmethod
+  def from_sizes(cls, sizes: np.ndarray) -> "Blocks":
+    sizes = np.asarray(sizes, dtype=np.int64)
+    if np.any(sizes < 1):
+      raise ValueError("every block needs at least one item")
+    return cls(starts=np.cumsum(sizes) - sizes, sizes=sizes,
+               block_of=np.repeat(np.arange(len(sizes), dtype=np.int64), sizes))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -144,6 +166,63 @@ def player_sequences(player: int, keys: Sequence[str], legal_actions: Sequence[T
   return sequences, new_of_given
 
 
+def node_sequences(node_parent: np.ndarray, node_player: np.ndarray, node_infoset: np.ndarray,
+                   node_depth: np.ndarray, position: np.ndarray,
+                   players: Sequence[PlayerSequences]) -> np.ndarray:
+  """Each player's sequence at each node (num_nodes, num_players), depth level by level.
+
+  A node has its parent's sequences, except below a decision node of player p, where p's is
+  the parent's (I, a): ``seq_start[I]`` plus the action's position among I's legal actions.
+  """
+  node_seq = np.zeros((len(node_parent), len(players)), dtype=np.int64)
+  seq_start = np.zeros(len(node_parent), dtype=np.int64)  # At decision nodes: of their set.
+  for pl, p in enumerate(players):
+    acting = node_player == pl
+    seq_start[acting] = p.seq_start[node_infoset[acting]]
+  order = np.argsort(node_depth, kind="stable")
+  bounds = np.searchsorted(node_depth[order], np.arange(1, node_depth.max() + 2))
+  for lo, hi in zip(bounds[:-1], bounds[1:]):
+    nodes = order[lo:hi]
+    parents = node_parent[nodes]
+    node_seq[nodes] = node_seq[parents]
+    below = node_player[parents] >= 0
+    nodes, parents = nodes[below], parents[below]
+    node_seq[nodes, node_player[parents]] = seq_start[parents] + position[nodes]
+  return node_seq
+
+
+class KernelLayout(NamedTuple):
+  """The arrays of a ``TreeArrays`` that the compiled passes read (one argument for numba).
+
+  Attributes (int64 arrays; N players, K information sets, T terminals):
+    num_players: N.
+    infoset_player, infoset_start, infoset_num_actions, infoset_parent, infoset_level: (K,)
+      as in ``TreeArrays``.
+    pass_infoset_ptr, pass_infosets: the information sets a pass updates, in increasing global
+      index (so by level, parents first): player p's are
+      ``pass_infosets[pass_infoset_ptr[p]:pass_infoset_ptr[p + 1]]``, and group N holds all.
+    terminal_seq: (T, N) as in ``TreeArrays``.
+    all_terminals: (T,) 0..T-1.
+    player_terminals: (N, T) per player i, the terminals ordered by seq_i(z), stably (so by
+      index among equal sequences).
+    player_terminal_seq: (N, T, N) ``terminal_seq`` in each player's order:
+      ``player_terminal_seq[i, m] = terminal_seq[player_terminals[i, m]]``.
+  """
+
+  num_players: int
+  infoset_player: np.ndarray
+  infoset_start: np.ndarray
+  infoset_num_actions: np.ndarray
+  infoset_parent: np.ndarray
+  infoset_level: np.ndarray
+  pass_infoset_ptr: np.ndarray
+  pass_infosets: np.ndarray
+  terminal_seq: np.ndarray
+  all_terminals: np.ndarray
+  player_terminals: np.ndarray
+  player_terminal_seq: np.ndarray
+
+
 class TreeArrays:
   """Every player's sequence form of a ``GameTree`` in one level-interleaved global layout.
 
@@ -163,24 +242,16 @@ class TreeArrays:
     infoset_player, infoset_start, infoset_num_actions, infoset_parent, infoset_tabular_row:
       (K,) owner, first global sequence, number of actions, global parent sequence, row in the
       game's ``TabularPolicy``.
-    infoset_offset: (K,) ``infoset_start`` minus the first sequence of the set's level.
-    infoset_parent_offset: (K,) ``infoset_parent`` minus the first sequence of the previous
-      level (minus 0 at level 0).
+    infoset_level: (K,) the depth level of each information set.
+    blocks: ``Blocks`` of the non-empty sequences (global index - N), one per set.
+    player_mask: float64 (N, G), row p is 1 on player p's non-empty sequences.
     seq_infoset, seq_player, seq_action, seq_parent: (G,) information set (-1 for the empty
       sequences), owner, OpenSpiel action (-1), global parent sequence of the set (-1).
-    blocks: ``regret_matching.Blocks`` of the non-empty sequences (global index - N).
-    player_mask: float64 (N, G), row p is 1 on player p's non-empty sequences.
-    sequence_mask: float64 (G,), 1 on every non-empty sequence.
-    player_seqs: per player, the global indices of its non-empty sequences.
     global_infoset: per player, int array mapping its information sets to global ones.
     global_seq: per player, int array mapping its sequences to global ones.
     terminal_seq: (T, N) the global sequence of each player leading to each terminal.
-    terminal_columns: (N, T) the same, transposed (each player's column contiguous).
-    numpy_levels: per level, (ia, ib, sa, sb, pa, pb) as Python ints (information sets,
-      sequences, parent sequences) and views of ``seq_parent``, ``infoset_offset`` and
-      ``infoset_parent_offset`` over the level: derived from the arrays above, for
-      ``tree_passes``.
     weighted_utility: float64 (T, N), u_p(z) pi_c(z).
+    kernel: the ``KernelLayout`` of these arrays.
   """
 
   def __init__(self, tree: "GameTree"):
@@ -237,30 +308,25 @@ class TreeArrays:
       self.seq_action[gs] = p.seq_action[1:]
     self.seq_parent = np.full(g, -1, dtype=np.int64)
     self.seq_parent[n:] = self.infoset_parent[self.seq_infoset[n:]]
-    infoset_level = np.repeat(np.arange(self.num_levels), np.diff(self.level_infosets))
-    self.infoset_offset = self.infoset_start - self.level_sequences[infoset_level]
-    previous_start = np.concatenate([[0], self.level_sequences[:-2]])
-    self.infoset_parent_offset = self.infoset_parent - previous_start[infoset_level]
-    self.blocks = rm.Blocks.from_sizes(self.infoset_num_actions)
+    self.infoset_level = np.repeat(np.arange(self.num_levels), np.diff(self.level_infosets))
+    self.blocks = Blocks.from_sizes(self.infoset_num_actions)
     self.player_mask = np.zeros((n, g))
     self.player_mask[self.seq_player[n:], np.arange(n, g)] = 1.0
-    self.sequence_mask = np.ones(g)
-    self.sequence_mask[:n] = 0.0
-    self.player_seqs = tuple(np.sort(global_seq[pl][1:]) for pl in range(n))
     self.terminal_seq = np.stack(
         [global_seq[pl][tree.terminal_seq[:, pl]] for pl in range(n)], axis=1).reshape(-1, n)
-    self.terminal_columns = np.ascontiguousarray(self.terminal_seq.T)
     self.weighted_utility = tree.utility * tree.chance_reach[:, None]
-    self.numpy_levels = tuple(self._numpy_level(d) for d in range(self.num_levels))
-
-  def _numpy_level(self, d: int) -> tuple:
-    """Level d for the numpy passes: its bounds as Python ints and views of the flat arrays
-    over it (slicing them anew in every pass costs more than the arithmetic on small trees)."""
-    ia, ib = int(self.level_infosets[d]), int(self.level_infosets[d + 1])
-    sa, sb = int(self.level_sequences[d]), int(self.level_sequences[d + 1])
-    pa = int(self.level_sequences[d - 1]) if d > 0 else 0
-    return (ia, ib, sa, sb, pa, sa, self.seq_parent[sa:sb], self.infoset_offset[ia:ib],
-            self.infoset_parent_offset[ia:ib])
+    by_player = [np.flatnonzero(self.infoset_player == pl) for pl in range(n)]
+    player_terminals = np.stack([np.argsort(self.terminal_seq[:, pl], kind="stable")
+                                 for pl in range(n)]).reshape(n, -1)
+    self.kernel = KernelLayout(
+        num_players=n, infoset_player=self.infoset_player, infoset_start=self.infoset_start,
+        infoset_num_actions=self.infoset_num_actions, infoset_parent=self.infoset_parent,
+        infoset_level=self.infoset_level,
+        pass_infoset_ptr=np.cumsum([0] + [len(b) for b in by_player] + [k]),
+        pass_infosets=np.concatenate(by_player + [np.arange(k)]).astype(np.int64),
+        terminal_seq=self.terminal_seq, all_terminals=np.arange(len(self.terminal_seq)),
+        player_terminals=player_terminals,
+        player_terminal_seq=self.terminal_seq[player_terminals])
 
   @property
   def num_terminals(self) -> int:

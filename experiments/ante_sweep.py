@@ -189,8 +189,9 @@ def run(args: argparse.Namespace, ctx: Context) -> ReportSection:
   if solver_registry.get_solver(args.solver).sampled:
     iterations *= solver_registry.SAMPLED_BUDGET_FACTOR
   kinds = dict(sweep_games(antes, bets))
+  # Each rule set's games share one tree shape: solved as one batch where the solver allows.
   results = ctx.run_jobs([jobs_lib.Job(NAME, g, args.solver, ctx.seed, iterations,
-                                       keep_policy=True) for g in kinds])
+                                       keep_policy=True) for g in kinds], batch=True)
   solved = solved_frame(results, kinds)
   tables.write_csv(solved, ctx.out / "ante_sweep.csv")
   figures = []

@@ -149,10 +149,14 @@ class Context:
           f"{_duration(longest)}), over the limit --max-minutes {self.max_minutes:g}; raise it, "
           "or choose fewer iterations or smaller games")
 
-  def run_jobs(self, sweep: Sequence[jobs_lib.Job],
-               description: Optional[str] = None) -> List[jobs_lib.JobResult]:
+  def run_jobs(self, sweep: Sequence[jobs_lib.Job], description: Optional[str] = None,
+               batch: bool = False) -> List[jobs_lib.JobResult]:
     """Runs a sweep (see the module docstring) and returns the results of the jobs that finished,
     in the order of ``sweep``.
+
+    With ``batch``, jobs that differ only in a game of the same shape run as one batched solver
+    run where their solver has a batched form (``jobs.batches``): the same results, each job's
+    wall time the batch's shared equally, so not for sweeps that compare solvers' times.
 
     Raises:
       ValueError: for a repeated job, a game too large, or a sweep over the time limit (before
@@ -179,17 +183,21 @@ class Context:
     self.stats.reused_finished += [r.finished for r in found.values()]
     with tqdm.tqdm(total=len(sweep), initial=len(found), desc=description or self.name,
                    disable=not self.progress, leave=False) as bar:
-      for job, outcome in self.executor.run(jobs_lib.run_job, todo):
-        if isinstance(outcome, jobs_lib.Failure):
-          self.stats.failed += 1
-          self.failures.append(JobFailure(job, outcome.message, outcome.traceback))
-        else:
-          solved, wall_seconds = outcome
-          result = jobs_lib.JobResult(job, solved, dict(stamp), provenance.now(), wall_seconds)
-          jobs_lib.save(folder, result)
-          found[job] = result
-          self.stats.computed += 1
-        bar.update(1)
+      items = jobs_lib.batches(todo) if batch else todo
+      for item, outcome in self.executor.run(jobs_lib.run_item, items):
+        done = zip(item, outcome) if isinstance(item, tuple) else [(item, outcome)]
+        for job, job_outcome in done:
+          if isinstance(job_outcome, jobs_lib.Failure):
+            self.stats.failed += 1
+            self.failures.append(JobFailure(job, job_outcome.message, job_outcome.traceback))
+          else:
+            solved, wall_seconds = job_outcome
+            result = jobs_lib.JobResult(job, solved, dict(stamp), provenance.now(),
+                                        wall_seconds)
+            jobs_lib.save(folder, result)
+            found[job] = result
+            self.stats.computed += 1
+          bar.update(1)
     for result in found.values():
       code = provenance.describe_code(result.computed_by)
       self.stats.code[code] = self.stats.code.get(code, 0) + 1

@@ -150,6 +150,14 @@ class JobResult:
 Outcome = Union[Tuple[solver_registry.Solved, float], Failure]
 
 
+def failure_of(error: Exception) -> Failure:
+  """The ``Failure`` of an exception being handled: its type and first message line, and the
+  traceback."""
+  lines = str(error).strip().splitlines()
+  return Failure(f"{type(error).__name__}: {lines[0] if lines else ''}".rstrip(": "),
+                 traceback.format_exc())
+
+
 def run_job(job: Job) -> Outcome:
   """Computes ``job`` (in any process): (what the solver run measured, wall seconds), or the
   ``Failure`` if it raised. Only KeyboardInterrupt and SystemExit propagate."""
@@ -159,9 +167,7 @@ def run_job(job: Job) -> Outcome:
     solved = solver_registry.solve(game, job.solver, job.seed, job.iterations, job.measure_at,
                                    job.keep_policy, job.solver_options())
   except Exception as e:  # noqa: BLE001  (recorded in the report; the sweep goes on)
-    lines = str(e).strip().splitlines()
-    return Failure(f"{type(e).__name__}: {lines[0] if lines else ''}".rstrip(": "),
-                   traceback.format_exc())
+    return failure_of(e)
   return solved, time.perf_counter() - start
 
 
@@ -202,6 +208,48 @@ def skip_reason(solver: str, game: str) -> Optional[str]:
 def options_json(options: Mapping[str, Any]) -> str:
   """A ``Job.options`` text: the JSON object of ``options``, keys sorted (one text per value)."""
   return json.dumps(dict(options), sort_keys=True)
+
+
+Batch = Tuple[Job, ...]
+
+
+def batches(sweep: Sequence[Job]) -> List[Union[Job, Batch]]:
+  """The jobs of a sweep grouped for ``run_batch``, in order of first appearance.
+
+  Jobs that differ only in their game form one batch when their solver has a batched form
+  (``SolverSpec.batch``), they replace none of its options (``Job.options``) and their games
+  share a tree shape (``solver_registry.batch_key``); a group of one stays a single job.
+  """
+  groups: Dict[Any, List[Job]] = {}
+  for job in sweep:
+    key: Any = job
+    if solver_registry.get_solver(job.solver).batch is not None and not job.options:
+      shape = solver_registry.batch_key(games.load_game(job.game, two_player_zero_sum=False))
+      if shape is not None:
+        key = (dataclasses.replace(job, game=""), shape)
+    groups.setdefault(key, []).append(job)
+  return [group[0] if len(group) == 1 else tuple(group) for group in groups.values()]
+
+
+def run_batch(batch: Batch) -> List[Outcome]:
+  """Computes a batch (``batches``) in one batched solver run (``solver_registry.solve_batch``,
+  in any process): per job, what the run measured for its game and the batch's wall seconds
+  shared equally; or, if it raised, the same ``Failure`` for every job."""
+  start = time.perf_counter()
+  first = batch[0]
+  try:
+    game_list = [games.load_game(job.game, two_player_zero_sum=False) for job in batch]
+    solved = solver_registry.solve_batch(game_list, first.solver, first.iterations,
+                                         first.measure_at, first.keep_policy)
+  except Exception as e:  # noqa: BLE001  (recorded in the report; the sweep goes on)
+    return [failure_of(e)] * len(batch)
+  seconds = (time.perf_counter() - start) / len(batch)
+  return [(s, seconds) for s in solved]
+
+
+def run_item(item: Union[Job, Batch]) -> Union[Outcome, List[Outcome]]:
+  """``run_job`` of a job, ``run_batch`` of a batch (what executors run for a batched sweep)."""
+  return run_batch(item) if isinstance(item, tuple) else run_job(item)
 
 
 def result_path(folder: pathlib.Path, job: Job) -> pathlib.Path:

@@ -37,6 +37,7 @@ import tqdm
 import algorithms
 from algorithms import leaf_solver_specs
 from experiments import measures
+from spiel_games import kuhn_poker_ante
 
 # Sampled solvers touch one chance outcome per iteration instead of all; experiments give them
 # this many times the iterations of full-traversal solvers.
@@ -128,6 +129,8 @@ class SolverSpec:
     cost: (a, b): one iteration takes about a + b H seconds on a game of H histories (measured on
       Kuhn and Leduc poker, 2 cores), for the estimate that refuses sweeps longer than
       ``--max-minutes``.
+    batch: the class that solves several games of one tree shape at once with the same
+      results (``algorithms.BatchedCFRSolver``), or None; ``solve_batch`` uses it.
   """
 
   name: str
@@ -140,6 +143,7 @@ class SolverSpec:
   engine: bool = False
   in_report: bool = False
   cost: Tuple[float, float] = (1e-3, 2e-5)
+  batch: Optional[Callable[..., Any]] = None
 
   def seconds_per_iteration(self, histories: int) -> float:
     """The estimated time of one iteration on a game of ``histories`` histories."""
@@ -196,9 +200,10 @@ SOLVERS: Dict[str, SolverSpec] = {s.name: s for s in [
                cost=(2e-5, 1e-9)),
     # The project's engine (algorithms).
     SolverSpec("our_cfr", "CFR (ours)", algorithms.CFRSolver, algorithm="CFR", engine=True,
-               in_report=True, cost=(1e-4, 3e-8)),
+               in_report=True, cost=(1e-4, 3e-8), batch=algorithms.BatchedCFRSolver),
     SolverSpec("our_cfr_plus", "CFR+ (ours)", algorithms.CFRPlusSolver, algorithm="CFR+",
-               engine=True, in_report=True, cost=(1e-4, 3e-8)),
+               engine=True, in_report=True, cost=(1e-4, 3e-8),
+               batch=algorithms.BatchedCFRPlusSolver),
     SolverSpec("our_lcfr", "linear CFR (ours)", algorithms.LCFRSolver, algorithm="LCFR",
                engine=True, cost=(1e-4, 3e-8)),
     SolverSpec("our_dcfr", "discounted CFR (ours)", algorithms.DCFRSolver, algorithm="DCFR",
@@ -356,7 +361,58 @@ def solve(game: pyspiel.Game, solver: str, seed: int, iterations: int,
     curve.append(measure.exact(average))
 
   seconds = run_iterations(instance, iterations, marks, on_mark)
+  return _solved(game, measure, sorted(marks), curve, seconds, average, keep_policy)
+
+
+def _solved(game: pyspiel.Game, measure: measures.Measure, marks: List[int], curve: List[float],
+            seconds: List[float], average: policy_lib.TabularPolicy, keep_policy: bool) -> Solved:
+  """``Solved`` from a run's measurements and its final average policy: OpenSpiel's measure
+  and the expected returns of that policy are computed here."""
   returns = expected_game_score.policy_value(game.new_initial_state(),
                                              [average] * game.num_players())
-  return Solved(measure.name, sorted(marks), curve, seconds, measure.openspiel(average),
+  return Solved(measure.name, marks, curve, seconds, measure.openspiel(average),
                 [float(r) for r in returns], policy_table(average) if keep_policy else None)
+
+
+def batch_key(game: pyspiel.Game) -> Optional[Tuple[int, int, bool]]:
+  """What games of one batch share: (players, deck, simplified) of a Kuhn game (the shape of
+  its tree), or None for a game that is not batched."""
+  rules = kuhn_poker_ante.rules_of(game, num_players=None)
+  return None if rules is None else (rules.num_players, rules.deck_size, rules.simplified)
+
+
+def solve_batch(game_list: Sequence[pyspiel.Game], solver: str, iterations: int,
+                measure_at: Sequence[int] = (), keep_policy: bool = False) -> List[Solved]:
+  """``solve`` for several games of one shape (``batch_key``) at once, with the solver's
+  ``batch`` class: every game's iterations run in one compiled call per measuring point, and
+  each game's result is the one ``solve`` gives for it (the same policies, so the same
+  measures), except ``seconds``, the batch's time shared equally among its games.
+
+  Raises:
+    ValueError: for a bad T or measuring point, a solver without a batch class, or games of
+      different shapes.
+  """
+  spec = get_solver(solver)
+  if spec.batch is None:
+    raise ValueError(f"solver {solver!r} has no batched form")
+  if not isinstance(iterations, int) or iterations <= 0:
+    raise ValueError(f"iterations must be a positive integer, got {iterations!r}")
+  bad = [t for t in measure_at if not 1 <= t <= iterations]
+  if bad:
+    raise ValueError(f"measuring points must lie in 1..{iterations}, got {bad}")
+  batch = spec.batch(list(game_list))
+  marks = sorted(set(measure_at) | {iterations})
+  game_measures = [measures.measure_for(g) for g in game_list]  # Each on its own payoffs.
+  curves: List[List[float]] = [[] for _ in game_list]
+  seconds: List[float] = []
+  elapsed, done = 0.0, 0
+  for mark in marks:
+    start = time.perf_counter()
+    batch.solve(mark - done)
+    elapsed += time.perf_counter() - start
+    done = mark
+    seconds.append(elapsed / len(game_list))
+    for i, measure in enumerate(game_measures):
+      curves[i].append(measure.exact(batch.average_policy(i)))
+  return [_solved(g, m, marks, curve, seconds, batch.average_policy(i), keep_policy)
+          for i, (g, m, curve) in enumerate(zip(game_list, game_measures, curves))]

@@ -11,7 +11,10 @@ from open_spiel.python.algorithms import exploitability, expected_game_score
 import spiel_games  # pylint: disable=unused-import
 import algorithms
 from algorithms import kuhn_equilibria, sequence_form_lp, tree_passes
+from algorithms import regret_matching as rm
+from algorithms.cfr_engine import CFREngine, UpdateRule
 from algorithms.chance_sampling import ChanceSampler
+from algorithms.game_tree import CHANCE
 
 # |mean - exact| <= Z standard errors per component. Each component's sample mean over N
 # independent samples is approximately normal (CLT), so one component exceeds 5 SE with
@@ -37,44 +40,136 @@ def within(mean, se, exact):
   return np.all(np.abs(mean - exact) <= Z * se + 1e-12 * (1 + np.abs(exact)))
 
 
-def regrets(arrays, sigma, player, terminals=None, weights=None):
-  """One pass's counterfactual regrets from the terminals' values (all terminals, at
-  u(z) pi_c(z), if ``terminals`` is None)."""
+def regrets(arrays, sigma, player, terminals, weights):
+  """One pass's counterfactual regrets from the values of the listed terminals (dense passes)."""
   x = tree_passes.realization(arrays, sigma)
-  if terminals is None:
-    weights = arrays.weighted_utility
   c = tree_passes.terminal_values(arrays, x, weights, player, terminals)
   return tree_passes.counterfactual_regrets(arrays, c, sigma)
 
 
+def sampled_delta(engine, sampler, start):
+  """The regret change of one sampled iteration from ``start`` (regrets, numerators, t)."""
+  engine.restore(*start)
+  engine.iterate_sampled(sampler.tables, sampler.draw(len(engine.passes())))
+  return engine.regrets - start[1]
+
+
 @pytest.mark.parametrize("game_string,samples", [("kuhn_poker", 20000), ("leduc_poker", 8000),
                                                  ("kuhn_poker(players=3)", 20000)])
-def test_sampled_update_is_unbiased(game_string, samples):
+@pytest.mark.parametrize("alternating", [True, False])
+def test_sampled_update_is_unbiased(game_string, samples, alternating):
   # Lanctot et al. 2009: E[sampled regret update] = the vanilla CFR update from the same
-  # regrets (same policy). The reference is the engine's exact update; a sampler that forgot
-  # the importance weight (weighting visited terminals by pi_c(z) instead of 1) must fail. The
-  # sampled values are the hook's (ChanceSampler as the engine calls it).
+  # regrets (same policy). The reference is the engine's exact full-width pass; a sampler that
+  # forgot the importance weight (weighting visited terminals by pi_c(z) instead of 1) must
+  # fail. With alternating updates the first pass (player 0) is the one from the given policy;
+  # with simultaneous updates the one pass updates every player from it.
   game = pyspiel.load_game(game_string)
-  solver = algorithms.CFRSolver(game).solve(3)  # A non-uniform current policy.
-  arrays, sigma = solver.engine.arrays, solver.engine.sigma
+  arrays = algorithms.CFRSolver(game).engine.arrays
+  warm = algorithms.CFRSolver(game, tree=arrays.tree).solve(3)  # A non-uniform policy.
+  rule = UpdateRule(alternating_updates=alternating)
+  start = (3, warm.engine.regrets.copy(), np.zeros(arrays.num_sequences))
+  player = 0 if alternating else None
+  exact_engine = CFREngine(arrays, rule)
+  exact_engine.restore(*start)
+  exact_engine.update(player)
+  checked = arrays.seq_player == 0 if alternating else np.ones(arrays.num_sequences, bool)
+  exact = (exact_engine.regrets - start[1])[checked]
   sampler = ChanceSampler(arrays, np.random.default_rng(2024))
+  engine = CFREngine(arrays, rule)
+  mean, se = sample_moments(lambda: sampled_delta(engine, sampler, start)[checked], samples)
+  assert within(mean, se, exact)
+  assert np.count_nonzero(se) > 0.5 * np.count_nonzero(exact)  # The estimate does vary.
+
+  def draw_biased():
+    terminals, _ = sampler.sample()
+    return regrets(arrays, warm.engine.sigma, player, terminals,
+                   arrays.weighted_utility[terminals])[checked]
+
+  biased_mean, biased_se = sample_moments(draw_biased, samples)
+  assert not within(biased_mean, biased_se, exact)
+
+
+def dense_sampled_pass(arrays, rule, state, player, draws, sampler):
+  """A sampled pass by the dense passes, over the whole tree with the visited terminals at
+  weight u(z): regrets everywhere (0 off the sampled subtree), numerators w_t x n(I)."""
+  t, regrets, cumulative, sigma = state
+  terminals, visits = sampler.sample(draws)
   x = tree_passes.realization(arrays, sigma)
-  for player in range(game.num_players()):
-    exact = regrets(arrays, sigma, player)
+  c = tree_passes.terminal_values(arrays, x, arrays.tree.utility[terminals], player, terminals)
+  r = tree_passes.counterfactual_regrets(arrays, c, sigma)
+  n = arrays.num_players
+  mine = (arrays.seq_player == player) if player is not None else np.ones(len(r), bool)
+  mine[:n] = False
+  regrets = regrets + r * mine
+  if rule.regret_matching_plus:
+    regrets = np.maximum(regrets, 0.0)
+  weight = t**rule.averaging_gamma
+  cumulative = cumulative + weight * x * np.append(visits, 0.0)[arrays.seq_infoset] * mine
+  sigma = sigma.copy()
+  sigma[n:] = rm.regret_matching(regrets[n:], rm.Blocks.from_sizes(arrays.infoset_num_actions))
+  return t, regrets, cumulative, sigma, visits
 
-    def draw(player=player):
-      return tree_passes.counterfactual_regrets(arrays, sampler(x, player).values, sigma)
 
-    mean, se = sample_moments(draw, samples)
-    assert within(mean, se, exact)
-    assert np.count_nonzero(se) > 0.5 * np.count_nonzero(exact)  # The estimate does vary.
+@pytest.mark.parametrize("game_string", ["leduc_poker", "kuhn_poker(players=3)"])
+@pytest.mark.parametrize("alternating", [True, False])
+def test_sampled_pass_updates_only_the_sampled_subtree(game_string, alternating):
+  # The kernel's sampled pass equals the dense computation with the same visited terminals
+  # (whole-tree passes, zero values off the sample) up to the order of the sums; and every
+  # regret, numerator and policy entry outside the visited information sets of the updated
+  # players is bit for bit unchanged.
+  game = pyspiel.load_game(game_string)
+  solver = algorithms.ChanceSamplingCFRSolver(game, seed=1, alternating_updates=alternating,
+                                              linear_averaging=True,
+                                              regret_matching_plus=True).solve(30)
+  engine, arrays = solver.engine, solver.engine.arrays
+  sampler = ChanceSampler(arrays, np.random.default_rng(9))
+  draws = sampler.draw(len(engine.passes()))
+  state = (engine.iteration + 1, engine.regrets.copy(), engine.cumulative.copy(),
+           engine.sigma.copy())
+  touched = np.zeros(arrays.num_sequences, bool)
+  for row, player in enumerate(engine.passes()):
+    *state, visits = dense_sampled_pass(arrays, engine.rule, state, player, draws[row], sampler)
+    owner_ok = arrays.infoset_player == player if player is not None else True
+    sets = np.flatnonzero((visits > 0) & owner_ok)
+    for k in sets:
+      touched[arrays.infoset_start[k]:arrays.infoset_start[k] + arrays.infoset_num_actions[k]] = 1
+  before = (engine.regrets.copy(), engine.cumulative.copy(), engine.sigma.copy())
+  engine.iterate_sampled(sampler.tables, draws)
+  assert 0 < touched.sum() < 0.5 * arrays.num_sequences  # A part of the tree.
+  for ours, dense, old in zip((engine.regrets, engine.cumulative, engine.sigma), state[1:],
+                              before):
+    np.testing.assert_allclose(ours, dense, rtol=0, atol=1e-12)
+    np.testing.assert_array_equal(ours[~touched], old[~touched])
 
-    def draw_biased(player=player):
-      terminals, _ = sampler.sample()
-      return regrets(arrays, sigma, player, terminals, arrays.weighted_utility[terminals])
 
-    biased_mean, biased_se = sample_moments(draw_biased, samples)
-    assert not within(biased_mean, biased_se, exact)
+def chance_outcomes_above(tree, node):
+  """The chance outcomes on the path to ``node``, root first."""
+  outcomes = []
+  while node > 0:
+    if tree.node_player[tree.node_parent[node]] == CHANCE:
+      outcomes.append(int(tree.node_action[node]))
+    node = int(tree.node_parent[node])
+  return outcomes[::-1]
+
+
+def test_one_deal_per_pass():
+  # Leduc: one draw per chance depth is one deal (two private cards, then the board card) for
+  # every betting history. Of its 5520 terminals, 120 end in a first-round fold (4 per private
+  # deal, 6 * 5 of these) and 5400 after the board card (45 per full deal, 6 * 5 * 4 of these):
+  # 4 + 45 visited terminals per pass, all below the same cards.
+  game = pyspiel.load_game("leduc_poker")
+  arrays = algorithms.CFRSolver(game).engine.arrays
+  sampler = ChanceSampler(arrays, np.random.default_rng(0))
+  assert sampler.num_draws == 3
+  depth = [len(chance_outcomes_above(arrays.tree, node)) for node in arrays.tree.terminal_node]
+  assert np.bincount(depth).tolist() == [0, 0, 120, 5400]
+  for _ in range(20):
+    terminals, _ = sampler.sample()
+    assert len(terminals) == 49
+    deals = {tuple(chance_outcomes_above(arrays.tree, node))
+             for node in arrays.tree.terminal_node[terminals]}
+    longest = max(deals, key=len)
+    assert len(longest) == 3 and all(deal == longest[:len(deal)] for deal in deals)
 
 
 @pytest.mark.parametrize("game_string", ["leduc_poker", "kuhn_poker(players=3)"])
@@ -143,3 +238,15 @@ def test_without_chance_equals_vanilla_cfr():
   np.testing.assert_array_equal(sampled.engine.regrets, vanilla.engine.regrets)
   np.testing.assert_allclose(sampled.average_policy().action_probability_array,
                              vanilla.average_policy().action_probability_array, atol=1e-14)
+
+
+def test_solve_equals_single_iterations():
+  # solve(n) draws the numbers of n iterations in one block from the same generator: the same
+  # stream, so the same run as n calls of evaluate_and_update_policy.
+  game = pyspiel.load_game("leduc_poker")
+  block = algorithms.ChanceSamplingCFRSolver(game, seed=5).solve(60)
+  single = algorithms.ChanceSamplingCFRSolver(game, seed=5)
+  for _ in range(60):
+    single.evaluate_and_update_policy()
+  for name in ("regrets", "cumulative", "sigma"):
+    np.testing.assert_array_equal(getattr(block.engine, name), getattr(single.engine, name))

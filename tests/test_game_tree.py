@@ -161,9 +161,7 @@ def test_global_layout_levels(game_and_tree):
     first = a.level_sequences[d]
     previous = a.level_sequences[d - 1] if d else 0
     assert np.all((a.infoset_parent[sets] >= previous) & (a.infoset_parent[sets] < first))
-    np.testing.assert_array_equal(a.infoset_start[sets] - first, a.infoset_offset[sets])
-    np.testing.assert_array_equal(a.infoset_parent[sets] - previous,
-                                  a.infoset_parent_offset[sets])
+    np.testing.assert_array_equal(a.infoset_level[sets], d)
   np.testing.assert_array_equal(a.infoset_start[1:], (a.infoset_start + a.infoset_num_actions)[:-1])
   for pl, p in enumerate(tree.players):
     np.testing.assert_array_equal(a.seq_player[a.global_seq[pl]], pl)
@@ -171,6 +169,13 @@ def test_global_layout_levels(game_and_tree):
                                   a.infoset_parent[a.global_infoset[pl]])
     np.testing.assert_array_equal(a.terminal_seq[:, pl], a.global_seq[pl][tree.terminal_seq[:, pl]])
     np.testing.assert_array_equal(a.player_mask[pl], (a.seq_player == pl) & (a.seq_infoset >= 0))
+    # The kernel's pass lists: each player's sets in increasing index, then all of them.
+    lay = a.kernel
+    np.testing.assert_array_equal(
+        lay.pass_infosets[lay.pass_infoset_ptr[pl]:lay.pass_infoset_ptr[pl + 1]],
+        np.flatnonzero(a.infoset_player == pl))
+  np.testing.assert_array_equal(a.kernel.pass_infosets[a.kernel.pass_infoset_ptr[n]:],
+                                np.arange(a.num_infosets))
   np.testing.assert_array_equal(a.seq_parent[n:], a.infoset_parent[a.seq_infoset[n:]])
 
 

@@ -1,0 +1,67 @@
+"""Kuhn trees generated from the rules (algorithms/kuhn_tree.py) against the walked trees.
+
+The reference is ``GameTree``'s walk through OpenSpiel's state API (``game_tree._walk`` and
+``_index``, which ``tests/test_game_tree.py`` checks against OpenSpiel's own states, values and
+``TabularPolicy``): every field must be equal, with the same dtype and shape, floats included.
+"""
+
+import dataclasses
+
+import numpy as np
+import pytest
+import pyspiel
+
+import spiel_games  # pylint: disable=unused-import
+from algorithms import game_tree
+from algorithms.game_tree import GameTree
+
+SETTINGS = [
+    "kuhn_poker", "kuhn_poker(players=3)", "kuhn_poker(players=4)",  # OpenSpiel's C++ game.
+    "kuhn_poker_ante", "kuhn_poker_ante(ante=0.3,bet=0.7)", "kuhn_poker_ante(deck_size=2)",
+    "kuhn_poker_ante(deck_size=4,ante=1.7,bet=0.1)", "kuhn_poker_ante(deck_size=5,bet=2.5)",
+    "kuhn_poker_ante(deck_size=6)", "kuhn_poker_ante(deck_size=12)",
+    "kuhn_poker_ante(simplified=true)", "kuhn_poker_ante(simplified=true,deck_size=5,ante=0.7)",
+    "kuhn_poker_ante(players=3)", "kuhn_poker_ante(players=3,deck_size=3)",
+    "kuhn_poker_ante(players=3,deck_size=5,ante=0.3,bet=0.7)",
+    "kuhn_poker_ante(players=4,deck_size=4,ante=2.5)",
+]
+
+
+def assert_same_fields(generated, walked, where):
+  for field in dataclasses.fields(walked):
+    name = f"{where}.{field.name}"
+    mine, theirs = getattr(generated, field.name), getattr(walked, field.name)
+    if isinstance(theirs, np.ndarray):
+      assert mine.dtype == theirs.dtype and mine.shape == theirs.shape, name
+      np.testing.assert_array_equal(mine, theirs, err_msg=name)
+    elif field.name == "players" or field.name == "_representative_node":
+      assert len(mine) == len(theirs), name
+      for p, (a, b) in enumerate(zip(mine, theirs)):
+        if isinstance(b, np.ndarray):
+          np.testing.assert_array_equal(a, b, err_msg=f"{name}[{p}]")
+        else:
+          assert_same_fields(a, b, f"{name}[{p}]")
+    elif field.name != "game":
+      assert mine == theirs, name
+
+
+@pytest.mark.parametrize("game_string", SETTINGS)
+def test_generated_tree_equals_walked_tree(game_string):
+  game = pyspiel.load_game(game_string)
+  generated = GameTree.from_game(game)
+  walked = game_tree._index(game, game_tree._walk(game, 10**6))  # pylint: disable=protected-access
+  assert generated.game is game
+  assert_same_fields(generated, walked, game_string)
+  assert generated.chance_reach.dtype == np.float64
+  # What the tree hands to OpenSpiel: the TabularPolicy and replayed states.
+  tabular = generated.tabular_policy()
+  assert tabular.state_lookup == walked.tabular_policy().state_lookup
+  node = int(generated.terminal_node[-1])
+  assert generated.state_at(node).returns() == generated.utility[-1].tolist()
+
+
+def test_generated_tree_respects_max_nodes():
+  game = pyspiel.load_game("kuhn_poker_ante(deck_size=5)")
+  with pytest.raises(ValueError, match="more than max_nodes=100 histories"):
+    GameTree.from_game(game, max_nodes=100)
+  assert GameTree.from_game(game, max_nodes=186).num_nodes == 186
