@@ -193,11 +193,13 @@ def _cut(arrays: TreeArrays, k: int) -> PublicTree:
            if action_depth[n] == k and is_player[parent[n]] and tree.node_player[n] != TERMINAL]
   observer = None
   if roots:
-    try:
-      observer = observation.make_observation(game, PUBLIC_OBSERVATION)
+    try:  # make_observation answers None for a game that offers no such observer.
+      observer, reason = observation.make_observation(game, PUBLIC_OBSERVATION), "it has none"
     except (pyspiel.SpielError, RuntimeError, ValueError, AttributeError) as e:
+      reason = str(e)
+    if observer is None:
       raise ValueError(f"{name}: a depth limit needs the game's public observation "
-                       f"(private_info=NONE, public_info=True, perfect_recall=True): {e}") from None
+                       f"(private_info=NONE, public_info=True, perfect_recall=True): {reason}")
   public_of_root = [observer.string_from(tree.state_at(n), 0) for n in roots]
   leaf_index = {s: i for i, s in enumerate(dict.fromkeys(public_of_root))}
   leaf_of = np.full(tree.num_nodes, -1, dtype=np.int64)
