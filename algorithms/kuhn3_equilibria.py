@@ -74,15 +74,14 @@ import fractions
 from typing import Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 import numpy as np
+from open_spiel.python import policy as policy_lib
 import pyspiel
 import scipy.optimize
 
-from open_spiel.python import policy as policy_lib
-
-from algorithms.kuhn_equilibria import _exact
+from algorithms.exact_number import Number
+from algorithms.exact_number import to_fraction
 
 Fraction = fractions.Fraction
-Number = Union[int, float, fractions.Fraction]
 
 NUM_PLAYERS = 3
 NUM_CARDS = 4
@@ -221,7 +220,7 @@ def parameter_range(name: str, chosen: Mapping[str, Number]) -> Tuple[Fraction, 
   missing = [p for p in earlier if p not in chosen]
   if missing:
     raise ValueError(f"the range of {name} needs {', '.join(missing)}")
-  return _range(name, {p: _exact(chosen[p], p) for p in earlier})
+  return _range(name, {p: to_fraction(chosen[p], p) for p in earlier})
 
 
 def _range(name: str, v: Mapping[str, Number]) -> Tuple[Number, Number]:
@@ -278,7 +277,7 @@ def kuhn3_equilibrium(c11: Number = 0, b11: Number = 0, b21: Optional[Number] = 
   chosen: Dict[str, Fraction] = {}
   for name in PARAMETERS:
     low, high = parameter_range(name, chosen)
-    value = low if given[name] is None else _exact(given[name], name)
+    value = low if given[name] is None else to_fraction(given[name], name)
     if not low <= value <= high:
       raise ValueError(f"{name} = {value} outside its range [{low}, {high}] given "
                        f"{_describe(chosen)}")
