@@ -50,7 +50,8 @@ import numpy as np
 from algorithms import cfr_kernel
 from algorithms import regret_matching as rm
 from algorithms import tree_passes
-from algorithms.cfr_kernel import KernelRule, SampleTables
+from algorithms.cfr_kernel import KernelRule
+from algorithms.cfr_kernel import SampleTables
 from algorithms.tree_layout import TreeArrays
 
 
@@ -131,7 +132,7 @@ class CFREngine:
     self._refresh_policy()
 
   def _refresh_policy(self) -> None:
-    """sigma = regret matching of the cumulative regrets (Hart and Mas-Colell 2000)."""
+    """Sets sigma = regret matching of the cumulative regrets (Hart and Mas-Colell 2000)."""
     n = self.arrays.num_players
     self.sigma[n:] = rm.regret_matching(self.regrets[n:], self.arrays.blocks)
 

@@ -265,9 +265,14 @@ def kuhn3_equilibrium(c11: Number = 0, b11: Number = 0, b21: Optional[Number] = 
   """The member with these parameters (module docstring); checks every range.
 
   Args:
-    c11, b11, b21, b23, b32, c33, c34: the free parameters (int, Fraction, or float, taken at its
-      exact binary value). b21 defaults to b11 and c33 to the low end of its range,
-      max(0, 1/2 - b32); the others default to 0.
+    c11: the free parameters of the module docstring, each an int, Fraction, or float (taken at
+      its exact binary value).
+    b11: as c11.
+    b21: as c11; None (the default) for b11.
+    b23: as c11.
+    b32: as c11.
+    c33: as c11; None (the default) for the low end of its range, max(0, 1/2 - b32).
+    c34: as c11.
 
   Raises:
     ValueError: for a parameter outside its range, with the range in the message.

@@ -353,7 +353,9 @@ def member_matching(ante: Number, bet: Number, simplified: bool,
   constraint). For a unique equilibrium this is the equilibrium.
 
   Args:
-    ante, bet, simplified: as in ``kuhn_equilibrium``.
+    ante: as in ``kuhn_equilibrium``.
+    bet: as in ``kuhn_equilibrium``.
+    simplified: as in ``kuhn_equilibrium``.
     probabilities: probability of action 1 by information state string; it must contain the
       information states of the family parameters.
 

@@ -8,11 +8,11 @@ import fractions
 import json
 
 import numpy as np
+from open_spiel.python import policy as policy_lib
+from open_spiel.python.algorithms import expected_game_score
+from open_spiel.python.algorithms import exploitability
 import pyspiel
 import pytest
-
-from open_spiel.python import policy as policy_lib
-from open_spiel.python.algorithms import exploitability, expected_game_score
 
 from algorithms import exact_nash_conv
 from algorithms import kuhn3_equilibria as k3

@@ -11,21 +11,25 @@ import collections
 import fractions
 
 import numpy as np
-import pytest
-import pyspiel
-
 from open_spiel.python import policy as policy_lib
-from open_spiel.python.algorithms import cfr, discounted_cfr, exploitability
+from open_spiel.python.algorithms import cfr
+from open_spiel.python.algorithms import discounted_cfr
+from open_spiel.python.algorithms import exploitability
+import pyspiel
+import pytest
 
-import spiel_games  # pylint: disable=unused-import
 import algorithms
-from algorithms import solvers, tree_passes
-from algorithms.cfr_engine import CFREngine, PassValues, UpdateRule
+from algorithms import solvers
+from algorithms import tree_passes
+from algorithms.cfr_engine import CFREngine
+from algorithms.cfr_engine import PassValues
+from algorithms.cfr_engine import UpdateRule
 from algorithms.game_tree import GameTree
 from algorithms.public_tree import PublicTree
 from algorithms.tree_exploitability import TreeEvaluator
 from algorithms.tree_layout import TreeArrays
 from extra_games import load
+import spiel_games  # noqa: F401  (registers the project's games with pyspiel)
 
 ITERATIONS = 100
 TOLERANCE = 1e-10
@@ -113,7 +117,10 @@ def uniform_profile_ties(game):
   every player plays uniformly, by an exact walk in fractions (chance probabilities and returns
   read as the nearest fractions with denominators up to 10^6: all are simple fractions here)."""
   num_players = game.num_players()
-  exact = lambda v: fractions.Fraction(v).limit_denominator(10**6)
+
+  def exact(v):
+    return fractions.Fraction(v).limit_denominator(10**6)
+
   values = collections.defaultdict(lambda: collections.defaultdict(fractions.Fraction))
 
   def walk(state, reach):  # reach: each player's, then chance's; returns every player's value.
