@@ -111,9 +111,8 @@ class BatchedCFRSolver:
     else:
       raise ValueError("games must be all pyspiel.Game objects or all KuhnRules")
     self.arrays = TreeArrays(tree)
-    self.rule = UpdateRule(alternating_updates=alternating_updates,
-                           regret_matching_plus=regret_matching_plus,
-                           averaging_gamma=1.0 if linear_averaging else 0.0)
+    self.rule = UpdateRule.from_options(alternating_updates, linear_averaging,
+                                        regret_matching_plus)
     self._kernel_rule = self.rule.kernel_rule()
     # Each game's weights as TreeArrays computes them for that game alone.
     self.weights = np.stack([u * c[:, None] for u, c in zip(utilities, chance)])

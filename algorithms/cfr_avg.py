@@ -145,9 +145,8 @@ class CFRAvgSolver(_EngineSolver):
                        "leaf_beliefs='average'")
     if depth_limit is not None:  # Before any work: the cut and the leaves are two-player.
       check_two_player_fixed_sum(game, "a depth limit")
-    rule = UpdateRule(alternating_updates=bool(alternating_updates),
-                      regret_matching_plus=bool(regret_matching_plus),
-                      averaging_gamma=1.0 if weighting == "linear" else 0.0)
+    rule = UpdateRule.from_options(bool(alternating_updates), weighting == "linear",
+                                   bool(regret_matching_plus))
     super().__init__(game, rule, tree, max_nodes)
     self.depth_limit = depth_limit
     self.leaf_beliefs = leaf_beliefs

@@ -80,6 +80,7 @@ import scipy.optimize
 
 from algorithms.exact_number import Number
 from algorithms.exact_number import to_fraction
+from algorithms.kuhn_equilibria import two_action_policy
 
 Fraction = fractions.Fraction
 
@@ -177,12 +178,7 @@ class Kuhn3Equilibrium:
       ValueError: if the game is not such a game.
     """
     check_game(game)
-    tabular = policy_lib.TabularPolicy(game)
-    for key, p in self.action_probabilities().items():
-      row = tabular.policy_for_key(key)
-      row[0] = float(1 - p)
-      row[1] = float(p)
-    return tabular
+    return two_action_policy(game, self.action_probabilities())
 
 
 def check_game(game: pyspiel.Game) -> None:

@@ -210,16 +210,7 @@ class KuhnEquilibrium:
       ValueError: if the game is not that game.
     """
     _check_game(game, self.ante, self.bet, self.simplified)
-    probs = self.action_probabilities()
-    tabular = policy_lib.TabularPolicy(game)
-    if set(tabular.state_lookup) != set(probs):
-      raise ValueError(f"game information states {sorted(tabular.state_lookup)} differ from "
-                       f"the three-card Kuhn states {sorted(probs)}")
-    for key, p in probs.items():
-      row = tabular.policy_for_key(key)
-      row[0] = float(1 - p)
-      row[1] = float(p)
-    return tabular
+    return two_action_policy(game, self.action_probabilities())
 
 
 _STANDARD_REGIMES = (
@@ -253,6 +244,25 @@ _SIMPLIFIED_REGIMES = (
 def regimes(simplified: bool = False) -> Tuple[Regime, ...]:
   """The regimes of a rule set in increasing r = ante / bet; they partition r > 0."""
   return _SIMPLIFIED_REGIMES if simplified else _STANDARD_REGIMES
+
+
+def two_action_policy(game: pyspiel.Game,
+                      probabilities: Mapping[str, Fraction]) -> policy_lib.TabularPolicy:
+  """The ``TabularPolicy`` of ``game`` that plays action 1 (bet or call) with probability
+  ``probabilities[s]`` and action 0 (pass or fold) with the rest at each information state s.
+
+  Raises:
+    ValueError: if the game's information states are not the keys of ``probabilities``.
+  """
+  tabular = policy_lib.TabularPolicy(game)
+  if set(tabular.state_lookup) != set(probabilities):
+    raise ValueError(f"game information states {sorted(tabular.state_lookup)} differ from "
+                     f"the policy's {sorted(probabilities)}")
+  for key, p in probabilities.items():
+    row = tabular.policy_for_key(key)
+    row[0] = float(1 - p)
+    row[1] = float(p)
+  return tabular
 
 
 def regime_of(ante: Number, bet: Number, simplified: bool = False) -> Regime:

@@ -297,9 +297,7 @@ class CFRSolver(_EngineSolver):
   def __init__(self, game: pyspiel.Game, *, alternating_updates: bool = True,
                linear_averaging: bool = False, regret_matching_plus: bool = False,
                tree: Optional[GameTree] = None, max_nodes: int = DEFAULT_MAX_NODES):
-    rule = UpdateRule(alternating_updates=alternating_updates,
-                      regret_matching_plus=regret_matching_plus,
-                      averaging_gamma=1.0 if linear_averaging else 0.0)
+    rule = UpdateRule.from_options(alternating_updates, linear_averaging, regret_matching_plus)
     super().__init__(game, rule, tree, max_nodes)
 
   def options(self) -> dict:
@@ -366,9 +364,7 @@ class ChanceSamplingCFRSolver(_EngineSolver):
                alternating_updates: bool = True, linear_averaging: bool = False,
                regret_matching_plus: bool = False, tree: Optional[GameTree] = None,
                max_nodes: int = DEFAULT_MAX_NODES):
-    rule = UpdateRule(alternating_updates=alternating_updates,
-                      regret_matching_plus=regret_matching_plus,
-                      averaging_gamma=1.0 if linear_averaging else 0.0)
+    rule = UpdateRule.from_options(alternating_updates, linear_averaging, regret_matching_plus)
     super().__init__(game, rule, tree, max_nodes)
     self._seed = seed
     self._chance_sampler = ChanceSampler(self._arrays, np.random.default_rng(seed))
