@@ -144,7 +144,7 @@ def _first_below(solver, threshold=2e-3, check_every=250, max_iterations=5000):
 
 
 @pytest.mark.parametrize("game_string", GAMES)
-@pytest.mark.parametrize("depth_limit", [1, 2])
+@pytest.mark.parametrize("depth_limit", [pytest.param(1, marks=pytest.mark.slow), 2])  # 4-30 s.
 @pytest.mark.parametrize("leaf_beliefs", ["average", "current"])
 def test_converges_below_2e3_within_5000_iterations(game_string, depth_limit, leaf_beliefs):
   # With exact leaf solutions CFR-AVG (ReBeL Theorem 5) and CFR-D (Burch et al. 2014, Theorem 2)

@@ -39,6 +39,7 @@ def assert_certified(tree, member):
   assert certificate.values == member.values, (member, certificate.values)
 
 
+@pytest.mark.slow
 def test_certified_grid_members_are_exact_equilibria_with_the_stated_values(tree):
   # Every free parameter of every sub-family at both ends and the middle of its range.
   assert len(GRID) > 500

@@ -43,8 +43,9 @@ def _perfect(solver):
   return ValueFunctionLeafSolver(ExactValueFunction(solver), solver)
 
 
-@pytest.mark.parametrize("game_string,depth", [(GAMES[0], 1), (GAMES[0], 2), (GAMES[1], 1),
-                                               (GAMES[2], 1)])
+@pytest.mark.parametrize("game_string,depth", [
+    pytest.param(GAMES[0], 1, marks=pytest.mark.slow), (GAMES[0], 2),
+    pytest.param(GAMES[1], 1, marks=pytest.mark.slow), (GAMES[2], 1)])  # Slow: 4-8 s each.
 @pytest.mark.parametrize("variant", ["standard", "modified"])
 def test_perfect_value_function_reproduces_cfr_avg(game_string, depth, variant):
   # The plumbing without learning: a leaf solver's values behind the value-function interface
