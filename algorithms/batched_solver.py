@@ -19,15 +19,15 @@ Games are ``pyspiel.Game`` objects or ``KuhnRules``; rules are turned into trees
 from typing import List, Optional, Sequence, Union
 
 import numpy as np
-import pyspiel
-
 from open_spiel.python import policy as policy_lib
+import pyspiel
 
 from algorithms import cfr_kernel
 from algorithms import kuhn_tree
 from algorithms import regret_matching as rm
 from algorithms.cfr_engine import UpdateRule
-from algorithms.game_tree import DEFAULT_MAX_NODES, GameTree
+from algorithms.game_tree import DEFAULT_MAX_NODES
+from algorithms.game_tree import GameTree
 from algorithms.tree_layout import TreeArrays
 from spiel_games import kuhn_poker_ante
 from spiel_games.kuhn_rules import KuhnRules
@@ -75,7 +75,9 @@ class BatchedCFRSolver:
     Args:
       games: one or more ``pyspiel.Game`` (all of one tree shape) or ``KuhnRules`` (all with
         the same players, deck and rule set); not mixed.
-      alternating_updates, linear_averaging, regret_matching_plus: as ``CFRSolver``.
+      alternating_updates: as ``CFRSolver``'s.
+      linear_averaging: as ``CFRSolver``'s.
+      regret_matching_plus: as ``CFRSolver``'s.
       max_nodes: refuse games with more histories.
 
     Raises:
@@ -109,9 +111,8 @@ class BatchedCFRSolver:
     else:
       raise ValueError("games must be all pyspiel.Game objects or all KuhnRules")
     self.arrays = TreeArrays(tree)
-    self.rule = UpdateRule(alternating_updates=alternating_updates,
-                           regret_matching_plus=regret_matching_plus,
-                           averaging_gamma=1.0 if linear_averaging else 0.0)
+    self.rule = UpdateRule.from_options(alternating_updates, linear_averaging,
+                                        regret_matching_plus)
     self._kernel_rule = self.rule.kernel_rule()
     # Each game's weights as TreeArrays computes them for that game alone.
     self.weights = np.stack([u * c[:, None] for u, c in zip(utilities, chance)])

@@ -74,19 +74,25 @@ import functools
 from typing import Dict, Optional, Tuple
 
 import numpy as np
-import pyspiel
-
 from open_spiel.python import policy as policy_lib
+import pyspiel
 
 from algorithms import leaf_solver_specs
 from algorithms import regret_matching as rm
 from algorithms import tree_passes
-from algorithms.cfr_engine import PassValues, UpdateRule
-from algorithms.game_tree import DEFAULT_MAX_NODES, GameTree, check_two_player_fixed_sum
-from algorithms.leaf_solvers import (UNREACHED_MASS, LeafSolution, LeafSolver,
-                                     SequenceFormLPSolver, complete_with_best_response)
+from algorithms.cfr_engine import PassValues
+from algorithms.cfr_engine import UpdateRule
+from algorithms.game_tree import DEFAULT_MAX_NODES
+from algorithms.game_tree import GameTree
+from algorithms.game_tree import check_two_player_fixed_sum
+from algorithms.leaf_solvers import UNREACHED_MASS
+from algorithms.leaf_solvers import LeafSolution
+from algorithms.leaf_solvers import LeafSolver
+from algorithms.leaf_solvers import SequenceFormLPSolver
+from algorithms.leaf_solvers import complete_with_best_response
 from algorithms.public_tree import PublicTree
-from algorithms.solvers import _EngineSolver, checked_array  # pylint: disable=protected-access
+from algorithms.solvers import _EngineSolver  # pylint: disable=protected-access
+from algorithms.solvers import checked_array  # pylint: disable=protected-access
 from spiel_games.public_belief_state import PublicBeliefState
 
 LEAF_BELIEFS = ("average", "current")
@@ -139,9 +145,8 @@ class CFRAvgSolver(_EngineSolver):
                        "leaf_beliefs='average'")
     if depth_limit is not None:  # Before any work: the cut and the leaves are two-player.
       check_two_player_fixed_sum(game, "a depth limit")
-    rule = UpdateRule(alternating_updates=bool(alternating_updates),
-                      regret_matching_plus=bool(regret_matching_plus),
-                      averaging_gamma=1.0 if weighting == "linear" else 0.0)
+    rule = UpdateRule.from_options(bool(alternating_updates), weighting == "linear",
+                                   bool(regret_matching_plus))
     super().__init__(game, rule, tree, max_nodes)
     self.depth_limit = depth_limit
     self.leaf_beliefs = leaf_beliefs

@@ -50,7 +50,8 @@ import numpy as np
 from algorithms import cfr_kernel
 from algorithms import regret_matching as rm
 from algorithms import tree_passes
-from algorithms.cfr_kernel import KernelRule, SampleTables
+from algorithms.cfr_kernel import KernelRule
+from algorithms.cfr_kernel import SampleTables
 from algorithms.tree_layout import TreeArrays
 
 
@@ -97,6 +98,13 @@ class UpdateRule:
     if self.averaging_gamma < 0:
       raise ValueError(f"averaging_gamma must be >= 0, got {self.averaging_gamma}")
 
+  @classmethod
+  def from_options(cls, alternating_updates: bool = True, linear_averaging: bool = False,
+                   regret_matching_plus: bool = False) -> "UpdateRule":
+    """The rule of OpenSpiel's ``cfr._CFRSolver`` options: linear averaging is gamma = 1."""
+    return cls(alternating_updates=alternating_updates, regret_matching_plus=regret_matching_plus,
+               averaging_gamma=1.0 if linear_averaging else 0.0)
+
   def kernel_rule(self) -> KernelRule:
     """The rule in the kernel's types."""
     discount = self.discount_alpha is not None
@@ -131,7 +139,7 @@ class CFREngine:
     self._refresh_policy()
 
   def _refresh_policy(self) -> None:
-    """sigma = regret matching of the cumulative regrets (Hart and Mas-Colell 2000)."""
+    """Sets sigma = regret matching of the cumulative regrets (Hart and Mas-Colell 2000)."""
     n = self.arrays.num_players
     self.sigma[n:] = rm.regret_matching(self.regrets[n:], self.arrays.blocks)
 

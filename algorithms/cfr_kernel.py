@@ -224,7 +224,9 @@ def add_terminal_values(lay: KernelLayout, x: np.ndarray, weights: np.ndarray, p
     x: realization plans (G,).
     weights: (T, N) terminal weights w_p(z), indexed by terminal.
     player: the player i, or -1 for every player (their sequences are disjoint).
-    terminals, lo, hi: the terminals, in the order their terms are added.
+    terminals: the terminals, in the order their terms are added.
+    lo: the first terminal of ``terminals`` added.
+    hi: one past the last.
     c: (G,) the values, added to.
   """
   n = lay.num_players
@@ -403,10 +405,15 @@ def update_infosets(lay: KernelLayout, rule: KernelRule, t: int, c: np.ndarray,
     c: (G,) terminal values of the updated players; becomes q.
     reach: (G,) own-reach weights of the average (the pass's plans x for CFR).
     visits: (K,) n(I) of the average's increment.
-    sigma, regrets, cumulative: (G,) the state, updated in place.
-    infosets, lo, hi: the updated information sets.
+    sigma: (G,) the current strategy, updated in place.
+    regrets: (G,) the cumulative regrets, updated in place.
+    cumulative: (G,) the cumulative (average) strategy, updated in place.
+    infosets: the updated information sets are ``infosets[lo:hi]``.
+    lo: the first of them.
+    hi: one past the last.
     clip_all: under RM+, clip every regret (else only the updated ones).
-    v, acc: scratch, (K,) and (G,) (acc zero on entry and on return).
+    v: (K,) scratch.
+    acc: (G,) scratch, zero on entry and on return.
   """
   backup(lay, c, sigma, v, acc, infosets, lo, hi, False)
   w = averaging_weight(t, rule.averaging_gamma)

@@ -10,12 +10,12 @@ whose digest does not match gives a one-line ``ValueError`` naming the file.
 
 import hashlib
 import json
-import zipfile
 from typing import Dict, Tuple
+import zipfile
 
 import numpy as np
 
-from algorithms.atomic_file import atomic_write
+from spiel_games.atomic_file import atomic_write
 
 FORMAT = "kuhn-cfr-checkpoint"
 # Version 2: the solvers' files hold regrets and numerators only (the current policy is regret

@@ -39,6 +39,8 @@ from typing import Dict, List, Mapping, Optional, Tuple
 
 import pyspiel
 
+from algorithms.exact_number import to_fraction
+
 Fraction = fractions.Fraction
 ExactProfile = Mapping[str, Mapping[int, numbers.Real]]
 
@@ -263,9 +265,7 @@ def _checked_row(profile: ExactProfile, key: str, legal: List[int]) -> List[Frac
 
 def _exact_probability(x: numbers.Real, key: str) -> Fraction:
   """An action probability as an exact Fraction in [0, 1] (floats at their binary value)."""
-  if isinstance(x, bool) or not isinstance(x, numbers.Real):
-    raise ValueError(f"probability at {key!r} must be a number, got {x!r}")
-  value = Fraction(x)
+  value = to_fraction(x, f"probability at {key!r}")
   if not 0 <= value <= 1:
     raise ValueError(f"probability at {key!r} must be in [0, 1], got {x!r}")
   return value

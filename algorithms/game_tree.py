@@ -33,12 +33,13 @@ import functools
 from typing import List, Optional, Tuple
 
 import numpy as np
+from open_spiel.python import policy as policy_lib
 import pyspiel
 
-from open_spiel.python import policy as policy_lib
-
 from algorithms import kuhn_tree
-from algorithms.tree_layout import PlayerSequences, node_sequences, player_sequences
+from algorithms.tree_layout import PlayerSequences
+from algorithms.tree_layout import node_sequences
+from algorithms.tree_layout import player_sequences
 from spiel_games import kuhn_poker_ante
 
 CHANCE = int(pyspiel.PlayerId.CHANCE)

@@ -74,15 +74,15 @@ import fractions
 from typing import Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 import numpy as np
+from open_spiel.python import policy as policy_lib
 import pyspiel
 import scipy.optimize
 
-from open_spiel.python import policy as policy_lib
-
-from algorithms.kuhn_equilibria import _exact
+from algorithms.exact_number import Number
+from algorithms.exact_number import to_fraction
+from algorithms.kuhn_equilibria import two_action_policy
 
 Fraction = fractions.Fraction
-Number = Union[int, float, fractions.Fraction]
 
 NUM_PLAYERS = 3
 NUM_CARDS = 4
@@ -178,12 +178,7 @@ class Kuhn3Equilibrium:
       ValueError: if the game is not such a game.
     """
     check_game(game)
-    tabular = policy_lib.TabularPolicy(game)
-    for key, p in self.action_probabilities().items():
-      row = tabular.policy_for_key(key)
-      row[0] = float(1 - p)
-      row[1] = float(p)
-    return tabular
+    return two_action_policy(game, self.action_probabilities())
 
 
 def check_game(game: pyspiel.Game) -> None:
@@ -221,7 +216,7 @@ def parameter_range(name: str, chosen: Mapping[str, Number]) -> Tuple[Fraction, 
   missing = [p for p in earlier if p not in chosen]
   if missing:
     raise ValueError(f"the range of {name} needs {', '.join(missing)}")
-  return _range(name, {p: _exact(chosen[p], p) for p in earlier})
+  return _range(name, {p: to_fraction(chosen[p], p) for p in earlier})
 
 
 def _range(name: str, v: Mapping[str, Number]) -> Tuple[Number, Number]:
@@ -266,9 +261,14 @@ def kuhn3_equilibrium(c11: Number = 0, b11: Number = 0, b21: Optional[Number] = 
   """The member with these parameters (module docstring); checks every range.
 
   Args:
-    c11, b11, b21, b23, b32, c33, c34: the free parameters (int, Fraction, or float, taken at its
-      exact binary value). b21 defaults to b11 and c33 to the low end of its range,
-      max(0, 1/2 - b32); the others default to 0.
+    c11: the free parameters of the module docstring, each an int, Fraction, or float (taken at
+      its exact binary value).
+    b11: as c11.
+    b21: as c11; None (the default) for b11.
+    b23: as c11.
+    b32: as c11.
+    c33: as c11; None (the default) for the low end of its range, max(0, 1/2 - b32).
+    c34: as c11.
 
   Raises:
     ValueError: for a parameter outside its range, with the range in the message.
@@ -278,7 +278,7 @@ def kuhn3_equilibrium(c11: Number = 0, b11: Number = 0, b21: Optional[Number] = 
   chosen: Dict[str, Fraction] = {}
   for name in PARAMETERS:
     low, high = parameter_range(name, chosen)
-    value = low if given[name] is None else _exact(given[name], name)
+    value = low if given[name] is None else to_fraction(given[name], name)
     if not low <= value <= high:
       raise ValueError(f"{name} = {value} outside its range [{low}, {high}] given "
                        f"{_describe(chosen)}")

@@ -62,18 +62,16 @@ at r = 1/2). The default member of each family puts every family parameter at it
 
 import dataclasses
 import fractions
-import math
-import numbers
-from typing import Dict, Mapping, Optional, Tuple, Union
-
-import pyspiel
+from typing import Dict, Mapping, Optional, Tuple
 
 from open_spiel.python import policy as policy_lib
+import pyspiel
 
+from algorithms.exact_number import Number
+from algorithms.exact_number import to_fraction
 from spiel_games import kuhn_poker_ante
 
 Fraction = fractions.Fraction
-Number = Union[int, float, fractions.Fraction]
 
 _ZERO = Fraction(0)
 _ONE = Fraction(1)
@@ -212,16 +210,7 @@ class KuhnEquilibrium:
       ValueError: if the game is not that game.
     """
     _check_game(game, self.ante, self.bet, self.simplified)
-    probs = self.action_probabilities()
-    tabular = policy_lib.TabularPolicy(game)
-    if set(tabular.state_lookup) != set(probs):
-      raise ValueError(f"game information states {sorted(tabular.state_lookup)} differ from "
-                       f"the three-card Kuhn states {sorted(probs)}")
-    for key, p in probs.items():
-      row = tabular.policy_for_key(key)
-      row[0] = float(1 - p)
-      row[1] = float(p)
-    return tabular
+    return two_action_policy(game, self.action_probabilities())
 
 
 _STANDARD_REGIMES = (
@@ -255,6 +244,25 @@ _SIMPLIFIED_REGIMES = (
 def regimes(simplified: bool = False) -> Tuple[Regime, ...]:
   """The regimes of a rule set in increasing r = ante / bet; they partition r > 0."""
   return _SIMPLIFIED_REGIMES if simplified else _STANDARD_REGIMES
+
+
+def two_action_policy(game: pyspiel.Game,
+                      probabilities: Mapping[str, Fraction]) -> policy_lib.TabularPolicy:
+  """The ``TabularPolicy`` of ``game`` that plays action 1 (bet or call) with probability
+  ``probabilities[s]`` and action 0 (pass or fold) with the rest at each information state s.
+
+  Raises:
+    ValueError: if the game's information states are not the keys of ``probabilities``.
+  """
+  tabular = policy_lib.TabularPolicy(game)
+  if set(tabular.state_lookup) != set(probabilities):
+    raise ValueError(f"game information states {sorted(tabular.state_lookup)} differ from "
+                     f"the policy's {sorted(probabilities)}")
+  for key, p in probabilities.items():
+    row = tabular.policy_for_key(key)
+    row[0] = float(1 - p)
+    row[1] = float(p)
+  return tabular
 
 
 def regime_of(ante: Number, bet: Number, simplified: bool = False) -> Regime:
@@ -333,7 +341,7 @@ def kuhn_equilibrium(ante: Number = 1, bet: Number = 1, simplified: bool = False
                      f"allowed: {sorted(allowed)}")
   chosen = {}
   for name, param in allowed.items():
-    value = _exact(family[name], name) if name in family else param.default
+    value = to_fraction(family[name], name) if name in family else param.default
     if not param.low <= value <= param.high:
       raise ValueError(f"{name} = {value} outside its range [{param.low}, {param.high}]")
     chosen[name] = value
@@ -355,7 +363,9 @@ def member_matching(ante: Number, bet: Number, simplified: bool,
   constraint). For a unique equilibrium this is the equilibrium.
 
   Args:
-    ante, bet, simplified: as in ``kuhn_equilibrium``.
+    ante: as in ``kuhn_equilibrium``.
+    bet: as in ``kuhn_equilibrium``.
+    simplified: as in ``kuhn_equilibrium``.
     probabilities: probability of action 1 by information state string; it must contain the
       information states of the family parameters.
 
@@ -367,7 +377,7 @@ def member_matching(ante: Number, bet: Number, simplified: bool,
     if param.info_state not in probabilities:
       raise ValueError(f"probabilities lack information state {param.info_state!r} of family "
                        f"parameter {param.name}")
-    measured = _exact(probabilities[param.info_state], param.info_state)
+    measured = to_fraction(probabilities[param.info_state], param.info_state)
     chosen[param.name] = min(max(measured, param.low), param.high)
   if "p1_call_mid" in chosen and "p1_bluff" in chosen:
     chosen["p1_call_mid"] = min(chosen["p1_call_mid"], chosen["p1_bluff"])
@@ -411,20 +421,8 @@ def _simplified_strategies(regime: str, a: Fraction, b: Fraction,
               p0_call=None)
 
 
-def _exact(x: Number, name: str) -> Fraction:
-  """``x`` as an exact Fraction (a float at its exact binary value)."""
-  if isinstance(x, bool) or not isinstance(x, numbers.Real):
-    raise ValueError(f"{name} must be an int, float or Fraction, got {x!r}")
-  if isinstance(x, numbers.Rational):
-    return Fraction(x.numerator, x.denominator)
-  x = float(x)
-  if not math.isfinite(x):
-    raise ValueError(f"{name} must be finite, got {x}")
-  return Fraction(x)
-
-
 def _positive(x: Number, name: str) -> Fraction:
-  value = _exact(x, name)
+  value = to_fraction(x, name)
   if value <= 0:
     raise ValueError(f"{name} must be > 0, got {x!r}")
   return value

@@ -30,9 +30,13 @@ from typing import Dict, List, Tuple
 import numpy as np
 import pyspiel
 
-from algorithms.tree_layout import node_sequences, player_sequences
+from algorithms.tree_layout import node_sequences
+from algorithms.tree_layout import player_sequences
 from spiel_games import kuhn_observer
-from spiel_games.kuhn_rules import ACTION_CHARS, BET, PASS, KuhnRules
+from spiel_games.kuhn_rules import ACTION_CHARS
+from spiel_games.kuhn_rules import BET
+from spiel_games.kuhn_rules import PASS
+from spiel_games.kuhn_rules import KuhnRules
 
 CHANCE = int(pyspiel.PlayerId.CHANCE)
 TERMINAL = int(pyspiel.PlayerId.TERMINAL)

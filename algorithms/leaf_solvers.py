@@ -32,7 +32,8 @@ from scipy import sparse
 
 from algorithms import sequence_form_lp
 from algorithms import tree_passes
-from algorithms.cfr_engine import CFREngine, UpdateRule
+from algorithms.cfr_engine import CFREngine
+from algorithms.cfr_engine import UpdateRule
 from algorithms.public_tree import LeafSubgame
 from algorithms.tree_layout import TreeArrays
 

@@ -19,9 +19,11 @@ from typing import Optional, Sequence
 
 import numpy as np
 
-from algorithms.leaf_solvers import LeafSolver, SequenceFormLPSolver
+from algorithms.leaf_solvers import LeafSolver
+from algorithms.leaf_solvers import SequenceFormLPSolver
 from algorithms.pbs_value_function import Cut
-from algorithms.public_tree import LeafSubgame, PublicTree
+from algorithms.public_tree import LeafSubgame
+from algorithms.public_tree import PublicTree
 
 
 @dataclasses.dataclass(frozen=True)
@@ -70,7 +72,7 @@ def beliefs_from_reaches(leaf: LeafSubgame, reach_0: np.ndarray,
 
 
 def sample_beliefs(leaf: LeafSubgame, n: int, rng: np.random.Generator) -> np.ndarray:
-  """n beliefs over the deals (n, D) from the module's distribution."""
+  """Draws n beliefs over the deals, (n, D), from the module's distribution."""
   deck = leaf.rules.deck_size
   acting = trunk_players(leaf)
   reaches = [rng.random((n, deck)) if i in acting else np.ones((n, deck)) for i in (0, 1)]

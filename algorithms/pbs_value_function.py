@@ -18,8 +18,8 @@ CFR-AVG weights the leaf values by the opponent's CURRENT trunk reach, which dif
 reach in beta, and per-deal values give those weighted values exactly (``value_leaf_solving``).
 
 The model is ReBeL's value network, small: input [one-hot of the leaf, beta over the deals],
-``len(hidden)`` blocks Linear -> LayerNorm -> GELU (2 x 256 in ReBeL), a linear output of one
-value per deal, in units of the game's largest payoff (ante + bet). Training (``pbs_value_training``)
+``len(hidden)`` blocks Linear -> LayerNorm -> GELU (2 x 256 in ReBeL), a linear output of one value
+per deal, in units of the game's largest payoff (ante + bet). Training (``pbs_value_training``)
 needs PyTorch; evaluating a saved model needs only numpy and scipy (the same forward pass; equal to
 PyTorch's to float32 rounding, tested), so the core install can use models.
 
@@ -41,7 +41,8 @@ from scipy import special
 from algorithms import checkpoint
 from algorithms.cfr_engine import TreeArrays
 from algorithms.game_tree import GameTree
-from algorithms.public_tree import LeafSubgame, PublicTree
+from algorithms.public_tree import LeafSubgame
+from algorithms.public_tree import PublicTree
 from spiel_games import kuhn_poker_ante
 from spiel_games.kuhn_rules import KuhnRules
 

@@ -22,7 +22,8 @@ from typing import Iterator, List, Optional, Sequence, Tuple
 import numpy as np
 
 from algorithms.pbs_value_data import Dataset
-from algorithms.pbs_value_function import Cut, PBSValueFunction
+from algorithms.pbs_value_function import Cut
+from algorithms.pbs_value_function import PBSValueFunction
 
 INSTALL_HINT = "pip install -e '.[learn]' (PyTorch 2.13.0, CPU)"
 

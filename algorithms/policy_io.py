@@ -14,12 +14,11 @@ import json
 import math
 
 import numpy as np
+from open_spiel.python import policy as policy_lib
 import pyspiel
 
-from open_spiel.python import policy as policy_lib
-
-from algorithms.atomic_file import atomic_write_json
 from algorithms.checkpoint import check_format
+from spiel_games.atomic_file import atomic_write_json
 
 FORMAT = "kuhn-cfr-policy"
 VERSION = 1

@@ -34,13 +34,16 @@ import fractions
 from typing import Optional, Tuple
 
 import numpy as np
+from open_spiel.python import observation
 import pyspiel
 
-from open_spiel.python import observation
-
 from algorithms import tree_passes
-from algorithms.game_tree import CHANCE, TERMINAL, GameTree
-from algorithms.tree_layout import PlayerSequences, TreeArrays, player_sequences
+from algorithms.game_tree import CHANCE
+from algorithms.game_tree import TERMINAL
+from algorithms.game_tree import GameTree
+from algorithms.tree_layout import PlayerSequences
+from algorithms.tree_layout import TreeArrays
+from algorithms.tree_layout import player_sequences
 from spiel_games import kuhn_poker_ante
 from spiel_games.kuhn_rules import KuhnRules
 from spiel_games.public_belief_state import PublicBeliefState

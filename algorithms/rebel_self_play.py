@@ -143,7 +143,8 @@ class SelfPlay:
     index = self._leaf_of_root[root]
     leaf = self.public_tree.leaves[index]
     # CFR-AVG's leaf PBS at iteration t: proportional to chance times both average trunk reaches.
-    reach = tree_passes.realization(self.public_tree.arrays, np.where(self._leaf_mask, 1.0, average))
+    reach = tree_passes.realization(self.public_tree.arrays,
+                                    np.where(self._leaf_mask, 1.0, average))
     mass = leaf.root_chance * reach[leaf.root_seq[:, 0]] * reach[leaf.root_seq[:, 1]]
     belief = mass / mass.sum()
     values = np.zeros(self.cut.num_deals)

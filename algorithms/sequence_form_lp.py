@@ -34,13 +34,13 @@ import dataclasses
 from typing import Optional, Tuple
 
 import numpy as np
+from open_spiel.python import policy as policy_lib
 import pyspiel
 from scipy import optimize
 from scipy import sparse
 
 from algorithms import game_tree as game_tree_lib
 from algorithms import tree_layout
-from open_spiel.python import policy as policy_lib
 
 # HiGHS feasibility tolerances; the dual simplex returns a vertex, so that with tight tolerances
 # the realization plans are exact to rounding for games of Kuhn and Leduc size.
@@ -141,8 +141,11 @@ def sequence_weight_range(payoff: sparse.spmatrix, own_constraints: sparse.spmat
   behavioural probability, so this measures how far an equilibrium family extends.
 
   Args:
-    payoff, own_constraints, own_rhs, opponent_constraints, opponent_rhs: as in
-      ``maximin_realization_plan``.
+    payoff: (n, m) matrix A, as in ``maximin_realization_plan``.
+    own_constraints: (k, n) matrix E, as there.
+    own_rhs: (k,) right-hand side e, as there.
+    opponent_constraints: (l, m) matrix F, as there.
+    opponent_rhs: (l,) right-hand side f, as there.
     value: the maximin value v (from ``maximin_realization_plan``).
     sequence: index of the row player's sequence.
     tolerance: the face is taken as f^T q >= v - tolerance, to absorb the rounding of v.

@@ -34,16 +34,17 @@ without that guarantee (``cfr_engine``), and ``nash_conv()`` measures the result
 from typing import Callable, Dict, Optional, Tuple
 
 import numpy as np
+from open_spiel.python import policy as policy_lib
+from open_spiel.python.algorithms import cfr
 import pyspiel
 import tqdm
 
-from open_spiel.python import policy as policy_lib
-from open_spiel.python.algorithms import cfr
-
 from algorithms import checkpoint
-from algorithms.cfr_engine import CFREngine, UpdateRule
+from algorithms.cfr_engine import CFREngine
+from algorithms.cfr_engine import UpdateRule
 from algorithms.chance_sampling import ChanceSampler
-from algorithms.game_tree import DEFAULT_MAX_NODES, GameTree
+from algorithms.game_tree import DEFAULT_MAX_NODES
+from algorithms.game_tree import GameTree
 from algorithms.tree_exploitability import TreeEvaluator
 from algorithms.tree_layout import TreeArrays
 
@@ -278,13 +279,11 @@ def _solver_classes(root: type) -> Dict[str, type]:
 
 
 def _load_game(game_string: str) -> pyspiel.Game:
-  """Loads a game by string after registering the Python games this project knows."""
-  # pylint: disable=import-outside-toplevel,unused-import
-  from open_spiel.python import games as _openspiel_games
-  try:
-    import spiel_games as _project_games
-  except ImportError:
-    pass
+  """Loads a game by string after registering the Python games this project knows (the
+  project's are registered on import, through ``algorithms.game_tree``'s import of
+  ``spiel_games``)."""
+  # pylint: disable-next=import-outside-toplevel
+  from open_spiel.python import games  # noqa: F401  (registers OpenSpiel's Python games)
   return pyspiel.load_game(game_string)
 
 
@@ -298,9 +297,7 @@ class CFRSolver(_EngineSolver):
   def __init__(self, game: pyspiel.Game, *, alternating_updates: bool = True,
                linear_averaging: bool = False, regret_matching_plus: bool = False,
                tree: Optional[GameTree] = None, max_nodes: int = DEFAULT_MAX_NODES):
-    rule = UpdateRule(alternating_updates=alternating_updates,
-                      regret_matching_plus=regret_matching_plus,
-                      averaging_gamma=1.0 if linear_averaging else 0.0)
+    rule = UpdateRule.from_options(alternating_updates, linear_averaging, regret_matching_plus)
     super().__init__(game, rule, tree, max_nodes)
 
   def options(self) -> dict:
@@ -367,9 +364,7 @@ class ChanceSamplingCFRSolver(_EngineSolver):
                alternating_updates: bool = True, linear_averaging: bool = False,
                regret_matching_plus: bool = False, tree: Optional[GameTree] = None,
                max_nodes: int = DEFAULT_MAX_NODES):
-    rule = UpdateRule(alternating_updates=alternating_updates,
-                      regret_matching_plus=regret_matching_plus,
-                      averaging_gamma=1.0 if linear_averaging else 0.0)
+    rule = UpdateRule.from_options(alternating_updates, linear_averaging, regret_matching_plus)
     super().__init__(game, rule, tree, max_nodes)
     self._seed = seed
     self._chance_sampler = ChanceSampler(self._arrays, np.random.default_rng(seed))

@@ -34,7 +34,6 @@ from typing import List, Optional, Sequence, Tuple
 
 import tqdm
 
-from algorithms import atomic_file
 from experiments import arguments
 from experiments import context
 from experiments import executors
@@ -42,6 +41,7 @@ from experiments import play
 from experiments import provenance
 from experiments import report
 from experiments.report_section import ReportSection
+from spiel_games import atomic_file
 
 # The experiments, in report order. A new experiment is one entry here.
 EXPERIMENT_MODULES = (

@@ -23,7 +23,6 @@ from typing import Optional, Sequence
 
 import pandas as pd
 
-from algorithms import atomic_file
 from experiments import arguments
 from experiments import cli
 from experiments import provenance
@@ -31,6 +30,7 @@ from experiments import rebel
 from experiments import reference_check
 from experiments import report
 from experiments import tables
+from spiel_games import atomic_file
 
 # The checkout's docs/ folder; None in an installed copy (then --docs is required).
 _CHECKOUT = provenance.source_checkout()

@@ -23,10 +23,10 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
-from algorithms import atomic_file
 from experiments import games
 from experiments import measures
 from experiments import solver_registry
+from spiel_games import atomic_file
 
 FORMAT = "kuhn-cfr-job-result"
 VERSION = 1

@@ -31,13 +31,13 @@ from typing import Callable, Dict, List, Optional, Sequence
 import numpy as np
 import pyspiel
 
-from algorithms.atomic_file import atomic_write_text
 from experiments import games
 from experiments import play_values
 from experiments import play_view
 from experiments import policies
 from experiments.play_view import chips
 from experiments.play_view import line
+from spiel_games.atomic_file import atomic_write_text
 
 Z_95 = 1.959963984540054  # Standard normal 97.5% quantile.
 SEATS = ("0", "1", "alternate")

@@ -31,8 +31,8 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 from PIL import Image  # noqa: E402  (Pillow comes with matplotlib)
 
-from algorithms import atomic_file  # noqa: E402
 from experiments import solver_registry  # noqa: E402
+from spiel_games import atomic_file  # noqa: E402
 
 # Okabe & Ito, "Color universal design: how to make figures and presentations that are friendly
 # to colorblind people" (2008): eight colours that stay distinct under the common colour-vision

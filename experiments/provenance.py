@@ -27,7 +27,7 @@ import subprocess
 import sys
 from typing import Any, Dict, Optional, Sequence
 
-from algorithms import atomic_file
+from spiel_games import atomic_file
 
 MANIFEST_NAME = "manifest.json"
 # The packages whose versions enter the fingerprint: they compute or draw the numbers.

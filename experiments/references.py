@@ -34,7 +34,6 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 from open_spiel.python import policy as policy_lib
 import pyspiel
 
-from algorithms import atomic_file
 from algorithms import kuhn3_equilibria
 from algorithms import kuhn_equilibria
 from algorithms import sequence_form_lp
@@ -42,6 +41,7 @@ from experiments import checks
 from experiments import games
 from experiments import jobs as jobs_lib
 from experiments import solver_registry
+from spiel_games import atomic_file
 from spiel_games import kuhn_poker_ante
 from spiel_games import kuhn_rules
 

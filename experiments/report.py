@@ -16,10 +16,10 @@ import math
 import pathlib
 from typing import Any, Dict, List, Optional, Sequence
 
-from algorithms import atomic_file
 from experiments import provenance
 from experiments.checks import Check
 from experiments.report_section import ReportSection
+from spiel_games import atomic_file
 
 REPORT_NAME = "report.md"
 SECTION_NAME = "section.json"

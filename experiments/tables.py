@@ -6,7 +6,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from algorithms import atomic_file
+from spiel_games import atomic_file
 
 
 def markdown_table(frame: pd.DataFrame, digits: int = 4) -> str:

@@ -26,8 +26,8 @@ C++ ``pyspiel.Policy``) as a ``TabularPolicy`` of the other game. Usage::
 
 from typing import Any, Dict, Iterator, List, Tuple
 
-import pyspiel
 from open_spiel.python import policy as policy_lib
+import pyspiel
 
 from spiel_games import efg_export
 

@@ -39,8 +39,8 @@ from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 import pyspiel
 
-import spiel_games  # pylint: disable=unused-import  (registers the project's games)
-from algorithms.atomic_file import atomic_write_text  # As spiel_games.playthroughs does.
+import spiel_games  # noqa: F401  (registers the project's games with pyspiel)
+from spiel_games.atomic_file import atomic_write_text
 
 Fraction = fractions.Fraction
 

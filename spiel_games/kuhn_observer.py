@@ -39,9 +39,9 @@ a ``private_cards`` tensor of one one-hot row per player and the dealt cards in 
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
+import pyspiel
 
 from spiel_games import kuhn_rules
-import pyspiel
 
 
 def format_number(x: float) -> str:

@@ -41,9 +41,10 @@ import math
 import numbers
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
+import pyspiel
+
 from spiel_games import kuhn_observer
 from spiel_games import kuhn_rules
-import pyspiel
 
 SHORT_NAME = "kuhn_poker_ante"
 MIN_NUM_PLAYERS = 2

@@ -47,7 +47,8 @@ import pyspiel
 
 from spiel_games import kuhn_observer
 from spiel_games import kuhn_poker_ante
-from spiel_games.kuhn_rules import ACTION_CHARS, KuhnRules
+from spiel_games.kuhn_rules import ACTION_CHARS
+from spiel_games.kuhn_rules import KuhnRules
 from spiel_games.public_belief_state import PublicBeliefState
 
 Fraction = fractions.Fraction

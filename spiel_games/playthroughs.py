@@ -21,7 +21,7 @@ from typing import Dict, Optional, Sequence, Tuple
 from absl import flags
 from open_spiel.python.algorithms import generate_playthrough
 
-from algorithms.atomic_file import atomic_write_text
+from spiel_games.atomic_file import atomic_write_text
 
 # Importing this module runs spiel_games/__init__.py, which registers the games.
 

@@ -28,7 +28,10 @@ from typing import Sequence, Tuple
 
 import numpy as np
 
-from spiel_games.kuhn_rules import ACTION_CHARS, BET, PASS, KuhnRules
+from spiel_games.kuhn_rules import ACTION_CHARS
+from spiel_games.kuhn_rules import BET
+from spiel_games.kuhn_rules import PASS
+from spiel_games.kuhn_rules import KuhnRules
 
 Fraction = fractions.Fraction
 

@@ -1,4 +1,4 @@
-"""Runs any module, e.g. one of OpenSpiel's example scripts, with the project's games registered.
+r"""Runs any module, e.g. one of OpenSpiel's example scripts, with the project's games registered.
 
 OpenSpiel's scripts load games by name (``pyspiel.load_game(FLAGS.game)``), and a Python game
 exists by name only once its module has been imported. This command imports ``spiel_games``
@@ -7,7 +7,7 @@ exists by name only once its module has been imported. This command imports ``sp
 flags included)::
 
   python -m spiel_games.run open_spiel.python.examples.playthrough --game kuhn_poker_ante
-  python -m spiel_games.run open_spiel.python.examples.uniform_policy_exploitability \\
+  python -m spiel_games.run open_spiel.python.examples.uniform_policy_exploitability \
       --game="kuhn_poker_ante(ante=2.0)"
 
 The module's own exit status is the command's. A module that cannot be found gives one
@@ -19,7 +19,7 @@ import runpy
 import sys
 from typing import Optional, Sequence
 
-import spiel_games  # pylint: disable=unused-import  (registers the project's games)
+import spiel_games  # noqa: F401  (registers the project's games with pyspiel)
 
 USAGE = "usage: python -m spiel_games.run MODULE [ARGS...]"
 

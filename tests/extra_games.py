@@ -8,9 +8,8 @@ same constant, loaded back with ``pyspiel.load_efg_game``, which types it CONSTA
 
 import re
 
-import pyspiel
-
 from open_spiel.python.algorithms import gambit
+import pyspiel
 
 _PAYOFFS = re.compile(r"\{ ([-0-9. e]+) \}")
 

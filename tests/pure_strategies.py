@@ -12,9 +12,9 @@ best responses and every exploitability they feed.
 import itertools
 from typing import List
 
-import pyspiel
 from open_spiel.python import policy as policy_lib
 from open_spiel.python.algorithms import expected_game_score
+import pyspiel
 
 MAX_PURE_STRATEGIES = 4096
 
@@ -41,7 +41,7 @@ def _pure_strategies(game: pyspiel.Game, player: int) -> List[policy_lib.Tabular
 
 
 def best_response_value(game: pyspiel.Game, opponent: policy_lib.Policy, player: int) -> float:
-  """max over ``player``'s pure strategies of its expected return against ``opponent``."""
+  """The max over ``player``'s pure strategies of its expected return against ``opponent``."""
   root = game.new_initial_state()
   best = -float("inf")
   for pure in _pure_strategies(game, player):

@@ -1,4 +1,4 @@
-"""Tests of algorithms.atomic_file: whole files or nothing, readable by everyone."""
+"""Tests of spiel_games.atomic_file: whole files or nothing, readable by everyone."""
 
 import json
 import os
@@ -6,7 +6,7 @@ import stat
 
 import pytest
 
-from algorithms import atomic_file
+from spiel_games import atomic_file
 
 
 def test_failed_write_leaves_the_folder_as_it_was(tmp_path):

@@ -6,14 +6,13 @@ OpenSpiel's CFR to 1e-10, tests/test_solvers.py), ``TreeEvaluator`` and OpenSpie
 """
 
 import numpy as np
-import pytest
-import pyspiel
-
 from open_spiel.python.algorithms import exploitability
+import pyspiel
+import pytest
 
-import spiel_games  # pylint: disable=unused-import
 import algorithms
 from algorithms.tree_exploitability import TreeEvaluator
+import spiel_games  # noqa: F401  (registers the project's games with pyspiel)
 from spiel_games.kuhn_poker_ante import params_from_rules
 from spiel_games.kuhn_rules import KuhnRules
 

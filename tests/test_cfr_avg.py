@@ -6,22 +6,24 @@ independently by walking the OpenSpiel game and through the PBS type's step-by-s
 """
 
 import numpy as np
-import pytest
-import pyspiel
-
 from open_spiel.python import policy as policy_lib
 from open_spiel.python.algorithms import cfr
 from open_spiel.python.algorithms import exploitability
+import pyspiel
+import pytest
 
-import spiel_games  # pylint: disable=unused-import
 import algorithms
 from algorithms import CFRAvgSolver
 from algorithms import tree_passes
 from algorithms.cfr_engine import UpdateRule
-from algorithms.leaf_solvers import CFRLeafSolver, LeafSolution, uniform_policy
+from algorithms.leaf_solvers import CFRLeafSolver
+from algorithms.leaf_solvers import LeafSolution
+from algorithms.leaf_solvers import uniform_policy
 from algorithms.smooth_leaf_solver import HedgeLeafSolver
+import spiel_games  # noqa: F401  (registers the project's games with pyspiel)
 from spiel_games.kuhn_poker_ante import rules_of as kuhn_rules_of
-from spiel_games.kuhn_rules import BET, PASS
+from spiel_games.kuhn_rules import BET
+from spiel_games.kuhn_rules import PASS
 from spiel_games.public_belief_state import PublicBeliefState
 
 GAMES = ["kuhn_poker", "kuhn_poker_ante(ante=2.0)", "kuhn_poker_ante(ante=2.0,simplified=true)"]
@@ -142,7 +144,7 @@ def _first_below(solver, threshold=2e-3, check_every=250, max_iterations=5000):
 
 
 @pytest.mark.parametrize("game_string", GAMES)
-@pytest.mark.parametrize("depth_limit", [1, 2])
+@pytest.mark.parametrize("depth_limit", [pytest.param(1, marks=pytest.mark.slow), 2])  # 4-30 s.
 @pytest.mark.parametrize("leaf_beliefs", ["average", "current"])
 def test_converges_below_2e3_within_5000_iterations(game_string, depth_limit, leaf_beliefs):
   # With exact leaf solutions CFR-AVG (ReBeL Theorem 5) and CFR-D (Burch et al. 2014, Theorem 2)
@@ -227,7 +229,7 @@ def test_current_leaf_pbs_is_bayes_posterior_of_current_policy():
   before = solver.current_policy().__copy__()
   solver.evaluate_and_update_policy()
   for public_state, belief in solver.last_leaf_beliefs().items():
-    leaf = next(l for l in solver.public_tree.leaves if l.public_state == public_state)
+    leaf = next(f for f in solver.public_tree.leaves if f.public_state == public_state)
     walked = _posterior_by_walk(game, before, public_state)
     np.testing.assert_allclose(walked[leaf.deals], belief, atol=1e-12)
 

@@ -7,18 +7,20 @@ call) and ``iterate()`` one at a time.
 """
 
 import numpy as np
-import pytest
 import pyspiel
+import pytest
 
-import spiel_games  # pylint: disable=unused-import
 from algorithms import regret_matching as rm
 from algorithms import tree_passes
-from algorithms.cfr_engine import CFREngine, PassValues, UpdateRule
+from algorithms.cfr_engine import CFREngine
+from algorithms.cfr_engine import PassValues
+from algorithms.cfr_engine import UpdateRule
 from algorithms.game_tree import GameTree
 from algorithms.tree_layout import TreeArrays
 from extra_games import load
-from numpy_reference import ReferenceEngine
 import numpy_reference
+from numpy_reference import ReferenceEngine
+import spiel_games  # noqa: F401  (registers the project's games with pyspiel)
 
 RULES = {
     "cfr": UpdateRule(),

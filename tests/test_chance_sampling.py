@@ -3,18 +3,21 @@
 import fractions
 
 import numpy as np
-import pytest
+from open_spiel.python.algorithms import expected_game_score
+from open_spiel.python.algorithms import exploitability
 import pyspiel
+import pytest
 
-from open_spiel.python.algorithms import exploitability, expected_game_score
-
-import spiel_games  # pylint: disable=unused-import
 import algorithms
-from algorithms import kuhn_equilibria, sequence_form_lp, tree_passes
+from algorithms import kuhn_equilibria
 from algorithms import regret_matching as rm
-from algorithms.cfr_engine import CFREngine, UpdateRule
+from algorithms import sequence_form_lp
+from algorithms import tree_passes
+from algorithms.cfr_engine import CFREngine
+from algorithms.cfr_engine import UpdateRule
 from algorithms.chance_sampling import ChanceSampler
 from algorithms.game_tree import CHANCE
+import spiel_games  # noqa: F401  (registers the project's games with pyspiel)
 
 # |mean - exact| <= Z standard errors per component. Each component's sample mean over N
 # independent samples is approximately normal (CLT), so one component exceeds 5 SE with

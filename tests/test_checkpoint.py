@@ -5,15 +5,15 @@ import os
 import zipfile
 
 import numpy as np
-import pytest
-import pyspiel
-
 from open_spiel.python import policy as policy_lib
+import pyspiel
+import pytest
 
-import spiel_games  # pylint: disable=unused-import
 import algorithms
-from algorithms import checkpoint, policy_io
+from algorithms import checkpoint
+from algorithms import policy_io
 from algorithms.solvers import SOLVERS
+import spiel_games  # noqa: F401  (registers the project's games with pyspiel)
 
 
 def make(name, game):

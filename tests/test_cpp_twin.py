@@ -8,17 +8,16 @@ implementation of the C++ CFR run on the twin.
 """
 
 import numpy as np
-import pytest
-
-import pyspiel
 from open_spiel.python import policy as policy_lib
 from open_spiel.python.algorithms import cfr
 from open_spiel.python.algorithms import expected_game_score
 from open_spiel.python.algorithms import exploitability
+import pyspiel
+import pytest
 
-import pure_strategies
 from algorithms import kuhn_equilibria
 from algorithms import sequence_form_lp
+import pure_strategies
 from spiel_games import cpp_twin
 
 GAMES = ["kuhn_poker_ante", "kuhn_poker_ante(ante=2.5,bet=0.5)",

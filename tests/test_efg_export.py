@@ -13,10 +13,9 @@ import re
 import subprocess
 import sys
 
-import pytest
-
-import pyspiel
 from open_spiel.python import policy as policy_lib
+import pyspiel
+import pytest
 
 from algorithms import kuhn_equilibria
 from spiel_games import efg_export

@@ -5,13 +5,14 @@ random rational profiles, and against Kuhn's closed-form two-player equilibria (
 import fractions
 import random
 
+from open_spiel.python import policy as policy_lib
+from open_spiel.python.algorithms import expected_game_score
+from open_spiel.python.algorithms import exploitability
 import pyspiel
 import pytest
 
-from open_spiel.python import policy as policy_lib
-from open_spiel.python.algorithms import exploitability, expected_game_score
-
-from algorithms import exact_nash_conv, kuhn_equilibria
+from algorithms import exact_nash_conv
+from algorithms import kuhn_equilibria
 
 F = fractions.Fraction
 TOLERANCE = 1e-12

@@ -29,6 +29,7 @@ def test_closed_form_curves_at_kuhns_game():
   assert at_one.loc["1b"].low == pytest.approx(1 / 3)
 
 
+@pytest.mark.slow
 def test_command_solves_checks_and_draws(tmp_path):
   out = tmp_path / "results"
   assert cli.main(["ante-sweep", "--quiet", "--ante", "0.25", "--ante", "2.0", "--bet", "4.0",

@@ -9,11 +9,11 @@ import sys
 import time
 
 import pytest
-import test_experiments_context as sweeps
 
 from experiments import context
 from experiments import executors
 from experiments import jobs
+import test_experiments_context as sweeps
 
 
 def kill_worker_once(marker, job):

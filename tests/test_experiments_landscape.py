@@ -5,13 +5,13 @@ import numpy as np
 from open_spiel.python.algorithms import exploitability
 import pandas as pd
 import pytest
-from test_experiments_head_to_head import kuhn_value
 
 from algorithms import kuhn_equilibria
 from experiments import cli
 from experiments import landscape
 from experiments import plotting
 from spiel_games import kuhn_rules
+from test_experiments_head_to_head import kuhn_value
 
 ANTES = [0.25, 0.5, 1.0, 2.0]  # Passive, boundary, and bluffing regimes of the simplified game.
 

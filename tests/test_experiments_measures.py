@@ -6,11 +6,11 @@ from open_spiel.python import policy as policy_lib
 from open_spiel.python.algorithms import exploitability
 import pyspiel
 import pytest
-from test_solvers import uniform_profile_ties
 
 from experiments import games
 from experiments import jobs
 from experiments import measures
+from test_solvers import uniform_profile_ties
 
 
 def random_policy(game, seed):

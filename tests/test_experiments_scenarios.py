@@ -124,6 +124,7 @@ def test_ctrl_c_keeps_finished_jobs_renders_the_report_and_resumes(tmp_path):
   assert reused >= kept and resumed.stdout.startswith("reference-check: PASS")
 
 
+@pytest.mark.slow
 def test_unreachable_dask_scheduler(tmp_path):
   begin = time.monotonic()
   done = cli("convergence", "--quick", "--dask", "tcp://127.0.0.1:9", "--dask-timeout", "1",
@@ -171,6 +172,7 @@ def test_a_dying_dask_scheduler_is_one_line_and_keeps_finished_jobs(tmp_path):
   assert report.load_sections(out, [])[0].status == "ERROR"
 
 
+@pytest.mark.slow
 def test_a_crashing_job_is_reported_and_the_rest_goes_on(tmp_path):
   # A depth-limited CFR-AVG needs public-state observations, which liars_dice lacks.
   game = "liars_dice(numdice=1,dice_sides=2)"
@@ -186,6 +188,7 @@ def test_a_crashing_job_is_reported_and_the_rest_goes_on(tmp_path):
   assert "Traceback" in (tmp_path / "convergence" / "job_errors.log").read_text()
 
 
+@pytest.mark.slow
 def test_an_oversized_sweep_is_refused_before_any_work(tmp_path):
   begin = time.monotonic()
   done = cli("convergence", "--game", "tic_tac_toe", "--out", tmp_path / "r")

@@ -2,17 +2,19 @@
 walks and values."""
 
 import numpy as np
-import pytest
-import pyspiel
-
-from open_spiel.python import games as _openspiel_python_games  # pylint: disable=unused-import
+from open_spiel.python import games  # noqa: F401  (registers OpenSpiel's Python games)
 from open_spiel.python import policy as policy_lib
 from open_spiel.python.algorithms import expected_game_score
+import pyspiel
+import pytest
 
-import spiel_games  # pylint: disable=unused-import
-from algorithms.game_tree import CHANCE, TERMINAL, GameTree
+from algorithms.game_tree import CHANCE
+from algorithms.game_tree import TERMINAL
+from algorithms.game_tree import GameTree
 from algorithms.tree_layout import TreeArrays
-from extra_games import constant_sum_kuhn, load
+from extra_games import constant_sum_kuhn
+from extra_games import load
+import spiel_games  # noqa: F401  (registers the project's games with pyspiel)
 
 GAMES = ["kuhn_poker", "python_kuhn_poker", "leduc_poker", "kuhn_poker_ante(ante=2.0)",
          "kuhn_poker_ante(ante=2.0,simplified=true)", "kuhn_poker_ante(deck_size=5,bet=2.0)",

@@ -8,11 +8,11 @@ import fractions
 import json
 
 import numpy as np
+from open_spiel.python import policy as policy_lib
+from open_spiel.python.algorithms import expected_game_score
+from open_spiel.python.algorithms import exploitability
 import pyspiel
 import pytest
-
-from open_spiel.python import policy as policy_lib
-from open_spiel.python.algorithms import exploitability, expected_game_score
 
 from algorithms import exact_nash_conv
 from algorithms import kuhn3_equilibria as k3
@@ -39,6 +39,7 @@ def assert_certified(tree, member):
   assert certificate.values == member.values, (member, certificate.values)
 
 
+@pytest.mark.slow
 def test_certified_grid_members_are_exact_equilibria_with_the_stated_values(tree):
   # Every free parameter of every sub-family at both ends and the middle of its range.
   assert len(GRID) > 500

@@ -5,13 +5,13 @@ import fractions
 import itertools
 
 import numpy as np
+from open_spiel.python.algorithms import exploitability
 import pyspiel
 import pytest
 
-import spiel_games  # noqa: F401  (registers kuhn_poker_ante)
 from algorithms import kuhn_equilibria
 from algorithms import sequence_form_lp
-from open_spiel.python.algorithms import exploitability
+import spiel_games  # noqa: F401  (registers kuhn_poker_ante)
 from spiel_games import kuhn_rules
 
 F = fractions.Fraction
@@ -192,7 +192,8 @@ def test_bluffing_formula_holds_from_s_one_half(s):
 
 @pytest.mark.parametrize("s", [F(1, 100), F(1, 4), F(49, 100)])
 def test_small_antes_replace_the_bluffing_formula(s):
-  # For S < 1/2 the bluffing formula's q = (2S - 1)/(1 + 2S) is negative; the passive regime has no bluff, no call with Q.
+  # For S < 1/2 the bluffing formula's q = (2S - 1)/(1 + 2S) is negative; the passive regime has
+  # no bluff, no call with Q.
   assert (2 * s - 1) / (1 + 2 * s) < 0
   equilibrium = kuhn_equilibria.kuhn_equilibrium(s, 1, simplified=True)
   assert equilibrium.regime == "passive"

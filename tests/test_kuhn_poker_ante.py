@@ -13,8 +13,6 @@ import multiprocessing
 import pickle
 
 import numpy as np
-import pytest
-
 from open_spiel.python import observation as observation_lib
 from open_spiel.python import policy as policy_lib
 from open_spiel.python.algorithms import best_response
@@ -26,6 +24,7 @@ from open_spiel.python.algorithms import external_sampling_mccfr
 from open_spiel.python.algorithms import get_all_states
 from open_spiel.python.algorithms import outcome_sampling_mccfr
 import pyspiel
+import pytest
 
 from spiel_games import kuhn_poker_ante
 from spiel_games.kuhn_rules import KuhnRules

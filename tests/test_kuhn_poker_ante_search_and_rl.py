@@ -11,16 +11,15 @@ leave the player its card), which is what OpenSpiel's resampling draws from.
 import collections
 
 import numpy as np
-import pytest
-
 from open_spiel.python import rl_environment
 from open_spiel.python.algorithms import evaluate_bots
 from open_spiel.python.algorithms import get_all_states
 from open_spiel.python.algorithms import ismcts
 from open_spiel.python.algorithms import mcts
 import pyspiel
+import pytest
 
-import spiel_games  # pylint: disable=unused-import  (registers the games)
+import spiel_games  # noqa: F401  (registers the project's games with pyspiel)
 from spiel_games import kuhn_poker_ante
 
 SETTINGS = [

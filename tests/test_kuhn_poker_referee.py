@@ -2,26 +2,26 @@
 
 References: the closed-form equilibria of algorithms/kuhn_equilibria.py (Kuhn 1950 for the
 standard game, value -1/18; for the simplified game p1 = 1/(1+2S), p2 = (2S-1)/(1+2S), value
-(2S-1)/(6(1+2S)) with S = ante/bet, derived in that module's docstring); OpenSpiel's own kuhn_poker as an
-independent implementation of the base game.
+(2S-1)/(6(1+2S)) with S = ante/bet, derived in that module's docstring); OpenSpiel's own
+kuhn_poker as an independent implementation of the base game.
 """
 
+from fractions import Fraction
 import itertools
 import pickle
 import random
-from fractions import Fraction
 
 import numpy as np
-import pyspiel
-import pytest
 from open_spiel.python import policy as policy_lib
 from open_spiel.python.algorithms import evaluate_bots
 from open_spiel.python.algorithms import expected_game_score
 from open_spiel.python.algorithms import mcts
 from open_spiel.python.bots import uniform_random
+import pyspiel
+import pytest
 
-import spiel_games  # pylint: disable=unused-import
 from algorithms import kuhn_equilibria
+import spiel_games  # noqa: F401  (registers the project's games with pyspiel)
 from spiel_games import kuhn_poker_referee as referee
 from spiel_games.kuhn_rules import KuhnRules
 from spiel_games.public_belief_state import PublicBeliefState

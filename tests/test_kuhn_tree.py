@@ -8,12 +8,12 @@ The reference is ``GameTree``'s walk through OpenSpiel's state API (``game_tree.
 import dataclasses
 
 import numpy as np
-import pytest
 import pyspiel
+import pytest
 
-import spiel_games  # pylint: disable=unused-import
 from algorithms import game_tree
 from algorithms.game_tree import GameTree
+import spiel_games  # noqa: F401  (registers the project's games with pyspiel)
 
 SETTINGS = [
     "kuhn_poker", "kuhn_poker(players=3)", "kuhn_poker(players=4)",  # OpenSpiel's C++ game.

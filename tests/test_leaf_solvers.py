@@ -5,17 +5,20 @@ player), exact exploitability in the leaf (``TreeEvaluator``), and hand computat
 """
 
 import numpy as np
-import pytest
 import pyspiel
+import pytest
 
-import spiel_games  # pylint: disable=unused-import
 from algorithms import sequence_form_lp
 from algorithms.game_tree import GameTree
-from algorithms.leaf_solvers import (CFRLeafSolver, SequenceFormLPSolver, best_response,
-                                     complete_with_best_response, uniform_policy)
+from algorithms.leaf_solvers import CFRLeafSolver
+from algorithms.leaf_solvers import SequenceFormLPSolver
+from algorithms.leaf_solvers import best_response
+from algorithms.leaf_solvers import complete_with_best_response
+from algorithms.leaf_solvers import uniform_policy
 from algorithms.public_tree import PublicTree
 from algorithms.tree_exploitability import TreeEvaluator
 from algorithms.tree_layout import TreeArrays
+import spiel_games  # noqa: F401  (registers the project's games with pyspiel)
 
 
 @pytest.fixture(scope="module")

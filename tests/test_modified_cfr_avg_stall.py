@@ -1,26 +1,25 @@
 """Why modified CFR-AVG stalls (ReBeL's de-averaged leaf values; algorithms/cfr_avg.py).
 
 The derivation (algorithms/cfr_avg.py's docstring; measured by the rebel-learned experiment): the
-de-averaged values telescope, sum_{k <= T} w_k v^k = W_T V^T, so the trunk's cumulative regrets
-are those of CFR against the LATEST continuation sigma^T, while the reported average policy averages sigma^1..sigma^T. With an
-exact (discontinuous) leaf solver sigma^t keeps switching vertex where the equilibrium trunk makes
-the opponent indifferent, the trunk settles on one side, and the averaged continuation is that
-vertex; with a leaf solver continuous in the belief sigma^t converges and so does modified
-CFR-AVG. References: the identity itself (exact arithmetic up to rounding), Kuhn's equilibria
-(player 1 calls a bet with Q with probability 1/3 in every equilibrium; Kuhn 1950), OpenSpiel's
-exploitability, and the trunk exploitability (algorithms/trunk_exploitability.py).
+de-averaged values telescope, sum_{k <= T} w_k v^k = W_T V^T, so the trunk's cumulative regrets are
+those of CFR against the LATEST continuation sigma^T, while the reported average policy averages
+sigma^1..sigma^T. With an exact (discontinuous) leaf solver sigma^t keeps switching vertex where the
+equilibrium trunk makes the opponent indifferent, the trunk settles on one side, and the averaged
+continuation is that vertex; with a leaf solver continuous in the belief sigma^t converges and so
+does modified CFR-AVG. References: the identity itself (exact arithmetic up to rounding), Kuhn's
+equilibria (player 1 calls a bet with Q with probability 1/3 in every equilibrium; Kuhn 1950),
+OpenSpiel's exploitability, and the trunk exploitability (algorithms/trunk_exploitability.py).
 """
 
 import numpy as np
-import pytest
-import pyspiel
-
 from open_spiel.python.algorithms import exploitability
+import pyspiel
+import pytest
 
-import spiel_games  # pylint: disable=unused-import
 from algorithms import CFRAvgSolver
 from algorithms.smooth_leaf_solver import HedgeLeafSolver
 from algorithms.trunk_exploitability import trunk_exploitability
+import spiel_games  # noqa: F401  (registers the project's games with pyspiel)
 
 
 class _Recording(CFRAvgSolver):

@@ -42,9 +42,8 @@ import sys
 import tokenize
 from typing import Callable, Dict, List, Sequence, Tuple
 
-import pytest
-
 import open_spiel
+import pytest
 
 OPEN_SPIEL_PYTHON = pathlib.Path(open_spiel.__file__).resolve().parent / "python"
 RUNNER = pathlib.Path(__file__).resolve().parent / "openspiel_shipped_runner.py"

@@ -7,20 +7,21 @@ PublicBeliefState updates; and a normal-form enumeration of the grid-restricted 
 (written here from KuhnRules alone) for the bounds on grids that miss every equilibrium.
 """
 
+from fractions import Fraction
 import itertools
 import random
-from fractions import Fraction
 
 import numpy as np
+from open_spiel.python.algorithms.minimax import expectiminimax
 import pyspiel
 import pytest
-from open_spiel.python.algorithms.minimax import expectiminimax
 
-import spiel_games  # pylint: disable=unused-import
 from algorithms import kuhn_equilibria
 from algorithms import pbs_minimax
 from algorithms import sequence_form_lp
-from algorithms.pbs_minimax import PbsMinimax, root_value
+from algorithms.pbs_minimax import PbsMinimax
+from algorithms.pbs_minimax import root_value
+import spiel_games  # noqa: F401  (registers the project's games with pyspiel)
 from spiel_games import kuhn_poker_referee as referee
 from spiel_games.kuhn_rules import KuhnRules
 from spiel_games.public_belief_state import PublicBeliefState
@@ -209,9 +210,9 @@ def test_grids_missing_the_equilibrium_move_the_value():
 def test_simplified_values_on_every_grid_match_the_restricted_closed_form(ante):
   # With K betting and Q passing, player 0's payoff over the six deals is
   # (1/6)[p2 (1 - p1 - 2S p1) - p1 + 2S p1] (S = ante, bet 1; p1 = J bluff, p2 = Q call: the
-  # payoff behind the indifference conditions of algorithms/kuhn_equilibria.py's docstring), linear in player 1's call p2,
-  # so player 1 answers p2 in {0, 1}: min = (1/6) min(p1 (2S - 1), 1 - 2 p1). Player 0 then
-  # picks the best bluff p1 = k / grid.
+  # payoff behind the indifference conditions of algorithms/kuhn_equilibria.py's docstring),
+  # linear in player 1's call p2, so player 1 answers p2 in {0, 1}:
+  # min = (1/6) min(p1 (2S - 1), 1 - 2 p1). Player 0 then picks the best bluff p1 = k / grid.
   s = F(ante)
   for grid in range(1, 7):
     expected = max(min(F(k, grid) * (2 * s - 1), 1 - F(2 * k, grid)) for k in range(grid + 1)) / 6

@@ -8,21 +8,28 @@ Tests that train need PyTorch (the ``learn`` extra) and are skipped without it.
 """
 
 import numpy as np
-import pytest
-import pyspiel
-
 from open_spiel.python.algorithms import exploitability
+import pyspiel
+import pytest
 
-import spiel_games  # pylint: disable=unused-import
 from algorithms import CFRAvgSolver
-from algorithms.leaf_solvers import CFRLeafSolver, SequenceFormLPSolver
-from algorithms.pbs_value_data import sample_beliefs, supervised_dataset, trunk_players
-from algorithms.pbs_value_function import (PBSValueFunction, cut_of, deal_belief,
-                                           infostate_values, value_errors)
+from algorithms.leaf_solvers import CFRLeafSolver
+from algorithms.leaf_solvers import SequenceFormLPSolver
+from algorithms.pbs_value_data import sample_beliefs
+from algorithms.pbs_value_data import supervised_dataset
+from algorithms.pbs_value_data import trunk_players
+from algorithms.pbs_value_function import PBSValueFunction
+from algorithms.pbs_value_function import cut_of
+from algorithms.pbs_value_function import deal_belief
+from algorithms.pbs_value_function import infostate_values
+from algorithms.pbs_value_function import value_errors
 from algorithms.smooth_leaf_solver import HedgeLeafSolver
 from algorithms.trunk_exploitability import trunk_exploitability
-from algorithms.value_leaf_solving import (ExactValueFunction, PerturbedValueFunction,
-                                           ValueFunctionLeafSolver, smooth_perturbation)
+from algorithms.value_leaf_solving import ExactValueFunction
+from algorithms.value_leaf_solving import PerturbedValueFunction
+from algorithms.value_leaf_solving import ValueFunctionLeafSolver
+from algorithms.value_leaf_solving import smooth_perturbation
+import spiel_games  # noqa: F401  (registers the project's games with pyspiel)
 
 GAMES = ["kuhn_poker", "kuhn_poker_ante(ante=2.0)", "kuhn_poker_ante(ante=2.0,simplified=true)"]
 TORCH_REASON = "PyTorch not installed (the 'learn' extra: pip install -e '.[learn]')"
@@ -36,8 +43,9 @@ def _perfect(solver):
   return ValueFunctionLeafSolver(ExactValueFunction(solver), solver)
 
 
-@pytest.mark.parametrize("game_string,depth", [(GAMES[0], 1), (GAMES[0], 2), (GAMES[1], 1),
-                                               (GAMES[2], 1)])
+@pytest.mark.parametrize("game_string,depth", [
+    pytest.param(GAMES[0], 1, marks=pytest.mark.slow), (GAMES[0], 2),
+    pytest.param(GAMES[1], 1, marks=pytest.mark.slow), (GAMES[2], 1)])  # Slow: 4-8 s each.
 @pytest.mark.parametrize("variant", ["standard", "modified"])
 def test_perfect_value_function_reproduces_cfr_avg(game_string, depth, variant):
   # The plumbing without learning: a leaf solver's values behind the value-function interface
@@ -260,7 +268,8 @@ def test_hedge_leaf_solver_approaches_the_pbs_value():
 
 def test_numpy_evaluation_equals_pytorch_and_training_is_reproducible():
   pytest.importorskip("torch", reason=TORCH_REASON)
-  from algorithms.pbs_value_training import Trainer, TrainingOptions  # pylint: disable=import-outside-toplevel
+  from algorithms.pbs_value_training import Trainer  # pylint: disable=import-outside-toplevel
+  from algorithms.pbs_value_training import TrainingOptions  # pylint: disable=import-outside-toplevel
   tree, cut = cut_of(pyspiel.load_game("kuhn_poker_ante(ante=2.0)"), 1)
   data = supervised_dataset(tree, 40, seed=0)
   runs = []
@@ -291,7 +300,8 @@ def test_trained_model_value_error_and_cfr_avg_exploitability():
   #   one it lies the exact continuation is one vertex (the rebel-learned experiment measures
   #   it): bound 0.1, above every seed and far below the uniform policy's 0.458.
   pytest.importorskip("torch", reason=TORCH_REASON)
-  from algorithms.pbs_value_training import TrainingOptions, train  # pylint: disable=import-outside-toplevel
+  from algorithms.pbs_value_training import TrainingOptions  # pylint: disable=import-outside-toplevel
+  from algorithms.pbs_value_training import train  # pylint: disable=import-outside-toplevel
   game = pyspiel.load_game("kuhn_poker")
   tree, cut = cut_of(game, 1)
   held = supervised_dataset(tree, 200, seed=1)

@@ -14,13 +14,12 @@ import subprocess
 import sys
 from typing import Callable, Dict, List, Optional
 
+from open_spiel.python.algorithms import expected_game_score
+import pyspiel
 import pytest
 
-import pyspiel
-from open_spiel.python.algorithms import expected_game_score
-
-import pure_strategies
 from experiments import policies
+import pure_strategies
 from spiel_games.kuhn_rules import KuhnRules
 
 pexpect = pytest.importorskip("pexpect", reason="pexpect not installed (test extra)")
@@ -181,7 +180,7 @@ def test_printed_exact_values_equal_policy_value_and_brute_force(game_string, op
 
 def posterior_value(rules: KuhnRules, policy, seat: int, mine: int, history: str,
                     weights: Dict[int, float]) -> float:
-  """sum over the opponent's cards c of weights[c] * (the person's chips), the person playing a
+  """The sum over the opponent's cards c of weights[c] * (the person's chips), the person playing a
   best response: at the person's turns the action with the largest weighted value (their
   information set is the set of cards c with these weights), at the opponent's the
   opponent's policy."""

@@ -6,12 +6,11 @@ by ``python -m spiel_games.playthroughs``; run it again after an intended change
 
 import pathlib
 
+from open_spiel.python.algorithms import generate_playthrough
 import pytest
 
-from open_spiel.python.algorithms import generate_playthrough
-from spiel_games import playthroughs
-
 import spiel_games
+from spiel_games import playthroughs
 
 FOLDER = playthroughs.DEFAULT_FOLDER
 

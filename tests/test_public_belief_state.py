@@ -4,14 +4,16 @@ Expected numbers are worked by hand from Bayes' rule over the six ordered deals 
 poker (each of probability 1/6, Kuhn 1950) unless stated otherwise.
 """
 
+from fractions import Fraction
 import itertools
 import pickle
 import random
-from fractions import Fraction
 
 import pytest
 
-from spiel_games.kuhn_rules import BET, PASS, KuhnRules
+from spiel_games.kuhn_rules import BET
+from spiel_games.kuhn_rules import PASS
+from spiel_games.kuhn_rules import KuhnRules
 from spiel_games.public_belief_state import PublicBeliefState
 
 F = Fraction

@@ -5,18 +5,19 @@ the recorded beliefs, and Bayes' rule for the uniform trunk policy.
 """
 
 import numpy as np
-import pytest
 import pyspiel
+import pytest
 
-import spiel_games  # pylint: disable=unused-import
 from algorithms import CFRAvgSolver
 from algorithms.leaf_solvers import CFRLeafSolver
 from algorithms.value_leaf_solving import ValueFunctionLeafSolver
+import spiel_games  # noqa: F401  (registers the project's games with pyspiel)
 
 pytest.importorskip("torch", reason="PyTorch not installed (the 'learn' extra: "
                     "pip install -e '.[learn]')")
 from algorithms.pbs_value_training import TrainingOptions  # pylint: disable=wrong-import-position
-from algorithms.rebel_self_play import SelfPlay, SelfPlayOptions  # pylint: disable=wrong-import-position
+from algorithms.rebel_self_play import SelfPlay  # pylint: disable=wrong-import-position
+from algorithms.rebel_self_play import SelfPlayOptions  # pylint: disable=wrong-import-position
 
 SMALL = SelfPlayOptions(search_iterations=8, episodes_per_round=6, train_steps=5,
                         target_iterations=10, seed=3)

@@ -5,19 +5,17 @@ values computed here independently: playthroughs against ``generate_playthrough`
 files, exploitabilities against brute force over pure strategies (``tests/pure_strategies.py``).
 """
 
-import pathlib
 import re
 import subprocess
 import sys
 
-import pytest
-
-import pyspiel
 from open_spiel.python import policy as policy_lib
 from open_spiel.python.algorithms import generate_playthrough
+import pyspiel
+import pytest
 
 import pure_strategies
-import spiel_games  # pylint: disable=unused-import  (registers the games)
+import spiel_games  # noqa: F401  (registers the project's games with pyspiel)
 from spiel_games import cpp_twin
 from spiel_games import playthroughs
 

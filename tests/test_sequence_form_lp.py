@@ -2,14 +2,14 @@
 equilibria against OpenSpiel's exploitability, and the errors for unsupported games."""
 
 import numpy as np
+from open_spiel.python.algorithms import exploitability
 import pyspiel
 import pytest
 from scipy import sparse
 
-import spiel_games  # noqa: F401  (registers kuhn_poker_ante)
 from algorithms import sequence_form_lp
 from algorithms.game_tree import GameTree
-from open_spiel.python.algorithms import exploitability
+import spiel_games  # noqa: F401  (registers kuhn_poker_ante)
 
 # Exploitability (NashConv / 2) below which an LP policy counts as an exact equilibrium.
 EXACT = 1e-9

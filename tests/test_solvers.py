@@ -11,21 +11,25 @@ import collections
 import fractions
 
 import numpy as np
-import pytest
-import pyspiel
-
 from open_spiel.python import policy as policy_lib
-from open_spiel.python.algorithms import cfr, discounted_cfr, exploitability
+from open_spiel.python.algorithms import cfr
+from open_spiel.python.algorithms import discounted_cfr
+from open_spiel.python.algorithms import exploitability
+import pyspiel
+import pytest
 
-import spiel_games  # pylint: disable=unused-import
 import algorithms
-from algorithms import solvers, tree_passes
-from algorithms.cfr_engine import CFREngine, PassValues, UpdateRule
+from algorithms import solvers
+from algorithms import tree_passes
+from algorithms.cfr_engine import CFREngine
+from algorithms.cfr_engine import PassValues
+from algorithms.cfr_engine import UpdateRule
 from algorithms.game_tree import GameTree
 from algorithms.public_tree import PublicTree
 from algorithms.tree_exploitability import TreeEvaluator
 from algorithms.tree_layout import TreeArrays
 from extra_games import load
+import spiel_games  # noqa: F401  (registers the project's games with pyspiel)
 
 ITERATIONS = 100
 TOLERANCE = 1e-10
@@ -55,9 +59,11 @@ N_PLAYER_SETTINGS = [
     # tie, rounded alike), and two other (ante, bet) settings without ties at the uniform profile.
     # (Not ante = 2: there linear CFR's current policies drift apart by rounding, 1.7e-8 at
     # iteration 99, without a tie; its average policies differ by 5e-10 after 100 iterations.)
-    ("kuhn_poker_ante(players=3)", "uniform"),
-    ("kuhn_poker_ante(players=3,ante=0.75)", "uniform"),
-    ("kuhn_poker_ante(players=3,ante=0.5,bet=2.0)", "uniform"),
+    # Slow: OpenSpiel's CFR on a Python game takes 5-15 s per solver here.
+    pytest.param("kuhn_poker_ante(players=3)", "uniform", marks=pytest.mark.slow),
+    pytest.param("kuhn_poker_ante(players=3,ante=0.75)", "uniform", marks=pytest.mark.slow),
+    pytest.param("kuhn_poker_ante(players=3,ante=0.5,bet=2.0)", "uniform",
+                 marks=pytest.mark.slow),
     ("constant_sum_kuhn", "uniform"),  # extra_games: 3-player Kuhn with payoffs + 2.
     ("first_sealed_auction(players=3,max_value=3)", "uniform"),  # General-sum, chance.
     ("first_sealed_auction(max_value=3)", "uniform"),
@@ -113,7 +119,10 @@ def uniform_profile_ties(game):
   every player plays uniformly, by an exact walk in fractions (chance probabilities and returns
   read as the nearest fractions with denominators up to 10^6: all are simple fractions here)."""
   num_players = game.num_players()
-  exact = lambda v: fractions.Fraction(v).limit_denominator(10**6)
+
+  def exact(v):
+    return fractions.Fraction(v).limit_denominator(10**6)
+
   values = collections.defaultdict(lambda: collections.defaultdict(fractions.Fraction))
 
   def walk(state, reach):  # reach: each player's, then chance's; returns every player's value.
@@ -227,6 +236,7 @@ def leduc():
   return pyspiel.load_game("leduc_poker"), GameTree.from_game(pyspiel.load_game("leduc_poker"))
 
 
+@pytest.mark.slow
 def test_cfr_matches_openspiel_on_leduc(leduc):
   game, tree = leduc
   ours, reference = run_pair(game, algorithms.CFRSolver(game, tree=tree), cfr.CFRSolver(game),
@@ -234,6 +244,7 @@ def test_cfr_matches_openspiel_on_leduc(leduc):
   assert_same_policies(ours, reference)
 
 
+@pytest.mark.slow
 def test_cfr_plus_matches_openspiel_on_leduc(leduc):
   # CFR+ on Leduc amplifies rounding differences from iteration ~50 on: an engine in 80-bit
   # extended precision ends 1.1e-10 away from OpenSpiel's float64 average policy after 100
