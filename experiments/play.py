@@ -103,7 +103,10 @@ class Scoreboard:
     if n < 2:
       return text + " (the 95% interval needs 2 hands)"
     mean = self.total / n
-    half = Z_95 * float(np.std(self.results, ddof=1)) / math.sqrt(n)
+    spread = float(np.std(self.results, ddof=1))
+    if spread == 0:  # A normal interval of zero width would claim certainty from few hands.
+      return f"{text}: {mean:+.3f} per hand (no 95% interval while every hand gave the same result)"
+    half = Z_95 * spread / math.sqrt(n)
     return (f"{text}: {mean:+.3f} per hand, 95% interval [{mean - half:+.3f}, "
             f"{mean + half:+.3f}]")
 

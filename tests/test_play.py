@@ -9,6 +9,7 @@ the opponent's policy (the posterior), independent of OpenSpiel's best-response 
 
 import fractions
 import io
+import math
 import re
 import subprocess
 import sys
@@ -18,6 +19,7 @@ from open_spiel.python.algorithms import expected_game_score
 import pyspiel
 import pytest
 
+from experiments import play
 from experiments import policies
 import pure_strategies
 from spiel_games.kuhn_rules import KuhnRules
@@ -342,3 +344,18 @@ def test_bad_options_give_one_error_line_and_status_2(args, message):
   assert done.returncode == 2
   assert done.stderr.count("\n") == 1 and done.stderr.startswith("error: "), done.stderr
   assert message in done.stderr
+
+
+def test_scoreboard_interval_is_the_normal_one_and_absent_without_spread():
+  # The 95% interval mean +- 1.96 s / sqrt(n) (normal approximation, s the sample standard
+  # deviation): results +1, -1, +2 have mean 2/3 and s = sqrt(7/3).
+  board = play.Scoreboard()
+  for result in (1.0, -1.0, 2.0):
+    board.add(0, result)
+  half = play.Z_95 * math.sqrt(7 / 3) / math.sqrt(3)
+  assert board.summary() == (f"+2 after 3 hands: +0.667 per hand, 95% interval "
+                             f"[{2 / 3 - half:+.3f}, {2 / 3 + half:+.3f}]")
+  same = play.Scoreboard()
+  for _ in range(2):
+    same.add(1, 1.0)
+  assert same.summary().endswith("(no 95% interval while every hand gave the same result)")
