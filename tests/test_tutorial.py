@@ -8,6 +8,12 @@ sources: the value of Kuhn poker, -1/18 (H. W. Kuhn, "A simplified form of poker
 exactness of the nearest member of the Szafron-Gibson-Sturtevant family (AAMAS 2013) and player
 1's value -1/48 in it; and every hand of the played match, recomputed from Kuhn's rules
 (``spiel_games.kuhn_rules``).
+
+To refresh the committed outputs after editing the notebook (top to bottom, one fresh kernel)::
+
+  .venv/bin/python -c "import nbclient, nbformat; p = 'docs/tutorial.ipynb'; \
+    nb = nbformat.read(p, 4); nbclient.NotebookClient(nb, kernel_name='python3', \
+    record_timing=False, resources={'metadata': {'path': 'docs'}}).execute(); nbformat.write(nb, p)"
 """
 
 import base64
