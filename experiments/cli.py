@@ -32,6 +32,7 @@ import traceback
 from types import ModuleType
 from typing import List, Optional, Sequence, Tuple
 
+import matplotlib
 import tqdm
 
 from experiments import arguments
@@ -222,6 +223,7 @@ def main(argv: Optional[Sequence[str]] = None, prog: str = PROG) -> int:
   """Runs a command; returns the exit code (0 all checks passed, 1 failures or errors, 2 bad
   options, 130 interrupted)."""
   argv = sys.argv[1:] if argv is None else list(argv)
+  matplotlib.use("Agg")  # Figures go to files only, with or without a display.
   try:
     return _main(argv, prog)
   except KeyboardInterrupt:  # Outside an experiment (importing, writing the report).

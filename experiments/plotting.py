@@ -1,7 +1,8 @@
 """Plot helpers shared by the experiments: one style, solver colours, legends outside the data,
 reference lines, regime strips, and atomic PNG output with a description of the figure.
 
-Figures are drawn with matplotlib's Agg backend (no display needed) in one style (``STYLE``: font
+Figures are drawn off-screen (the command line selects matplotlib's Agg backend in ``cli.main``;
+a notebook keeps its own backend, so the figures show inline there) in one style (``STYLE``: font
 sizes, the colour-blind-safe palette of Okabe & Ito, "Color universal design", 2008). A solver
 has the same colour and line look in every figure (``solver_style``, keyed by its registry
 name): the colour is its algorithm's, the look its implementation's (OpenSpiel's Python code: a
@@ -20,16 +21,13 @@ import pathlib
 import re
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
-import matplotlib
-
-matplotlib.use("Agg")
-import cycler  # noqa: E402  (comes with matplotlib)
-import matplotlib.axes  # noqa: E402
-import matplotlib.colors  # noqa: E402
-import matplotlib.figure  # noqa: E402
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-from PIL import Image  # noqa: E402  (Pillow comes with matplotlib)
+import cycler  # (comes with matplotlib)
+import matplotlib.axes
+import matplotlib.colors
+import matplotlib.figure
+import matplotlib.pyplot as plt
+import numpy as np
+from PIL import Image  # (Pillow comes with matplotlib)
 
 from experiments import solver_registry  # noqa: E402
 from spiel_games import atomic_file  # noqa: E402
