@@ -262,8 +262,8 @@ def plot(solved: EquilibriumMap, title: str) -> matplotlib.figure.Figure:
       for data, style in ((values, SOLVED_CONTOURS), (closed, CLOSED_CONTOURS)):
         ax.contour(ante, bet, np.where(bluffing, grid(data), np.nan), levels=levels,
                    colors=style["color"], linewidths=style["lw"], linestyles=style["ls"])
-      ax.plot([], [], **SOLVED_CONTOURS, label="contours of the solved map (bluffing regime, "
-              "at the colour bar's ticks)")
+      ax.plot([], [], **SOLVED_CONTOURS, label="contours of the solved map in the bluffing "
+              "regime (p = 0.1, ..., 0.4; q = 0.2, ..., 0.8)")
       ax.plot([], [], **CLOSED_CONTOURS, label="the same contours of the closed form")
     _draw_regimes(ax, solved)
     ax.set_title(subtitle)
@@ -292,8 +292,11 @@ def caption(solved: EquilibriumMap) -> str:
       "scales. The dashed line 2S = B is the closed form's regime boundary: above it (passive) "
       "nobody bluffs or calls with the middle card; below it (bluffing) p = B / (2S + B) and "
       "q = (2S - B) / (2S + B) depend on S / B only, so the contours are rays from the origin. "
-      "What to see: the solved contours lie on the closed form's, and the distance is largest "
-      "in the bluffing regime, where both players mix and the average converges like 1/T.",
+      "What to see: the solved contours lie on the closed form's; on the boundary itself (a "
+      "family, p in [0, 1/2]) CFR+ ends at p = 0, the dark cells along the line in the p map, "
+      "next to cells of p near 1/2 just below it (p jumps across the boundary); the distance "
+      "and the exploitability are largest in the bluffing regime, where both players mix, and "
+      "shrink roughly like 1/T (table below).",
       "",
       f"Largest over the grid after T = {int(last.iterations)}: distance "
       f"{last.max_distance:.2e} (tolerance {STRATEGY_TOLERANCE:g}), exploitability "
