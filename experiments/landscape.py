@@ -64,7 +64,8 @@ from experiments.context import Context
 from experiments.report_section import ReportSection
 
 NAME = "landscape"
-HELP = "Simplified Kuhn: utility over (bluff, call) probabilities, and CFR's path on it."
+HELP = ("Simplified Kuhn: utility over (bluff, call) probabilities, CFR's path on it, and the "
+        "solved (bluff, call) over an (ante, bet) grid.")
 
 ITERATIONS = arguments.Budget(default=2000, quick=300)
 DEFAULT_SOLVER = "our_cfr"
@@ -408,7 +409,7 @@ def run(args: argparse.Namespace, ctx: Context) -> ReportSection:
                        ctx.out / "landscape.png")
   solved = equilibrium_map.solve_grid(equilibrium_map.GRID.resolve(args.grid, ctx.quick))
   tables.write_csv(solved.frame(), ctx.out / MAP_TABLE)
-  plotting.save_figure(equilibrium_map.plot(solved, equilibrium_map.title(solved)),
+  plotting.save_figure(equilibrium_map.plot(solved, equilibrium_map.figure_title(solved)),
                        ctx.out / MAP_FIGURE)
   return ReportSection(
       title=f"Landscape of the simplified game (ante {args.ante:g}, bet {args.bet:g})",

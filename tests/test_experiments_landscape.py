@@ -195,15 +195,15 @@ def test_batched_grid_equals_each_game_solved_alone(small_map):
 
 
 def test_small_map_closed_form_and_distances(small_map):
-  for a, b, p, q, pc, qc, family, error in zip(
+  for a, b, p, q, pc, qc, family, distance in zip(
       small_map.ante, small_map.bet, small_map.p, small_map.q, small_map.p_closed,
-      small_map.q_closed, small_map.family, small_map.error):
+      small_map.q_closed, small_map.family, small_map.distance):
     assert (pc, qc) == pytest.approx(hand_closed_form(a, b), abs=1e-15)
     assert family == (2 * a == b)
     if family:  # Distance to the segment p in [0, 1/2], q = 0.
-      assert error == pytest.approx(max(p - 0.5, 0.0, -p, abs(q)), abs=1e-15)
+      assert distance == pytest.approx(max(p - 0.5, 0.0, -p, abs(q)), abs=1e-15)
     else:
-      assert error == pytest.approx(max(abs(p - pc), abs(q - qc)), abs=1e-15)
+      assert distance == pytest.approx(max(abs(p - pc), abs(q - qc)), abs=1e-15)
 
 
 def test_distance_to_closed_form_handles_the_family():
@@ -241,13 +241,14 @@ def test_default_iterations_reach_the_closed_form_and_the_exploitability_target(
 
 def test_map_checks_fail_for_a_wrong_solution(small_map):
   # The checks can fail: a grid whose solved p is off by 0.01 everywhere.
-  wrong = dataclasses.replace(small_map, error=small_map.error + 0.01)
+  wrong = dataclasses.replace(small_map, distance=small_map.distance + 0.01)
   assert not any(c.passed for c in equilibrium_map.map_checks(wrong)[:2])
 
 
 def test_equilibrium_map_figure(tmp_path, small_map):
   path = tmp_path / "map.png"
-  plotting.save_figure(equilibrium_map.plot(small_map, equilibrium_map.title(small_map)), path)
+  title = equilibrium_map.figure_title(small_map)
+  plotting.save_figure(equilibrium_map.plot(small_map, title), path)
   figure = plotting.read_figure_summary(path)
   assert figure["title"] == ("Simplified Kuhn poker over (ante, bet): 36 games, each solved by "
                              "CFR+ (ours) for 300 iterations in one batch")
