@@ -32,6 +32,9 @@ The CFR path: CFR on the full game, each iterate's current and average policies 
 utility gradients (dU/dp, -dU/dq), the direction each player's regret pushes it; it circles the
 equilibrium, so the current strategy cycles while the average spirals in. The gradient of U
 itself has a saddle there.
+
+The second figure (``experiments.equilibrium_map``): the solved (p, q) over a dense grid of antes
+and bets, all games solved in one batch by CFR+, against the closed form's regimes.
 """
 
 import argparse
@@ -50,6 +53,7 @@ import tqdm
 from algorithms import kuhn_equilibria
 from experiments import arguments
 from experiments import checks
+from experiments import equilibrium_map
 from experiments import games
 from experiments import plotting
 from experiments import policies
@@ -60,15 +64,16 @@ from experiments.context import Context
 from experiments.report_section import ReportSection
 
 NAME = "landscape"
-HELP = "Simplified Kuhn: utility over (bluff, call) probabilities, and CFR's path on it."
+HELP = ("Simplified Kuhn: utility over (bluff, call) probabilities, CFR's path on it, and the "
+        "solved (bluff, call) over an (ante, bet) grid.")
 
 ITERATIONS = arguments.Budget(default=2000, quick=300)
 DEFAULT_SOLVER = "our_cfr"
 GRID = 101
 
 # Information states (card then betting history) and the actions the reduction fixes.
-BLUFF_STATE = "0"  # Player 0 holds the lowest card: bets with probability p.
-CALL_STATE = "1b"  # Player 1 holds the middle card facing a bet: calls with probability q.
+BLUFF_STATE = equilibrium_map.BLUFF_STATE  # "0": player 0 bets the lowest card w.p. p.
+CALL_STATE = equilibrium_map.CALL_STATE  # "1b": player 1 calls with the middle card w.p. q.
 FIXED_ACTIONS = {
     "2": 1,  # Player 0 bets the highest card (weakly dominant).
     "1": 0,  # Player 0 passes the middle card (betting it is dominated).
@@ -382,6 +387,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                       "OpenSpiel's)")
   parser.add_argument("--iterations", type=arguments.positive_int, metavar="T",
                       help=ITERATIONS.help("CFR iterations"))
+  parser.add_argument("--grid", type=GRID_POINTS, metavar="N",
+                      help=equilibrium_map.GRID.help("points per axis of the (ante, bet) "
+                                                     "equilibrium map, >= 2"))
+
+
+GRID_POINTS = arguments.number_type(int, lambda v: v >= 2, "an integer >= 2")
+MAP_FIGURE = "landscape_equilibrium_map.png"
+MAP_TABLE = "landscape_equilibrium_map.csv"
 
 
 def run(args: argparse.Namespace, ctx: Context) -> ReportSection:
@@ -394,9 +407,13 @@ def run(args: argparse.Namespace, ctx: Context) -> ReportSection:
                             "and the path of "
                             f"{solver_registry.get_solver(args.solver).label}"),
                        ctx.out / "landscape.png")
+  solved = equilibrium_map.solve_grid(equilibrium_map.GRID.resolve(args.grid, ctx.quick))
+  tables.write_csv(solved.frame(), ctx.out / MAP_TABLE)
+  plotting.save_figure(equilibrium_map.plot(solved, equilibrium_map.figure_title(solved)),
+                       ctx.out / MAP_FIGURE)
   return ReportSection(
       title=f"Landscape of the simplified game (ante {args.ante:g}, bet {args.bet:g})",
-      markdown=summary_markdown(land, args.solver),
-      figures=["landscape.png"],
-      tables=["landscape_grid.csv", "landscape_path.csv"],
-      checks=landscape_checks(land))
+      markdown=summary_markdown(land, args.solver) + "\n\n" + equilibrium_map.caption(solved),
+      figures=["landscape.png", MAP_FIGURE],
+      tables=["landscape_grid.csv", "landscape_path.csv", MAP_TABLE],
+      checks=landscape_checks(land) + equilibrium_map.map_checks(solved))
