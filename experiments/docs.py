@@ -16,21 +16,34 @@ failed run's.
 """
 
 import argparse
+from fractions import Fraction
 import pathlib
+import re
 import shutil
 import sys
-from typing import Optional, Sequence
+from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 import pandas as pd
 
+import pyspiel
+from open_spiel.python import policy as policy_lib
+from open_spiel.python.algorithms import exploitability
+
 from algorithms import atomic_file
+from algorithms import kuhn3_equilibria
+from algorithms import kuhn_equilibria
+from algorithms import pbs_minimax
+from algorithms import sequence_form_lp
+from algorithms import solvers
 from experiments import arguments
 from experiments import cli
 from experiments import provenance
 from experiments import rebel
 from experiments import reference_check
+from experiments import references
 from experiments import report
 from experiments import tables
+from spiel_games import cpp_twin
 
 # The checkout's docs/ folder; None in an installed copy (then --docs is required).
 _CHECKOUT = provenance.source_checkout()
@@ -41,6 +54,9 @@ REBEL_FOLDER = f"rebel-{REBEL_ITERATIONS}"  # Under --out.
 FIGURES = (
     ("convergence", "convergence_kuhn_poker.png"),
     ("convergence", "convergence_leduc_poker.png"),
+    ("three-player", "three_player_nash_conv.png"),
+    ("three-player", "three_player_family.png"),
+    ("three-player", "three_player_values_kuhn_poker_ante_players=3_ante=2.0.png"),
     ("ante-sweep", "ante_sweep_standard.png"),
     ("ante-sweep", "ante_sweep_simplified.png"),
     ("landscape", "landscape.png"),
@@ -55,6 +71,243 @@ FIGURES = (
 SUMMARY = "summary.md"
 REFERENCE_CHECK = "reference_check.md"
 REBEL_TABLE = "rebel_table.md"
+
+
+# Generated regions of the markdown files: the text between
+#   <!-- generated: NAME -->  and  <!-- end generated: NAME -->
+# is the output of GENERATORS[NAME], rewritten by ``update_regions`` and compared by
+# ``stale_regions``.
+BEGIN = "<!-- generated: {} -->"
+END = "<!-- end generated: {} -->"
+_MARKER = re.compile(r"<!-- (end )?generated: ([^ ]*) -->")
+# Games of the what-works table: every column is measured on the game by ``what_works_row``.
+WHAT_WORKS_GAMES = (
+    "kuhn_poker_ante",
+    "kuhn_poker_ante(ante=2.0,bet=1.0)",
+    "kuhn_poker_ante(simplified=True)",
+    "kuhn_poker_ante(deck_size=4)",
+    "kuhn_poker_ante(players=3)",
+    "kuhn_poker_ante(players=3,ante=2.0)",
+    "kuhn_poker_referee(grid=1)",
+    "leduc_poker",
+)
+WHAT_WORKS_ITERATIONS = 10  # CFR iterations of the C++ and our solver in each row.
+# (ante, bet) of the closed-form reference tables: one per regime of each rule set, and more.
+REFERENCE_STAKES = ((1, 1), (2, 1), (1, 2), (Fraction(1, 4), 1), (1, Fraction(1, 4)),
+                    (Fraction(3, 4), 1))
+
+
+def markdown_files(root: pathlib.Path) -> List[pathlib.Path]:
+  """The markdown files that may hold generated regions: ``README.md`` and ``docs/*.md``."""
+  return [root / "README.md", *sorted((root / "docs").glob("*.md"))]
+
+
+def regions(text: str, where: str = "text") -> List[Tuple[str, int, int]]:
+  """The generated regions of ``text`` as (name, start, end): ``text[start:end]`` is the body
+  between the two marker lines.
+
+  Raises:
+    ValueError: for a marker of an unknown name, an end without a begin, a begin without its
+      end, nested regions, or a marker that is not alone on its line.
+  """
+  found, open_region = [], None
+  for match in _MARKER.finditer(text):
+    is_end, name = match.group(1) is not None, match.group(2)
+    line_start = text.rfind("\n", 0, match.start()) + 1
+    line_end = text.find("\n", match.end())
+    line = text[line_start:len(text) if line_end < 0 else line_end]
+    if line != match.group(0):
+      raise ValueError(f"{where}: marker {match.group(0)!r} must be alone on its line")
+    if name not in GENERATORS:
+      raise ValueError(f"{where}: unknown generated region {name!r}; known: "
+                       + ", ".join(GENERATORS))
+    if not is_end:
+      if open_region is not None:
+        raise ValueError(f"{where}: region {name!r} begins inside region {open_region[0]!r}")
+      open_region = (name, len(text) if line_end < 0 else line_end + 1)
+    elif open_region is None or open_region[0] != name:
+      raise ValueError(f"{where}: end of region {name!r} without its begin")
+    else:
+      found.append((name, open_region[1], line_start))
+      open_region = None
+  if open_region is not None:
+    raise ValueError(f"{where}: region {open_region[0]!r} has no end marker")
+  return found
+
+
+def render(text: str, docs: pathlib.Path, where: str = "text",
+           cache: Optional[Dict[str, str]] = None) -> str:
+  """``text`` with every generated region's body replaced by its generator's output."""
+  cache = {} if cache is None else cache
+  pieces, last = [], 0
+  for name, start, end in regions(text, where):
+    if name not in cache:
+      cache[name] = GENERATORS[name](docs).rstrip("\n") + "\n"
+    pieces += [text[last:start], cache[name]]
+    last = end
+  return "".join(pieces) + text[last:]
+
+
+def _rendered(root: pathlib.Path, docs: pathlib.Path
+              ) -> List[Tuple[pathlib.Path, str, str]]:
+  """(file, current text, rendered text) for every markdown file under ``root``."""
+  cache: Dict[str, str] = {}
+  out = []
+  for path in markdown_files(root):
+    if path.is_file():
+      text = path.read_text()
+      out.append((path, text, render(text, docs, str(path.relative_to(root)), cache)))
+  return out
+
+
+def update_regions(root: pathlib.Path, docs: pathlib.Path) -> List[pathlib.Path]:
+  """Rewrites (atomically) the generated regions of the markdown files under ``root``; returns
+  the files that changed."""
+  changed = []
+  for path, text, rendered in _rendered(root, docs):
+    if rendered != text:
+      atomic_file.atomic_write_text(path, rendered)
+      changed.append(path)
+  return changed
+
+
+def stale_regions(root: pathlib.Path, docs: pathlib.Path) -> List[str]:
+  """"FILE: NAME" for every generated region whose text differs from its generator's output."""
+  stale = []
+  for path, text, rendered in _rendered(root, docs):
+    if rendered != text:
+      wanted = {(n, rendered[s:e]) for n, s, e in regions(rendered)}
+      stale += [f"{path.relative_to(root)}: {n}" for n, s, e in regions(text)
+                if (n, text[s:e]) not in wanted]
+  return stale
+
+
+def _fraction(x: Fraction) -> str:
+  return str(Fraction(x))
+
+
+def _zero(x: float) -> str:
+  """``x`` to 4 significant digits, or "0 (< 1e-12)" for a rounding residue."""
+  return "0 (< 1e-12)" if abs(x) < 1e-12 else f"{x:.4g}"
+
+
+def _stakes(ante: Fraction, bet: Fraction) -> str:
+  return f"({_fraction(ante)}, {_fraction(bet)})"
+
+
+def _lp_value(ante: Fraction, bet: Fraction, simplified: bool) -> str:
+  game = pyspiel.load_game("kuhn_poker_ante", {"ante": float(ante), "bet": float(bet),
+                                                "simplified": simplified})
+  return f"{sequence_form_lp.solve_game(game).value:.6f}"
+
+
+def kuhn_reference_standard(docs: pathlib.Path) -> str:
+  """The closed-form equilibrium (default member) and value of the standard game at
+  ``REFERENCE_STAKES``, beside the sequence-form LP's value."""
+  rows = []
+  for ante, bet in REFERENCE_STAKES:
+    eq = kuhn_equilibria.kuhn_equilibrium(ante, bet, simplified=False)
+    rows.append({"(ante, bet)": _stakes(ante, bet), "regime": eq.regime,
+                 "value": _fraction(eq.value), "x_J": _fraction(eq.p0_bet[0]),
+                 "x_K": _fraction(eq.p0_bet[2]), "c_Q": _fraction(eq.p0_call[1]),
+                 "y_J": _fraction(eq.p1_bet[0]), "d_Q": _fraction(eq.p1_call[1]),
+                 "LP value": _lp_value(ante, bet, False)})
+  return tables.markdown_table(pd.DataFrame(rows))
+
+
+def kuhn_reference_simplified(docs: pathlib.Path) -> str:
+  """As ``kuhn_reference_standard`` for the simplified game (p = bluff J, q = call with Q)."""
+  rows = []
+  for ante, bet in REFERENCE_STAKES:
+    eq = kuhn_equilibria.kuhn_equilibrium(ante, bet, simplified=True)
+    rows.append({"(ante, bet)": _stakes(ante, bet), "regime": eq.regime,
+                 "value": _fraction(eq.value), "p": _fraction(eq.p0_bet[0]),
+                 "q": _fraction(eq.p1_call[1]), "LP value": _lp_value(ante, bet, True)})
+  return tables.markdown_table(pd.DataFrame(rows))
+
+
+def kuhn3_family_values(docs: pathlib.Path) -> str:
+  """Players' values of members of the three-player family at beta = 0 and 1/4, exact, with
+  OpenSpiel's NashConv of each member on ``kuhn_poker(players=3)``."""
+  game = pyspiel.load_game("kuhn_poker(players=3)")
+  members = [("c11=0", kuhn3_equilibria.kuhn3_equilibrium()),
+             ("c11=0", kuhn3_equilibria.kuhn3_equilibrium(b11=0, b21=Fraction(1, 4))),
+             ("c11=1/2", kuhn3_equilibria.kuhn3_equilibrium(c11=Fraction(1, 2),
+                                                            b11=Fraction(1, 4), b21=0))]
+  rows = []
+  for sub_family, member in members:
+    rows.append({"sub-family": sub_family, "b11": _fraction(member.b11),
+                 "b21": _fraction(member.b21), "beta": _fraction(member.beta),
+                 "values (P1, P2, P3)": ", ".join(_fraction(v) for v in member.values),
+                 "OpenSpiel NashConv": _zero(exploitability.nash_conv(game, member.policy(game)))})
+  return tables.markdown_table(pd.DataFrame(rows))
+
+
+def _reference_cell(game: pyspiel.Game) -> str:
+  """What exact reference the project has for ``game``, with its value(s)."""
+  if game.get_type().short_name == "kuhn_poker_referee":
+    return f"expectiminimax over announcements (`pbs_minimax`): {pbs_minimax.root_value(game)}"
+  try:
+    reference = references.reference_equilibrium(game)
+  except ValueError:
+    return "none known (NashConv measured)"
+  if reference.values:
+    return (f"{reference.source}: (" + ", ".join(_fraction(Fraction(v).limit_denominator(1000))
+                                             for v in reference.values) + ")")
+  if reference.source == "closed form":
+    rules = references.kuhn_rules_of(game)
+    value = kuhn_equilibria.game_value(rules.ante, rules.bet, rules.simplified)
+    return f"closed form: {_fraction(value)}"
+  return f"{reference.source}: {reference.value:.6f}"
+
+
+def what_works_row(game_string: str) -> Dict[str, str]:
+  """One row of the what-works table, every cell measured on the game: its number of players;
+  OpenSpiel's C++ CFR run ``WHAT_WORKS_ITERATIONS`` iterations and C++ NashConv of its average;
+  the engine's ``CFRSolver`` after as many iterations, compared with it; the C++ twin's NashConv of
+  the uniform policy against OpenSpiel's Python NashConv on the game; the exact reference."""
+  game = pyspiel.load_game(game_string)
+  cpp = pyspiel.CFRSolver(game)
+  ours = solvers.CFRSolver(game)
+  for _ in range(WHAT_WORKS_ITERATIONS):
+    cpp.evaluate_and_update_policy()
+    ours.evaluate_and_update_policy()
+  cpp_nash_conv = pyspiel.nash_conv(game, cpp.tabular_average_policy())
+  same = abs(ours.nash_conv() - cpp_nash_conv) <= 1e-9
+  twin = cpp_twin.CppTwin(game)
+  uniform = policy_lib.TabularPolicy(game)
+  twin_uniform = policy_lib.python_policy_to_pyspiel_policy(twin.to_twin_policy(uniform))
+  twin_same = abs(pyspiel.nash_conv(twin.twin, twin_uniform)
+                  - exploitability.nash_conv(game, uniform)) <= 1e-12
+  return {"game": f"`{game_string}`", "players": str(game.num_players()),
+          "OpenSpiel C++ CFR, NashConv": f"yes ({cpp_nash_conv:.4g} after "
+                                         f"{WHAT_WORKS_ITERATIONS} it.)",
+          "our CFR engine": "yes, = C++ CFR" if same else "yes, differs from C++ CFR",
+          "C++ twin": "yes, same NashConv" if twin_same else "NashConv differs",
+          "exact reference": _reference_cell(game)}
+
+
+def what_works(docs: pathlib.Path) -> str:
+  """The what-works table: one ``what_works_row`` per game of ``WHAT_WORKS_GAMES``."""
+  return tables.markdown_table(pd.DataFrame([what_works_row(g) for g in WHAT_WORKS_GAMES]))
+
+
+def _published(name: str) -> Callable[[pathlib.Path], str]:
+  """The table ``publish`` wrote to ``docs/NAME``, as a generator."""
+  def read(docs: pathlib.Path) -> str:
+    return (docs / name).read_text()
+  return read
+
+
+GENERATORS: Dict[str, Callable[[pathlib.Path], str]] = {
+    "what-works": what_works,
+    "kuhn-reference-standard": kuhn_reference_standard,
+    "kuhn-reference-simplified": kuhn_reference_simplified,
+    "kuhn3-family-values": kuhn3_family_values,
+    "summary": _published(SUMMARY),
+    "reference-check": _published(REFERENCE_CHECK),
+    "rebel-table": _published(REBEL_TABLE),
+}
 
 
 def publish(results: pathlib.Path, docs: pathlib.Path) -> None:
