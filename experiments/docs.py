@@ -1,18 +1,29 @@
 """Regenerates the README's committed figures and tables in ``docs/``.
 
   python -m experiments.docs [--out DIR] [--docs DIR] [--workers N] [--quiet]
+  python -m experiments.docs --tables | --check
 
 runs the main job (``python -m experiments run`` at the default budget, into ``--out``, default
 ``results/``) and the ReBeL experiment at ``REBEL_ITERATIONS`` iterations (into
 ``--out``/``REBEL_FOLDER``: the README shows it above the main job's default budget); sweep jobs
 already finished there by the same code are reused. When every check of both runs passed, it
 copies the figures of ``FIGURES`` into ``--docs`` (default: ``docs/`` of the source checkout;
-required when the package is installed, not run from a checkout) and writes three markdown
+required when the package is installed, not run from a checkout) and writes four markdown
 tables: ``summary.md`` (the main job's summary table), ``reference_check.md`` (the reference
-check's pass/fail table, ``pass_fail.csv``) and ``rebel_table.md`` (the ReBeL run's
-``rebel_table.csv``: exploitability to 3 significant digits, whole iterations per second). If a
+check's pass/fail table, ``pass_fail.csv``), ``rebel_table.md`` (the ReBeL run's
+``rebel_table.csv``: exploitability to 3 significant digits, whole iterations per second) and
+``three_player_table.md`` (every three-player run: NashConv, slope, values, nearest member). If a
 check failed or an experiment crashed, ``docs/`` is left as it was and the exit code is the
 failed run's.
+
+Tables in ``README.md`` and ``docs/*.md`` are the code's output: each sits between the lines
+``<!-- generated: NAME -->`` and ``<!-- end generated: NAME -->``, and ``GENERATORS[NAME]``
+produces its text. The cheap ones are computed from the library (the closed-form reference
+tables, the three-player family's values, the what-works table, measured on each game); the
+others copy what the last full run published (``summary``, ``reference-check``,
+``rebel-table``) or read it (``headlines``). After publishing, every region is rewritten
+(atomically); ``--tables`` only rewrites them, ``--check`` only compares (exit 1 when a region
+differs).
 """
 
 import argparse
@@ -23,11 +34,10 @@ import shutil
 import sys
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
-import pandas as pd
-
-import pyspiel
 from open_spiel.python import policy as policy_lib
 from open_spiel.python.algorithms import exploitability
+import pandas as pd
+import pyspiel
 
 from algorithms import atomic_file
 from algorithms import kuhn3_equilibria
@@ -71,6 +81,9 @@ FIGURES = (
 SUMMARY = "summary.md"
 REFERENCE_CHECK = "reference_check.md"
 REBEL_TABLE = "rebel_table.md"
+THREE_PLAYER_TABLE = "three_player_table.md"
+THREE_PLAYER_RUNS = "three-player/three_player_summary.csv"  # Under --out: every run's result.
+BENCHMARK = "benchmark.txt"  # The output of experiments.benchmark_cfr (one run, committed).
 
 
 # Generated regions of the markdown files: the text between
@@ -292,6 +305,41 @@ def what_works(docs: pathlib.Path) -> str:
   return tables.markdown_table(pd.DataFrame([what_works_row(g) for g in WHAT_WORKS_GAMES]))
 
 
+def _markdown_rows(text: str) -> List[Dict[str, str]]:
+  """The rows of the first markdown table in ``text`` as {column: cell}."""
+  lines = [line for line in text.splitlines() if line.startswith("|")]
+  cells = [[c.strip() for c in line.strip("|").split("|")] for line in lines]
+  return [dict(zip(cells[0], row)) for row in cells[2:]]
+
+
+def headlines(docs: pathlib.Path) -> str:
+  """The README's headline numbers, read from the tables the last full run published
+  (``SUMMARY``, ``REBEL_TABLE``) and from the benchmark's output (``BENCHMARK``)."""
+  summary = _markdown_rows((docs / SUMMARY).read_text())
+  passed = [tuple(int(x) for x in row["checks passed"].split("/")) for row in summary]
+  rebel_rows = {(r["game"], r["depth"], r["algorithm"], r["weighting"]): r
+                for r in _markdown_rows((docs / REBEL_TABLE).read_text())}
+  last = [c for c in _markdown_rows((docs / REBEL_TABLE).read_text())[0] if c.startswith("T=")][-1]
+  full, avg, mod = (rebel_rows[("kuhn_poker", depth, algorithm, "uniform")][last] for depth,
+                    algorithm in (("full", "CFR (full game)"), ("1", "CFR-AVG"),
+                                  ("1", "modified CFR-AVG")))
+  targets = {r["what"]: r["measured"] for r in _markdown_rows(
+      (docs / BENCHMARK).read_text().split("## Targets", 1)[1])}
+  lines = [
+      f"- **{sum(p for p, _ in passed):,} of {sum(n for _, n in passed):,} checks passed** in the "
+      f"last full run of the {len(summary)} experiments ([summary](docs/experiments.md"
+      "#results-at-the-default-budget)): every solver against the closed forms, the LP and "
+      "the three-player family; our CFR and CFR+ equal to OpenSpiel's.",
+      f"- **ReBeL**: on `kuhn_poker`, CFR-AVG with a depth-1 cut reaches exploitability {avg} "
+      f"after {int(last[2:]):,} iterations (full-game CFR: {full}); ReBeL's modified CFR-AVG "
+      f"stalls at {mod}, and [docs/rebel.md](docs/rebel.md) explains why.",
+      f"- **Speed** (one run, [docs/benchmark.md](docs/benchmark.md)): vanilla CFR on "
+      f"`kuhn_poker` {targets['kuhn_poker, vanilla CFR it/s']}; on `leduc_poker` "
+      f"{targets['leduc_poker, vanilla CFR it/s']}.",
+  ]
+  return "\n".join(lines)
+
+
 def _published(name: str) -> Callable[[pathlib.Path], str]:
   """The table ``publish`` wrote to ``docs/NAME``, as a generator."""
   def read(docs: pathlib.Path) -> str:
@@ -301,12 +349,14 @@ def _published(name: str) -> Callable[[pathlib.Path], str]:
 
 GENERATORS: Dict[str, Callable[[pathlib.Path], str]] = {
     "what-works": what_works,
+    "headlines": headlines,
     "kuhn-reference-standard": kuhn_reference_standard,
     "kuhn-reference-simplified": kuhn_reference_simplified,
     "kuhn3-family-values": kuhn3_family_values,
     "summary": _published(SUMMARY),
     "reference-check": _published(REFERENCE_CHECK),
     "rebel-table": _published(REBEL_TABLE),
+    "three-player-table": _published(THREE_PLAYER_TABLE),
 }
 
 
@@ -320,7 +370,8 @@ def publish(results: pathlib.Path, docs: pathlib.Path) -> None:
   sources = [results / folder / name for folder, name in FIGURES]
   table = results / reference_check.NAME / reference_check.PASS_FAIL_TABLE
   rebel_table = results / REBEL_FOLDER / rebel.NAME / "rebel_table.csv"
-  missing = [str(p) for p in [*sources, table, rebel_table] if not p.is_file()]
+  three_player = results / THREE_PLAYER_RUNS
+  missing = [str(p) for p in [*sources, table, rebel_table, three_player] if not p.is_file()]
   if missing:
     raise ValueError(f"not in the results folder {results}: {', '.join(missing)}")
   docs.mkdir(parents=True, exist_ok=True)
@@ -336,6 +387,9 @@ def publish(results: pathlib.Path, docs: pathlib.Path) -> None:
   speeds["it/s"] = speeds["it/s"].round().astype(int)  # Whole numbers, not 1.44e+04.
   atomic_file.atomic_write_text(docs / REBEL_TABLE,
                                 tables.markdown_table(speeds, digits=3) + "\n")
+  runs_3p = pd.read_csv(three_player, keep_default_na=False)
+  atomic_file.atomic_write_text(docs / THREE_PLAYER_TABLE,
+                                tables.markdown_table(runs_3p, digits=4) + "\n")
 
 
 def runs(out: pathlib.Path, workers: int, quiet: bool) -> Sequence[Sequence[str]]:
@@ -347,30 +401,54 @@ def runs(out: pathlib.Path, workers: int, quiet: bool) -> Sequence[Sequence[str]
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
-  """Runs the main job and the ReBeL run, then publishes; returns the exit code (that of a run
-  that did not pass, 2 for errors)."""
+  """Runs the main job and the ReBeL run, publishes, and rewrites the generated regions; or,
+  with ``--tables``, only rewrites the regions; with ``--check``, only compares them. Returns
+  the exit code (that of a run that did not pass; 1 for stale regions; 2 for errors)."""
   parser = argparse.ArgumentParser(prog="python -m experiments.docs",
                                    description=__doc__.splitlines()[0])
   parser.add_argument("--out", type=pathlib.Path, default=pathlib.Path(arguments.DEFAULT_OUT),
                       metavar="DIR", help=f"results folder (default: {arguments.DEFAULT_OUT})")
   parser.add_argument("--docs", type=pathlib.Path, default=DEFAULT_DOCS, metavar="DIR",
-                      help="where the figures and tables go (default: "
-                      + (f"{DEFAULT_DOCS})" if DEFAULT_DOCS else "none outside a source checkout)"))
+                      help="where the figures and tables go; README.md is read from its parent "
+                      "(default: " + (f"{DEFAULT_DOCS})" if DEFAULT_DOCS
+                                      else "none outside a source checkout)"))
   parser.add_argument("--workers", type=arguments.positive_int, default=1, metavar="N",
                       help="process-pool size for sweeps (default: 1)")
   parser.add_argument("--quiet", action="store_true",
                       help="one line per experiment, no progress bars")
+  mode = parser.add_mutually_exclusive_group()
+  mode.add_argument("--tables", action="store_true",
+                    help="run nothing: only rewrite the generated regions of README.md and "
+                    "docs/*.md from the code's output and the published tables")
+  mode.add_argument("--check", action="store_true",
+                    help="run nothing, write nothing: exit 1 if a generated region of README.md "
+                    "or docs/*.md differs from what the code produces")
   args = parser.parse_args(argv)
   if args.docs is None:
     parser.error("--docs DIR is required: this is an installed copy, not a source checkout")
-  for command in runs(args.out, args.workers, args.quiet):
-    status = cli.main(list(command))
-    if status != 0:
-      print(f"{parser.prog}: error: 'python -m experiments {command[0]}' did not pass; "
-            f"{args.docs} left unchanged", file=sys.stderr)
-      return status
+  root = args.docs.parent
   try:
-    publish(args.out, args.docs)
+    if args.check:
+      stale = stale_regions(root, args.docs)
+      for entry in stale:
+        print(f"{parser.prog}: stale generated region {entry}", file=sys.stderr)
+      if stale:
+        print(f"{parser.prog}: error: {len(stale)} generated regions differ from the code's "
+              f"output; rewrite them with '{parser.prog} --tables'", file=sys.stderr)
+        return 1
+      print("every generated region matches the code's output")
+      return 0
+    if not args.tables:
+      for command in runs(args.out, args.workers, args.quiet):
+        status = cli.main(list(command))
+        if status != 0:
+          print(f"{parser.prog}: error: 'python -m experiments {command[0]}' did not pass; "
+                f"{args.docs} left unchanged", file=sys.stderr)
+          return status
+      publish(args.out, args.docs)
+      print(f"updated {args.docs}: {', '.join(n for _, n in FIGURES)}, {SUMMARY}, "
+            f"{REFERENCE_CHECK}, {REBEL_TABLE}, {THREE_PLAYER_TABLE}")
+    changed = update_regions(root, args.docs)
   except ValueError as e:
     print(f"{parser.prog}: error: {e}", file=sys.stderr)
     return 2
@@ -378,8 +456,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     print(f"{parser.prog}: error: cannot write {e.filename or args.docs} ({e.strerror or e})",
           file=sys.stderr)
     return 2
-  print(f"updated {args.docs}: {', '.join(n for _, n in FIGURES)}, {SUMMARY}, {REFERENCE_CHECK}, "
-        f"{REBEL_TABLE}")
+  print("generated regions rewritten in: "
+        + (", ".join(str(p.relative_to(root)) for p in changed) or "none (all up to date)"))
   return 0
 
 
