@@ -51,6 +51,7 @@ from experiments import provenance
 from experiments import rebel
 from experiments import reference_check
 from experiments import references
+from experiments import solver_registry
 from experiments import report
 from experiments import tables
 from spiel_games import cpp_twin
@@ -92,7 +93,7 @@ BENCHMARK = "benchmark.txt"  # The output of experiments.benchmark_cfr (one run,
 # ``stale_regions``.
 BEGIN = "<!-- generated: {} -->"
 END = "<!-- end generated: {} -->"
-_MARKER = re.compile(r"<!-- (end )?generated: ([^ ]*) -->")
+_MARKER = re.compile(r"<!-- (end )?generated: ([a-z0-9-]+) -->")
 # Games of the what-works table: every column is measured on the game by ``what_works_row``.
 WHAT_WORKS_GAMES = (
     "kuhn_poker_ante",
@@ -340,6 +341,20 @@ def headlines(docs: pathlib.Path) -> str:
   return "\n".join(lines)
 
 
+def solver_registry_table(docs: pathlib.Path) -> str:
+  """Every solver of ``solver_registry.SOLVERS``: its name (``--solver``), label, class and
+  options, and whether it is sampled, runs on the engine, and is in the default report."""
+  def yes(flag: bool) -> str:
+    return "yes" if flag else ""
+  rows = [{"--solver": f"`{name}`", "label": spec.label,
+           "class": f"`{spec.cls.__module__}.{spec.cls.__qualname__}`",
+           "options": ", ".join(f"{k}={v}" for k, v in spec.options.items()),
+           "sampled": yes(spec.sampled), "engine": yes(spec.engine),
+           "in report": yes(spec.in_report)}
+          for name, spec in solver_registry.SOLVERS.items()]
+  return tables.markdown_table(pd.DataFrame(rows))
+
+
 def _published(name: str) -> Callable[[pathlib.Path], str]:
   """The table ``publish`` wrote to ``docs/NAME``, as a generator."""
   def read(docs: pathlib.Path) -> str:
@@ -350,6 +365,7 @@ def _published(name: str) -> Callable[[pathlib.Path], str]:
 GENERATORS: Dict[str, Callable[[pathlib.Path], str]] = {
     "what-works": what_works,
     "headlines": headlines,
+    "solver-registry": solver_registry_table,
     "kuhn-reference-standard": kuhn_reference_standard,
     "kuhn-reference-simplified": kuhn_reference_simplified,
     "kuhn3-family-values": kuhn3_family_values,
