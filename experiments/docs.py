@@ -51,8 +51,8 @@ from experiments import provenance
 from experiments import rebel
 from experiments import reference_check
 from experiments import references
-from experiments import solver_registry
 from experiments import report
+from experiments import solver_registry
 from experiments import tables
 from spiel_games import cpp_twin
 
