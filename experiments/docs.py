@@ -32,6 +32,7 @@ import pathlib
 import re
 import shutil
 import sys
+import textwrap
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 from open_spiel.python import policy as policy_lib
@@ -338,7 +339,9 @@ def headlines(docs: pathlib.Path) -> str:
       f"`kuhn_poker` {targets['kuhn_poker, vanilla CFR it/s']}; on `leduc_poker` "
       f"{targets['leduc_poker, vanilla CFR it/s']}.",
   ]
-  return "\n".join(lines)
+  return "\n".join(textwrap.fill(line, width=100, subsequent_indent="  ",
+                                 break_long_words=False, break_on_hyphens=False)
+                   for line in lines)
 
 
 def solver_registry_table(docs: pathlib.Path) -> str:
