@@ -1,5 +1,7 @@
 """Tests of experiments.docs: what is copied to docs/, and nothing when the run fails."""
 
+import pathlib
+
 import pandas as pd
 import pytest
 
@@ -83,7 +85,8 @@ def test_failed_run_leaves_docs_unchanged(tmp_path, monkeypatch, capsys, failing
 
 # Generated regions of README.md and docs/*.md (experiments.docs.GENERATORS).
 
-CHECKOUT = docs.DEFAULT_DOCS.parent
+CHECKOUT = pathlib.Path(__file__).resolve().parent.parent  # The README's and docs/'s folder.
+DOCS = CHECKOUT / "docs"
 
 
 def _committed():
@@ -106,7 +109,7 @@ def test_committed_region_equals_the_code_output(name):
   the three-player family) and the copies of the published tables: the committed text is what
   ``python -m experiments.docs --tables`` writes. (what-works is left to ``--check``: it runs
   OpenSpiel's C++ CFR on Python games, about a minute.)"""
-  wanted = docs.GENERATORS[name](docs.DEFAULT_DOCS).rstrip("\n") + "\n"
+  wanted = docs.GENERATORS[name](DOCS).rstrip("\n") + "\n"
   bodies = [text[start:end] for path, text in _committed().items()
             for n, start, end in docs.regions(text, str(path)) if n == name]
   assert bodies and all(body == wanted for body in bodies)
@@ -115,7 +118,7 @@ def test_committed_region_equals_the_code_output(name):
 def test_closed_form_table_has_kuhns_value_and_the_lp_agrees():
   """Kuhn (1950): the standard game at ante = bet = 1 is worth -1/18 to player 0, with player 1
   bluffing J and calling with Q 1/3 of the time; the LP column is an independent solution."""
-  table = docs.kuhn_reference_standard(docs.DEFAULT_DOCS)
+  table = docs.kuhn_reference_standard(DOCS)
   assert "| (1, 1) | kuhn | -1/18 | 0 | 0 | 1/3 | 1/3 | 1/3 | -0.055556 |" in table
   assert "| (2, 1) | both_bluff | -1/30 | 1/5 | 1 | 4/5 | 1/5 | 3/5 | -0.033333 |" in table
 
