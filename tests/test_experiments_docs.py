@@ -1,5 +1,7 @@
 """Tests of experiments.docs: what is copied to docs/, and nothing when the run fails."""
 
+import pathlib
+
 import pandas as pd
 import pytest
 
@@ -20,6 +22,9 @@ def _results(folder):
   rebel_table = pd.DataFrame([{"game": "kuhn_poker", "depth": 1, "algorithm": "CFR-AVG",
                                "weighting": "uniform", "T=3000": 0.000501234, "it/s": 14383.07}])
   rebel_table.to_csv(folder / docs.REBEL_FOLDER / "rebel" / "rebel_table.csv", index=False)
+  pd.DataFrame([{"game": "kuhn_poker(players=3)", "solver": "our_cfr", "NashConv": 0.00129746,
+                 "nearest member": "c11=0: beta = 0.1894"}]).to_csv(
+                     folder / docs.THREE_PLAYER_RUNS, index=False)
   pass_fail = pd.DataFrame([{"game": "kuhn_poker", "references": "6/6", "cfr": "7/7",
                              "cs_cfr": "-"}])
   pass_fail.to_csv(folder / reference_check.NAME / reference_check.PASS_FAIL_TABLE, index=False)
@@ -38,10 +43,14 @@ def test_publish_copies_figures_and_writes_tables(tmp_path):
   assert (out / docs.REBEL_TABLE).read_text() == (
       "| game | depth | algorithm | weighting | T=3000 | it/s |\n|---|---|---|---|---|---|\n"
       "| kuhn_poker | 1 | CFR-AVG | uniform | 0.000501 | 14383 |\n")
+  assert (out / docs.THREE_PLAYER_TABLE).read_text() == (
+      "| game | solver | NashConv | nearest member |\n|---|---|---|---|\n"
+      "| kuhn_poker(players=3) | our_cfr | 0.001297 | c11=0: beta = 0.1894 |\n")
   summary = (out / docs.SUMMARY).read_text()
   assert "| reference-check | Reference check | 1/1 |" in summary and "PASS" in summary
   assert sorted(p.name for p in out.iterdir()) == sorted(
-      [n for _, n in docs.FIGURES] + [docs.SUMMARY, docs.REFERENCE_CHECK, docs.REBEL_TABLE])
+      [n for _, n in docs.FIGURES]
+      + [docs.SUMMARY, docs.REFERENCE_CHECK, docs.REBEL_TABLE, docs.THREE_PLAYER_TABLE])
   # Every committed figure is regenerated, the ReBeL one from its own run at 3,000 iterations.
   assert {n for _, n in docs.FIGURES} >= {"rebel.png", "landscape.png", "rps_strategies.png"}
 
@@ -72,3 +81,88 @@ def test_failed_run_leaves_docs_unchanged(tmp_path, monkeypatch, capsys, failing
   if failing == "rebel":
     assert called[1] == ["rebel", "--iterations", "3000", "--out",
                          str(tmp_path / "results" / docs.REBEL_FOLDER), "--workers", "2"]
+
+
+# Generated regions of README.md and docs/*.md (experiments.docs.GENERATORS).
+
+CHECKOUT = pathlib.Path(__file__).resolve().parent.parent  # The README's and docs/'s folder.
+DOCS = CHECKOUT / "docs"
+
+
+def _committed():
+  return {p: p.read_text() for p in docs.markdown_files(CHECKOUT)}
+
+
+def test_committed_markers_are_well_formed_and_every_generator_is_used():
+  used = set()
+  for path, text in _committed().items():
+    found = docs.regions(text, str(path))  # Raises on a malformed marker.
+    used |= {name for name, _, _ in found}
+  assert used == set(docs.GENERATORS)
+
+
+@pytest.mark.parametrize("name", ["kuhn-reference-standard", "kuhn-reference-simplified",
+                                  "kuhn3-family-values", "summary", "reference-check",
+                                  "rebel-table", "three-player-table", "headlines"])
+def test_committed_region_equals_the_code_output(name):
+  """The cheap deterministic generators (the closed forms of algorithms.kuhn_equilibria, the LP,
+  the three-player family) and the copies of the published tables: the committed text is what
+  ``python -m experiments.docs --tables`` writes. (what-works is left to ``--check``: it runs
+  OpenSpiel's C++ CFR on Python games, about a minute.)"""
+  wanted = docs.GENERATORS[name](DOCS).rstrip("\n") + "\n"
+  bodies = [text[start:end] for path, text in _committed().items()
+            for n, start, end in docs.regions(text, str(path)) if n == name]
+  assert bodies and all(body == wanted for body in bodies)
+
+
+def test_closed_form_table_has_kuhns_value_and_the_lp_agrees():
+  """Kuhn (1950): the standard game at ante = bet = 1 is worth -1/18 to player 0, with player 1
+  bluffing J and calling with Q 1/3 of the time; the LP column is an independent solution."""
+  table = docs.kuhn_reference_standard(DOCS)
+  assert "| (1, 1) | kuhn | -1/18 | 0 | 0 | 1/3 | 1/3 | 1/3 | -0.055556 |" in table
+  assert "| (2, 1) | both_bluff | -1/30 | 1/5 | 1 | 4/5 | 1/5 | 3/5 | -0.033333 |" in table
+
+
+@pytest.mark.parametrize("text, message", [
+    ("<!-- generated: nope -->\n<!-- end generated: nope -->\n", "unknown generated region"),
+    ("<!-- end generated: summary -->\n", "without its begin"),
+    ("<!-- generated: summary -->\nx\n", "has no end marker"),
+    ("<!-- generated: summary -->\n<!-- generated: rebel-table -->\n", "begins inside"),
+    ("<!-- generated: summary -->\n<!-- end generated: rebel-table -->\n", "without its begin"),
+    ("see <!-- generated: summary -->\n<!-- end generated: summary -->\n", "alone on its line"),
+])
+def test_malformed_markers_are_refused(text, message):
+  with pytest.raises(ValueError, match=message):
+    docs.regions(text, "README.md")
+
+
+def _tree(tmp_path, body):
+  """A checkout with README.md holding a summary region with ``body`` and docs/summary.md."""
+  (tmp_path / "docs").mkdir()
+  (tmp_path / "docs" / docs.SUMMARY).write_text("| a |\n|---|\n| 1 |\n")
+  readme = tmp_path / "README.md"
+  readme.write_text("# T\n\n<!-- generated: summary -->\n" + body
+                    + "<!-- end generated: summary -->\n\nafter\n")
+  return readme
+
+
+def test_stale_region_is_reported_and_rewritten(tmp_path, capsys):
+  readme = _tree(tmp_path, "| old |\n")
+  assert docs.stale_regions(tmp_path, tmp_path / "docs") == ["README.md: summary"]
+  assert docs.main(["--check", "--docs", str(tmp_path / "docs")]) == 1
+  assert "stale generated region README.md: summary" in capsys.readouterr().err
+  assert docs.main(["--tables", "--docs", str(tmp_path / "docs")]) == 0
+  assert readme.read_text() == ("# T\n\n<!-- generated: summary -->\n| a |\n|---|\n| 1 |\n"
+                                "<!-- end generated: summary -->\n\nafter\n")
+  assert docs.stale_regions(tmp_path, tmp_path / "docs") == []
+  assert docs.main(["--check", "--docs", str(tmp_path / "docs")]) == 0
+
+
+def test_bad_marker_is_one_error_line_and_nothing_written(tmp_path, capsys):
+  readme = _tree(tmp_path, "")
+  readme.write_text(readme.read_text() + "<!-- generated: typo -->\n")
+  before = readme.read_text()
+  assert docs.main(["--tables", "--docs", str(tmp_path / "docs")]) == 2
+  err = capsys.readouterr().err
+  assert err.count("\n") == 1 and "unknown generated region 'typo'" in err
+  assert readme.read_text() == before
