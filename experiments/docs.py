@@ -72,6 +72,7 @@ FIGURES = (
     ("ante-sweep", "ante_sweep_standard.png"),
     ("ante-sweep", "ante_sweep_simplified.png"),
     ("landscape", "landscape.png"),
+    ("landscape", "landscape_equilibrium_map.png"),
     ("rps", "rps_strategies.png"),
     ("rps", "rps_exploitability.png"),
     (f"{REBEL_FOLDER}/{rebel.NAME}", "rebel.png"),
