@@ -92,12 +92,8 @@ def make_jobs(game_budgets: Sequence[Tuple[str, int]], solvers: Sequence[str], s
   found = []
   for game, iterations in game_budgets:
     for solver in solvers:
-      reason = (jobs_lib.skip_reason(solver, game) if default_solvers
-                else jobs_lib.refusal(solver, game))
-      if reason is not None:
-        if default_solvers:
-          continue
-        raise ValueError(reason)
+      if not jobs_lib.runs_on(solver, game, default_solvers):
+        continue
       spec = solver_registry.get_solver(solver)
       budget = iterations * (solver_registry.SAMPLED_BUDGET_FACTOR if spec.sampled else 1)
       points = jobs_lib.measuring_points(budget, NUM_MEASURING_POINTS)

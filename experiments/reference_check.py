@@ -232,12 +232,8 @@ def make_jobs(game_strings: Sequence[str], solvers: Sequence[str], seed: int,
   for game in game_strings:
     leduc = game.startswith("leduc_poker")
     for solver in solvers:
-      reason = (jobs_lib.skip_reason(solver, game) if default_solvers
-                else jobs_lib.refusal(solver, game))
-      if reason is not None:
-        if default_solvers:
-          continue
-        raise ValueError(reason)
+      if not jobs_lib.runs_on(solver, game, default_solvers):
+        continue
       sampled = solver_registry.get_solver(solver).sampled
       if iterations:
         budget = iterations

@@ -98,15 +98,13 @@ def make_jobs(game_strings: Sequence[str], solvers: Sequence[str], seed: int, nu
   Python game is compared with the engine's CFR).
 
   Raises:
-    ValueError: if a solver refuses a game (``jobs.refusal``).
+    ValueError: if a solver refuses a game (``jobs.refusal``, through ``jobs.runs_on``).
   """
   found = []
   for game_string in game_strings:
     game = games.load_game(game_string, two_player_zero_sum=False)
     for solver in solvers:
-      refused = jobs_lib.refusal(solver, game_string)
-      if refused is not None:
-        raise ValueError(refused)
+      jobs_lib.runs_on(solver, game_string, default_solvers=False)  # Raises if refused.
       spec = solver_registry.get_solver(solver)
       budget = solver_budget(game, solver, iterations, python_iterations)
       points = jobs_lib.measuring_points(budget, NUM_MEASURING_POINTS, (python_iterations,))
