@@ -337,12 +337,10 @@ def plot_values(runs: pd.DataFrame, game: str,
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-  parser.add_argument("--game", action="append", type=arguments.any_game_string,
-                      metavar="GAME_STRING", help="game (repeatable; default: "
-                      + ", ".join(DEFAULT_GAMES) + "); the family analysis applies to "
-                      "three-player Kuhn poker at ante = bet = 1")
-  parser.add_argument("--solver", action="append", type=arguments.solver_name, metavar="NAME",
-                      help="solver (repeatable; default: " + ", ".join(DEFAULT_SOLVERS) + ")")
+  arguments.add_game_and_solver_lists(
+      parser, game_help="game (repeatable; default: " + ", ".join(DEFAULT_GAMES)
+      + "); the family analysis applies to three-player Kuhn poker at ante = bet = 1",
+      solver_help="solver (repeatable; default: " + ", ".join(DEFAULT_SOLVERS) + ")")
   parser.add_argument("--iterations", type=arguments.positive_int, metavar="T",
                       help=ITERATIONS.help("iterations of full-traversal solvers ("
                                            f"{solver_registry.SAMPLED_BUDGET_FACTOR}x for "
