@@ -90,6 +90,17 @@ class Budget:
     return f"{what} (default {self.default}, {self.quick} with --quick)"
 
 
+def add_game_and_solver_lists(parser: argparse.ArgumentParser, game_help: str,
+                              solver_help: str) -> None:
+  """Repeatable ``--game GAME_STRING`` (any sequential game, ``any_game_string``) and
+  ``--solver NAME`` (a registered solver, ``solver_name``): each collects a list, None when not
+  given (the command then uses its own defaults, which the help texts name)."""
+  parser.add_argument("--game", action="append", type=any_game_string, metavar="GAME_STRING",
+                      help=game_help)
+  parser.add_argument("--solver", action="append", type=solver_name, metavar="NAME",
+                      help=solver_help)
+
+
 def add_common_arguments(parser: argparse.ArgumentParser) -> None:
   """The options every command takes."""
   parser.add_argument("--quick", action="store_true",

@@ -57,6 +57,7 @@ from algorithms import game_tree
 from algorithms.game_tree import GameTree
 from algorithms.tree_exploitability import TreeEvaluator
 from experiments import games
+from experiments import scripts
 from experiments import solver_registry
 from spiel_games.kuhn_rules import KuhnRules
 
@@ -479,8 +480,4 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-  try:
-    sys.exit(main())
-  except KeyboardInterrupt:
-    print("interrupted", file=sys.stderr)
-    sys.exit(130)
+  scripts.run(main)

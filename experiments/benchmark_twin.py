@@ -12,12 +12,12 @@ after the same number of iterations (``pyspiel.nash_conv`` on each game).
 """
 
 import argparse
-import sys
 import time
 from typing import Optional, Sequence
 
 import pyspiel
 
+from experiments import scripts
 from spiel_games import cpp_twin
 
 DEFAULT_GAME = "kuhn_poker_ante(deck_size=13)"
@@ -64,4 +64,4 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
 
 
 if __name__ == "__main__":
-  sys.exit(main())
+  scripts.run(main)

@@ -92,12 +92,8 @@ def make_jobs(game_budgets: Sequence[Tuple[str, int]], solvers: Sequence[str], s
   found = []
   for game, iterations in game_budgets:
     for solver in solvers:
-      reason = (jobs_lib.skip_reason(solver, game) if default_solvers
-                else jobs_lib.refusal(solver, game))
-      if reason is not None:
-        if default_solvers:
-          continue
-        raise ValueError(reason)
+      if not jobs_lib.runs_on(solver, game, default_solvers):
+        continue
       spec = solver_registry.get_solver(solver)
       budget = iterations * (solver_registry.SAMPLED_BUDGET_FACTOR if spec.sampled else 1)
       points = jobs_lib.measuring_points(budget, NUM_MEASURING_POINTS)
@@ -230,14 +226,12 @@ def _tie_note(tied: Dict[str, List[str]]) -> str:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-  parser.add_argument("--game", action="append", type=arguments.any_game_string,
-                      metavar="GAME_STRING", help="OpenSpiel game string (repeatable; any number "
-                      "of players: NashConv replaces exploitability beyond two-player zero-sum "
-                      "games); default: " + ", ".join(g for g, _, _ in DEFAULT_GAMES))
-  parser.add_argument("--solver", action="append", type=arguments.solver_name, metavar="NAME",
-                      help="solver (repeatable), one of "
-                      + ", ".join(solver_registry.available_solvers())
-                      + "; default: " + ", ".join(solver_registry.report_solvers()))
+  arguments.add_game_and_solver_lists(
+      parser, game_help="OpenSpiel game string (repeatable; any number of players: NashConv "
+      "replaces exploitability beyond two-player zero-sum games); default: "
+      + ", ".join(g for g, _, _ in DEFAULT_GAMES),
+      solver_help="solver (repeatable), one of " + ", ".join(solver_registry.available_solvers())
+      + "; default: " + ", ".join(solver_registry.report_solvers()))
   parser.add_argument("--iterations", type=arguments.positive_int, metavar="T",
                       help="iterations for every game (default: per game, "
                       + ", ".join(f"{g} {full} ({quick} with --quick)"

@@ -205,6 +205,22 @@ def skip_reason(solver: str, game: str) -> Optional[str]:
   return None
 
 
+def runs_on(solver: str, game: str, default_solvers: bool) -> bool:
+  """Whether an experiment's sweep runs ``solver`` on ``game``.
+
+  With ``default_solvers`` (the solvers are the experiment's default list), a pair that
+  ``skip_reason`` names is left out (False); else a solver the user named that refuses the game
+  (``refusal``) is an error.
+
+  Raises:
+    ValueError: without ``default_solvers``, the refusal (one line).
+  """
+  reason = skip_reason(solver, game) if default_solvers else refusal(solver, game)
+  if reason is not None and not default_solvers:
+    raise ValueError(reason)
+  return reason is None
+
+
 def options_json(options: Mapping[str, Any]) -> str:
   """A ``Job.options`` text: the JSON object of ``options``, keys sorted (one text per value)."""
   return json.dumps(dict(options), sort_keys=True)

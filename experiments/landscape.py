@@ -51,6 +51,7 @@ import pyspiel
 import tqdm
 
 from algorithms import kuhn_equilibria
+from algorithms import regret_bounds
 from experiments import arguments
 from experiments import checks
 from experiments import equilibrium_map
@@ -295,15 +296,6 @@ def compute(ante: float, bet: float, solver: str, iterations: int, seed: int = 0
                    float(exploitability.nash_conv(game, path.average_policy)))
 
 
-def cfr_nash_conv_bound(game: pyspiel.Game, iterations: int) -> float:
-  """CFR's bound on the NashConv of its average policy after T iterations,
-  Delta (|I_0| + |I_1|) sqrt(|A|) / sqrt(T) (Zinkevich et al., NeurIPS 2007, Theorem 4, summed
-  over both players), with Delta = max utility - min utility."""
-  infosets = len(policy_lib.TabularPolicy(game).state_lookup)
-  delta = game.max_utility() - game.min_utility()
-  return delta * infosets * np.sqrt(game.num_distinct_actions()) / np.sqrt(iterations)
-
-
 def landscape_checks(land: Landscape) -> List[Check]:
   """The closed form against the OpenSpiel surface, the reduction against the full game, and
   CFR's average against its convergence bound."""
@@ -324,7 +316,7 @@ def landscape_checks(land: Landscape) -> List[Check]:
                          "is exact"),
       checks.at_most(f"landscape {name}: NashConv of CFR's average after "
                      f"{len(land.path.average_p)} iterations", land.final_nash_conv,
-                     cfr_nash_conv_bound(land.game, len(land.path.average_p)),
+                     regret_bounds.cfr_nash_conv_bound(land.game, len(land.path.average_p)),
                      "0 at equilibrium; CFR regret bound (Zinkevich et al. 2007)"),
   ]
   if not land.closed_form.family:  # A unique equilibrium: the surface's saddle must be it.

@@ -232,12 +232,8 @@ def make_jobs(game_strings: Sequence[str], solvers: Sequence[str], seed: int,
   for game in game_strings:
     leduc = game.startswith("leduc_poker")
     for solver in solvers:
-      reason = (jobs_lib.skip_reason(solver, game) if default_solvers
-                else jobs_lib.refusal(solver, game))
-      if reason is not None:
-        if default_solvers:
-          continue
-        raise ValueError(reason)
+      if not jobs_lib.runs_on(solver, game, default_solvers):
+        continue
       sampled = solver_registry.get_solver(solver).sampled
       if iterations:
         budget = iterations
@@ -287,13 +283,12 @@ def strategy_frame(results: Sequence[jobs_lib.JobResult]) -> pd.DataFrame:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-  parser.add_argument("--game", action="append", type=arguments.any_game_string,
-                      metavar="GAME_STRING", help="game (repeatable; default: "
-                      + ", ".join(REFERENCE_GAMES) + "; with --quick all but leduc_poker). "
-                      "With more than two players NashConv replaces exploitability")
-  parser.add_argument("--solver", action="append", type=arguments.solver_name, metavar="NAME",
-                      help="solver (repeatable; default: "
-                      + ", ".join(solver_registry.report_solvers()) + ")")
+  arguments.add_game_and_solver_lists(
+      parser, game_help="game (repeatable; default: " + ", ".join(REFERENCE_GAMES)
+      + "; with --quick all but leduc_poker). With more than two players NashConv replaces "
+      "exploitability",
+      solver_help="solver (repeatable; default: " + ", ".join(solver_registry.report_solvers())
+      + ")")
   parser.add_argument("--iterations", type=arguments.positive_int, metavar="T",
                       help=ITERATIONS.help("iterations per solver")[:-1]
                       + f"; {LEDUC_ITERATIONS} on leduc_poker)")

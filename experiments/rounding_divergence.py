@@ -22,7 +22,6 @@ and 5.25e-3 (C++). Perturbed-regret control at T=8669: 2.09e-3 to 2.24e-3 over 8
 """
 
 import argparse
-import sys
 from typing import List, Sequence
 
 import numpy as np
@@ -31,6 +30,7 @@ import pyspiel
 
 from algorithms import CFRSolver
 from experiments import games
+from experiments import scripts
 
 
 def divergence(game: pyspiel.Game, checkpoints: Sequence[int]) -> List[tuple]:
@@ -94,8 +94,4 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-  try:
-    sys.exit(main())
-  except KeyboardInterrupt:
-    print("interrupted", file=sys.stderr)
-    sys.exit(130)
+  scripts.run(main)

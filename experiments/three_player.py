@@ -98,15 +98,13 @@ def make_jobs(game_strings: Sequence[str], solvers: Sequence[str], seed: int, nu
   Python game is compared with the engine's CFR).
 
   Raises:
-    ValueError: if a solver refuses a game (``jobs.refusal``).
+    ValueError: if a solver refuses a game (``jobs.refusal``, through ``jobs.runs_on``).
   """
   found = []
   for game_string in game_strings:
     game = games.load_game(game_string, two_player_zero_sum=False)
     for solver in solvers:
-      refused = jobs_lib.refusal(solver, game_string)
-      if refused is not None:
-        raise ValueError(refused)
+      jobs_lib.runs_on(solver, game_string, default_solvers=False)  # Raises if refused.
       spec = solver_registry.get_solver(solver)
       budget = solver_budget(game, solver, iterations, python_iterations)
       points = jobs_lib.measuring_points(budget, NUM_MEASURING_POINTS, (python_iterations,))
@@ -339,12 +337,10 @@ def plot_values(runs: pd.DataFrame, game: str,
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-  parser.add_argument("--game", action="append", type=arguments.any_game_string,
-                      metavar="GAME_STRING", help="game (repeatable; default: "
-                      + ", ".join(DEFAULT_GAMES) + "); the family analysis applies to "
-                      "three-player Kuhn poker at ante = bet = 1")
-  parser.add_argument("--solver", action="append", type=arguments.solver_name, metavar="NAME",
-                      help="solver (repeatable; default: " + ", ".join(DEFAULT_SOLVERS) + ")")
+  arguments.add_game_and_solver_lists(
+      parser, game_help="game (repeatable; default: " + ", ".join(DEFAULT_GAMES)
+      + "); the family analysis applies to three-player Kuhn poker at ante = bet = 1",
+      solver_help="solver (repeatable; default: " + ", ".join(DEFAULT_SOLVERS) + ")")
   parser.add_argument("--iterations", type=arguments.positive_int, metavar="T",
                       help=ITERATIONS.help("iterations of full-traversal solvers ("
                                            f"{solver_registry.SAMPLED_BUDGET_FACTOR}x for "

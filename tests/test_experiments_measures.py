@@ -67,3 +67,15 @@ def test_python_games_and_solver_refusals():
   assert jobs.skip_reason("cfr", "kuhn_poker(players=3)") is None
   assert "too slow" in jobs.skip_reason("cfr", "kuhn_poker_ante(players=3)")
   assert jobs.skip_reason("cs_cfr", "kuhn_poker_ante(players=3)") is None
+
+
+def test_runs_on_skips_a_default_solver_and_refuses_a_named_one():
+  # A default solver is left out where skip_reason names a reason; a named one that refuses the
+  # game is a one-line ValueError; one that is merely slow on a Python game still runs if named.
+  assert jobs.runs_on("cfr_avg_d1", "kuhn_poker", default_solvers=False)
+  assert not jobs.runs_on("cfr_avg_d1", "kuhn_poker(players=3)", default_solvers=True)
+  assert not jobs.runs_on("cfr", "kuhn_poker_ante(players=3)", default_solvers=True)
+  assert jobs.runs_on("cfr", "kuhn_poker_ante(players=3)", default_solvers=False)
+  assert jobs.runs_on("cs_cfr", "kuhn_poker_ante(players=3)", default_solvers=True)
+  with pytest.raises(ValueError, match="needs a two-player zero-sum game; .* has 3 players"):
+    jobs.runs_on("cfr_avg_d1", "kuhn_poker(players=3)", default_solvers=False)
