@@ -1,7 +1,13 @@
-"""CFR's worst-case bound on the NashConv of its average policy in a two-player zero-sum game.
+"""Regret matching's and CFR's worst-case regret bounds.
 
-Zinkevich, Johanson, Bowling, Piccione, "Regret minimization in games with incomplete
-information", NeurIPS 2007, Theorem 4: when every information set of player i minimizes its
+Regret matching (Hart and Mas-Colell, "A simple adaptive procedure leading to correlated
+equilibrium", Econometrica 2000) at one decision with |A| actions and payoffs of range Delta has
+average regret at most Delta sqrt(|A|) / sqrt(T) after T rounds against any opponents
+(Zinkevich, Johanson, Bowling, Piccione, "Regret minimization in games with incomplete
+information", NeurIPS 2007, Theorem 3, for the immediate counterfactual regret of an information
+set): ``regret_matching_bound``.
+
+CFR (the same paper, Theorem 4): when every information set of player i minimizes its
 immediate counterfactual regret by regret matching, i's average overall regret after T
 iterations is at most
 
@@ -32,11 +38,34 @@ section 2).
 """
 
 import math
+from typing import Union
 
+import numpy as np
 from open_spiel.python import policy as policy_lib
 import pyspiel
 
 from algorithms import game_tree
+
+
+def regret_matching_bound(payoff_range: float, actions: int,
+                          iterations: Union[int, np.ndarray]) -> Union[float, np.ndarray]:
+  """Regret matching's bound on average regret after T = ``iterations`` rounds,
+  Delta sqrt(|A|) / sqrt(T) (Zinkevich et al. 2007, Theorem 3; see the module docstring).
+
+  Args:
+    payoff_range: Delta, the largest minus the smallest payoff of the player.
+    actions: |A| >= 1, the player's number of actions.
+    iterations: T >= 1, or an array of them (the bound of each).
+
+  Returns:
+    The bound (an array for an array of T).
+  """
+  t = np.asarray(iterations, dtype=float)
+  if actions < 1 or np.any(t < 1):
+    raise ValueError(f"the regret-matching bound needs actions >= 1 and iterations >= 1, got "
+                     f"{actions} actions and iterations {iterations}")
+  bound = payoff_range * math.sqrt(actions) / np.sqrt(t)
+  return float(bound) if bound.ndim == 0 else bound
 
 
 def cfr_nash_conv_bound(game: pyspiel.Game, iterations: int) -> float:
@@ -61,4 +90,5 @@ def cfr_nash_conv_bound(game: pyspiel.Game, iterations: int) -> float:
     raise ValueError(f"CFR's NashConv bound needs iterations >= 1, got {iterations}")
   infosets = len(policy_lib.TabularPolicy(game).state_lookup)  # |I_0| + |I_1|.
   delta = game.max_utility() - game.min_utility()
-  return delta * infosets * math.sqrt(game.num_distinct_actions()) / math.sqrt(iterations)
+  # Theorem 4: every information set's regret-matching bound, summed.
+  return infosets * regret_matching_bound(delta, game.num_distinct_actions(), iterations)

@@ -42,6 +42,7 @@ from experiments import play
 from experiments import provenance
 from experiments import report
 from experiments.report_section import ReportSection
+from experiments.scripts import EXIT_INTERRUPTED
 from spiel_games import atomic_file
 
 # The experiments, in report order. A new experiment is one entry here.
@@ -61,7 +62,6 @@ RUN = "run"
 PROG = "kuhn-experiments"
 PLAY = "play"
 ERROR_LOG = "error.log"
-EXIT_INTERRUPTED = 130
 MAX_FAILED_CHECKS_SHOWN = 40
 
 

@@ -37,6 +37,7 @@ from experiments import play_view
 from experiments import policies
 from experiments.play_view import chips
 from experiments.play_view import line
+from experiments.scripts import EXIT_INTERRUPTED
 from spiel_games.atomic_file import atomic_write_text
 
 Z_95 = 1.959963984540054  # Standard normal 97.5% quantile.
@@ -304,11 +305,11 @@ class Match:
       reason = "end of input"
     except KeyboardInterrupt:
       self.say("")
-      status, reason = 130, "interrupted"
+      status, reason = EXIT_INTERRUPTED, "interrupted"
     try:
       self.finish(reason)
     except KeyboardInterrupt:
-      status = 130
+      status = EXIT_INTERRUPTED
     return status
 
 
@@ -350,7 +351,7 @@ def main(argv: Optional[Sequence[str]] = None,
     return 2
   except KeyboardInterrupt:
     say("")
-    return 130
+    return EXIT_INTERRUPTED
   try:
     return match.run()
   except OSError as e:  # The transcript could not be written.

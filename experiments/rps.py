@@ -34,6 +34,7 @@ import pandas as pd
 import pyspiel
 from scipy import sparse
 
+from algorithms import regret_bounds
 from algorithms import regret_matching
 from algorithms import sequence_form_lp
 from experiments import arguments
@@ -102,9 +103,11 @@ def payoff_range(game: pyspiel.MatrixGame) -> float:
 
 
 def regret_bound(game: pyspiel.MatrixGame, iterations: np.ndarray) -> np.ndarray:
-  """Regret matching's average-regret bound Delta sqrt(|A|) / sqrt(T) (Zinkevich et al. 2007)."""
+  """Regret matching's average-regret bound Delta sqrt(|A|) / sqrt(T) on ``game``
+  (``regret_bounds.regret_matching_bound``, Zinkevich et al. 2007, Theorem 3)."""
   actions = max(game.num_rows(), game.num_cols())
-  return payoff_range(game) * np.sqrt(actions) / np.sqrt(np.asarray(iterations, dtype=float))
+  return regret_bounds.regret_matching_bound(payoff_range(game), actions,
+                                             np.asarray(iterations))
 
 
 def nash_conv(game: pyspiel.MatrixGame, row: np.ndarray, col: np.ndarray) -> float:

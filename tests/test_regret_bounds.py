@@ -1,8 +1,9 @@
-"""Tests of algorithms.regret_bounds: CFR's NashConv bound (Zinkevich et al., NeurIPS 2007,
-Theorem 4, summed over the two players)."""
+"""Tests of algorithms.regret_bounds (Zinkevich et al., NeurIPS 2007): regret matching's bound
+(Theorem 3) and CFR's NashConv bound (Theorem 4, summed over the two players)."""
 
 import math
 
+import numpy as np
 from open_spiel.python.algorithms import cfr
 from open_spiel.python.algorithms import exploitability
 import pyspiel
@@ -52,3 +53,40 @@ def test_openspiel_cfr_stays_under_the_bound_and_the_tutorial_number():
 def test_bad_input_is_a_value_error(game_string, iterations, message):
   with pytest.raises(ValueError, match=message):
     regret_bounds.cfr_nash_conv_bound(pyspiel.load_game(game_string), iterations)
+
+
+def test_regret_matching_bound_values_and_arrays():
+  # Delta sqrt(|A|) / sqrt(T): rock-paper-scissors payoffs in [-1, 1] (Delta = 2), 3 actions.
+  assert regret_bounds.regret_matching_bound(2.0, 3, 100) == pytest.approx(2 * math.sqrt(3) / 10,
+                                                                           rel=1e-15)
+  bounds = regret_bounds.regret_matching_bound(2.0, 3, np.array([1, 4, 100]))
+  assert bounds == pytest.approx([2 * math.sqrt(3), math.sqrt(3), 2 * math.sqrt(3) / 10],
+                                 rel=1e-15)
+  for actions, iterations in ((0, 10), (3, 0), (3, np.array([5, 0]))):
+    with pytest.raises(ValueError, match="needs actions >= 1 and iterations >= 1"):
+      regret_bounds.regret_matching_bound(2.0, actions, iterations)
+
+
+def test_regret_matching_bound_holds_for_rps_self_play():
+  # The bound holds for any opponents, here regret matching itself on rock-paper-scissors:
+  # each player's average regret after T rounds stays below it.
+  game = pyspiel.load_matrix_game("matrix_rps")
+  payoffs = np.array(game.row_utilities())
+  regrets = [np.zeros(3), np.zeros(3)]
+  totals = [np.zeros(3), np.zeros(3)]
+  earned = [0.0, 0.0]
+  for t in range(1, 501):
+    policies = []
+    for r in regrets:
+      positive = np.maximum(r, 0)
+      policies.append(positive / positive.sum() if positive.sum() > 0 else np.full(3, 1 / 3))
+    if t == 1:
+      policies[0] = np.array([1.0, 0.0, 0.0])  # Start away from the equilibrium.
+    values = [payoffs @ policies[1], -(policies[0] @ payoffs)]
+    for i in range(2):
+      regrets[i] += values[i] - policies[i] @ values[i]
+      totals[i] += values[i]
+      earned[i] += policies[i] @ values[i]
+    for i in range(2):
+      average_regret = (totals[i].max() - earned[i]) / t
+      assert average_regret <= regret_bounds.regret_matching_bound(2.0, 3, t) + 1e-12
