@@ -320,9 +320,9 @@ def headlines(docs: pathlib.Path) -> str:
   (``SUMMARY``, ``REBEL_TABLE``) and from the benchmark's output (``BENCHMARK``)."""
   summary = _markdown_rows((docs / SUMMARY).read_text())
   passed = [tuple(int(x) for x in row["checks passed"].split("/")) for row in summary]
-  rebel_rows = {(r["game"], r["depth"], r["algorithm"], r["weighting"]): r
-                for r in _markdown_rows((docs / REBEL_TABLE).read_text())}
-  last = [c for c in _markdown_rows((docs / REBEL_TABLE).read_text())[0] if c.startswith("T=")][-1]
+  rebel = _markdown_rows((docs / REBEL_TABLE).read_text())
+  rebel_rows = {(r["game"], r["depth"], r["algorithm"], r["weighting"]): r for r in rebel}
+  last = [c for c in rebel[0] if c.startswith("T=")][-1]
   full, avg, mod = (rebel_rows[("kuhn_poker", depth, algorithm, "uniform")][last] for depth,
                     algorithm in (("full", "CFR (full game)"), ("1", "CFR-AVG"),
                                   ("1", "modified CFR-AVG")))

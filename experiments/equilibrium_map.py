@@ -64,7 +64,7 @@ ERROR_FLOOR = 1e-12  # Distances below this are drawn at it (the log colour scal
 def stakes(points: int) -> np.ndarray:
   """The grid's antes (and bets): MAX_STAKE k / points for k = 1..points, in chips."""
   if points < 2:
-    raise ValueError(f"--grid must be an integer >= 2, got {points}")
+    raise ValueError(f"grid points per axis must be an integer >= 2, got {points}")
   return MAX_STAKE * np.arange(1, points + 1) / points
 
 
@@ -180,8 +180,9 @@ def solve_alone(ante: float, bet: float, iterations: int) -> Tuple[float, float]
 
 
 def map_checks(solved: EquilibriumMap) -> List[Check]:
-  """Every point's (p, q) against the closed form, the grid's exploitability against issue 9's
-  target, and the kernel's exploitability against OpenSpiel's."""
+  """Every point's (p, q) against the closed form, the grid's exploitability against the
+  batched-solving target (``EXPLOITABILITY_BOUND``, docs/benchmark.md), and the kernel's
+  exploitability against OpenSpiel's."""
   label = f"equilibrium map {solved.points}x{solved.points}, CFR+ T={solved.iterations}"
   unique, family = ~solved.family, solved.family
   found = [checks.within(f"{label}: max |(p, q) - closed form| over the {unique.sum()} games "
@@ -197,7 +198,7 @@ def map_checks(solved: EquilibriumMap) -> List[Check]:
   found += [
       checks.at_most(f"{label}: max exploitability over {len(solved.ante)} games",
                      solved.exploitability.max(), EXPLOITABILITY_BOUND,
-                     "0 at equilibrium; bound: issue 9's batched-solving target"),
+                     "0 at equilibrium; bound: the batched-solving target of docs/benchmark.md"),
       checks.same_number(f"{label}: exploitability at ante {solved.ante[worst]:g}, bet "
                          f"{solved.bet[worst]:g} (the largest), kernel vs OpenSpiel",
                          solved.exploitability[worst], solved.openspiel_exploitability,

@@ -45,8 +45,8 @@ import functools
 import math
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
+import matplotlib.axes
 import matplotlib.figure
-import matplotlib.pyplot as plt
 import numpy as np
 from open_spiel.python import policy as policy_lib
 import pandas as pd
@@ -493,27 +493,38 @@ def finals(frame: pd.DataFrame) -> pd.DataFrame:
 
 COLOURS = {"full-game CFR": "black", "exact": "tab:green", "learned": "tab:orange",
            "Hedge": "tab:purple", "perturbed": "tab:blue", "perfect": "tab:grey"}
-EXPLOITABILITY = "exploitability (chips per hand)"
+EXPLOITABILITY = "exploitability"
+PER_HAND = "chips per hand"
 
 
-def _panels(count: int, width: float = 4.2, height: float = 3.3):
-  columns = min(count, 3 if count > 4 else 2)
-  rows = math.ceil(count / columns)
-  fig, axes = plt.subplots(rows, columns, figsize=(width * columns, height * rows + 0.9),
-                           squeeze=False, layout="constrained")
-  for ax in axes.flat[count:]:
+def _per_cut_figure(cuts: Sequence[Cut], title: str,
+                    draw: Callable[[matplotlib.axes.Axes, Cut], None]) -> matplotlib.figure.Figure:
+  """One panel per cut, drawn by ``draw(ax, cut)`` and titled with the cut, one legend below the
+  panels (``plotting.legend_below``) and ``title`` above."""
+  columns = min(len(cuts), 3 if len(cuts) > 4 else 2)
+  rows = math.ceil(len(cuts) / columns)
+  fig, axes = plotting.subplots(rows, columns, figsize=(4.2 * columns, 3.3 * rows + 0.9))
+  for ax in axes.flat[len(cuts):]:
     ax.set_visible(False)
-  return fig, list(axes.flat[:count])
+  for ax, cut in zip(axes.flat, cuts):
+    draw(ax, cut)
+    ax.set_title(cut_label(cut), fontsize=9)
+  plotting.legend_below(fig, ncol=4)
+  fig.suptitle(title)
+  return fig
 
 
-def _legend_below(fig: matplotlib.figure.Figure, axes) -> None:
-  """One legend for the figure, below the panels (outside the data)."""
-  entries = {}
-  for ax in axes:
-    for handle, label in zip(*ax.get_legend_handles_labels()):
-      entries.setdefault(label, handle)
-  fig.legend(list(entries.values()), list(entries), loc="outside lower center",
-             ncol=min(4, len(entries)), fontsize=8)
+def _of_cut(frame: pd.DataFrame, cut: Cut) -> pd.DataFrame:
+  """The rows of ``frame`` for one cut (game, depth)."""
+  return frame[(frame.game == cut[0]) & (frame.depth == cut[1])]
+
+
+def _sqrt_guide(ax: matplotlib.axes.Axes, exact: pd.DataFrame) -> None:
+  """The O(1/sqrt(T)) guide from the exact-leaf runs' median at their first measured T."""
+  first = exact.iteration.min()
+  start = exact[exact.iteration == first].exploitability.median()
+  plotting.sqrt_guide(ax, np.sort(exact.iteration.unique()).astype(float), float(first),
+                      float(start))
 
 
 def _curve(ax, runs: pd.DataFrame, label: str, **style) -> None:
@@ -529,52 +540,47 @@ def _curve(ax, runs: pd.DataFrame, label: str, **style) -> None:
 def plot_convergence(frame: pd.DataFrame, cuts: Sequence[Cut],
                      model_seeds: int) -> matplotlib.figure.Figure:
   """Figure 1: learned vs exact leaves vs full-game CFR, one panel per cut."""
-  fig, axes = _panels(len(cuts))
   data = frame[frame.part == "convergence"]
-  for ax, cut in zip(axes, cuts):
-    here = data[(data.game == cut[0]) & (data.depth == cut[1])]
-    full = here[here.leaves == "full-game CFR"]
-    _curve(ax, full, "full-game CFR", color=COLOURS["full-game CFR"])
+  band = f" (median, min-max of {model_seeds} models)" if model_seeds > 1 else ""
+
+  def draw(ax, cut):
+    here = _of_cut(data, cut)
+    _curve(ax, here[here.leaves == "full-game CFR"], "full-game CFR",
+           color=COLOURS["full-game CFR"])
     exact = here[here.leaves == "exact"]
     _curve(ax, exact, "CFR-AVG, exact LP leaves", color=COLOURS["exact"])
     learned = here[here.leaves == "learned"]
-    band = f" (median, min-max of {model_seeds} models)" if model_seeds > 1 else ""
     _curve(ax, learned, "CFR-AVG, learned leaves" + band, color=COLOURS["learned"])
-    last = learned[learned.trunk.notna()]
-    ax.plot(last.iteration, last.trunk, linestyle="none", marker="v", color=COLOURS["learned"],
-            label="learned leaves: trunk with its best continuation")
-    ex_last = exact[exact.trunk.notna()]
-    ax.plot(ex_last.iteration, ex_last.trunk, linestyle="none", marker="v",
-            color=COLOURS["exact"], label="exact leaves: trunk with its best continuation")
-    start = exact[exact.iteration == exact.iteration.min()].exploitability.median()
-    plotting.sqrt_guide(ax, np.sort(exact.iteration.unique()).astype(float),
-                        float(exact.iteration.min()), float(start))
-    plotting.log_log(ax, "iterations T", EXPLOITABILITY)
-    ax.set_title(cut_label(cut), fontsize=9)
-  _legend_below(fig, axes)
-  fig.suptitle("CFR-AVG with learned vs exact leaf values: exploitability of the average policy")
-  return fig
+    for runs, name in ((learned, "learned"), (exact, "exact")):
+      last = runs[runs.trunk.notna()]
+      ax.plot(last.iteration, last.trunk, linestyle="none", marker="v", color=COLOURS[name],
+              label=f"{name} leaves: trunk with its best continuation")
+    _sqrt_guide(ax, exact)
+    plotting.log_log(ax, "iterations T", EXPLOITABILITY, yunit=PER_HAND)
+
+  return _per_cut_figure(
+      cuts, "CFR-AVG with learned vs exact leaf values: exploitability of the average policy",
+      draw)
 
 
 def plot_errors(frame: pd.DataFrame, cuts: Sequence[Cut]) -> matplotlib.figure.Figure:
   """Figure 2: exploitability against the value error, one panel per cut."""
-  fig, axes = _panels(len(cuts))
   rows = finals(frame[frame.part == "error"])
-  for ax, cut in zip(axes, cuts):
-    here = rows[(rows.game == cut[0]) & (rows.depth == cut[1])]
-    exact = finals(frame[(frame.part == "convergence") & (frame.game == cut[0]) &
-                         (frame.depth == cut[1]) & (frame.leaves == "exact")])
+
+  def draw(ax, cut):
+    here = _of_cut(rows, cut)
+    exact = finals(_of_cut(frame[(frame.part == "convergence") & (frame.leaves == "exact")], cut))
     perturbed = here[here.leaves == "perturbed"].sort_values("path_err_mean")
-    ax.plot(perturbed.path_err_mean, perturbed.exploitability, marker="o",
-            color=COLOURS["perturbed"], label="exact + smooth error: exploitability")
-    ax.plot(perturbed.path_err_mean, perturbed.trunk, marker="o", linestyle="--",
-            fillstyle="none", color=COLOURS["perturbed"],
-            label="exact + smooth error: trunk with its best continuation")
     learned = here[here.leaves == "learned"]
-    ax.plot(learned.path_err_mean, learned.exploitability, linestyle="none", marker="s",
-            color=COLOURS["learned"], label="learned models: exploitability")
-    ax.plot(learned.path_err_mean, learned.trunk, linestyle="none", marker="s", fillstyle="none",
-            color=COLOURS["learned"], label="learned models: trunk with its best continuation")
+    # Each series twice: the average policy's exploitability (filled) and its trunk's (hollow).
+    for runs, name, key, marker, line, trunk_line in (
+        (perturbed, "exact + smooth error", "perturbed", "o", "-", "--"),
+        (learned, "learned models", "learned", "s", "none", "none")):
+      ax.plot(runs.path_err_mean, runs.exploitability, marker=marker, linestyle=line,
+              color=COLOURS[key], label=f"{name}: exploitability")
+      ax.plot(runs.path_err_mean, runs.trunk, marker=marker, linestyle=trunk_line,
+              fillstyle="none", color=COLOURS[key],
+              label=f"{name}: trunk with its best continuation")
     if len(exact):
       ax.axhline(float(exact.exploitability.median()), color=COLOURS["exact"], linestyle=":",
                  label="exact leaves, same T")
@@ -586,40 +592,37 @@ def plot_errors(frame: pd.DataFrame, cuts: Sequence[Cut]) -> matplotlib.figure.F
               label="least-squares line through 0 (smooth-error series)")
       ax.text(0.03, 0.95, f"fit: {slope:.2g} e", transform=ax.transAxes, fontsize=8,
               va="top", color="dimgrey")
-    plotting.log_log(ax, "on-path mean value error e (chips)", EXPLOITABILITY)
-    ax.set_title(cut_label(cut), fontsize=9)
-  _legend_below(fig, axes)
-  fig.suptitle("Exploitability of CFR-AVG against the error of its leaf values")
-  return fig
+    plotting.log_log(ax, "on-path mean value error e", EXPLOITABILITY, xunit="chips",
+                     yunit=PER_HAND)
+
+  return _per_cut_figure(cuts, "Exploitability of CFR-AVG against the error of its leaf values",
+                         draw)
 
 
 def plot_modified(frame: pd.DataFrame, cuts: Sequence[Cut]) -> matplotlib.figure.Figure:
   """Figure 3: modified vs standard CFR-AVG with exact, Hedge and learned leaves."""
-  fig, axes = _panels(len(cuts))
   data = frame[frame.part == "modified"]
   names = {"exact": "exact LP leaves", "Hedge": "Hedge leaves", "learned": "learned leaves"}
-  for ax, cut in zip(axes, cuts):
-    here = data[(data.game == cut[0]) & (data.depth == cut[1])]
+
+  def draw(ax, cut):
+    here = _of_cut(data, cut)
     for leaves, name in names.items():
       for variant, style in (("standard", ":"), ("modified", "-")):
         runs = here[(here.leaves == leaves) & (here.variant == variant)]
-        if len(runs):
-          _curve(ax, runs, f"{variant} CFR-AVG, {name}", color=COLOURS[leaves], linestyle=style)
+        _curve(ax, runs, f"{variant} CFR-AVG, {name}", color=COLOURS[leaves], linestyle=style)
     exact = here[(here.leaves == "exact") & (here.variant == "standard")]
     if len(exact):
-      start = exact[exact.iteration == exact.iteration.min()].exploitability.median()
-      plotting.sqrt_guide(ax, np.sort(exact.iteration.unique()).astype(float),
-                          float(exact.iteration.min()), float(start))
-    plotting.log_log(ax, "iterations T", EXPLOITABILITY)
-    ax.set_title(cut_label(cut), fontsize=9)
-  _legend_below(fig, axes)
-  fig.suptitle("Modified CFR-AVG (de-averaged leaf values, solid) vs standard (dotted)")
-  return fig
+      _sqrt_guide(ax, exact)
+    plotting.log_log(ax, "iterations T", EXPLOITABILITY, yunit=PER_HAND)
+
+  return _per_cut_figure(
+      cuts, "Modified CFR-AVG (de-averaged leaf values, solid) vs standard (dotted)", draw)
 
 
 def plot_self_play(frame: pd.DataFrame, cut: Cut, seeds: int) -> matplotlib.figure.Figure:
   """Figure 4: self-play's value error and search exploitability against rounds."""
-  fig, (ax_err, ax_exp) = plt.subplots(1, 2, figsize=(10, 4.2), layout="constrained")
+  fig, axes = plotting.subplots(1, 2, figsize=(10, 4.2))
+  ax_err, ax_exp = axes.flat
   rows = finals(frame[frame.part == "self-play"])
   rounds = np.sort(rows["round"].unique()).astype(float)
 
@@ -642,15 +645,16 @@ def plot_self_play(frame: pd.DataFrame, cut: Cut, seeds: int) -> matplotlib.figu
                    label="exact LP leaves, same T")
     ax_exp.axhline(float(exact.trunk.median()), color=COLOURS["exact"], linestyle="-.",
                    linewidth=1, label="exact LP leaves: trunk with its best continuation")
-  ax_err.set_ylabel("value error (max error of a counterfactual value, chips)")
-  ax_exp.set_ylabel(EXPLOITABILITY)
+  ax_err.set_ylabel(plotting.axis_label("value error (max error of a counterfactual value)",
+                                        "chips", log=True))
+  ax_exp.set_ylabel(plotting.axis_label(EXPLOITABILITY, PER_HAND, log=True))
   for ax in (ax_err, ax_exp):
     ax.set_yscale("log")
     ax.set_xlabel("self-play round (0: untrained)")
     ax.grid(True, which="both", alpha=0.3)
   ax_err.set_title("value error of the model", fontsize=9)
   ax_exp.set_title("CFR-AVG search with the model's leaf values", fontsize=9)
-  _legend_below(fig, [ax_err, ax_exp])
+  plotting.legend_below(fig, ncol=4)
   fig.suptitle(f"ReBeL self-play on {cut_label(cut)}: median and min-max of {seeds} seeds")
   return fig
 

@@ -173,13 +173,13 @@ def test_grid_points_lie_on_an_exact_grid_with_the_boundary_on_it():
   np.testing.assert_allclose(np.unique(ante), np.arange(1, 7) / 3, atol=1e-15)
   assert (rules[8].ante, rules[8].bet) == (ante[8], bet[8]) == (1.0, 2 / 3)  # Bet-major.
   assert sum(2 * a == b for a, b in zip(ante, bet)) == 3  # Exactly, in floating point.
-  with pytest.raises(ValueError, match="--grid"):
+  with pytest.raises(ValueError, match="grid points per axis must be an integer >= 2, got 1"):
     equilibrium_map.stakes(1)
 
 
 def test_batched_grid_equals_each_game_solved_alone(small_map):
   # Each game's policy in the batch is the one CFRPlusSolver gives on that game alone, for the
-  # same iterations (issue 9: batched solving changes nothing but the cost).
+  # same iterations (batched solving changes nothing but the cost).
   assert list(small_map.convergence.iterations) == [100, 300]
   # (ante, bet) = (1/3, 1/3), (2, 1/3), (1, 2/3), (1/3, 1), (2, 2): bluffing, bluffing, the
   # family 2S = B, passive, bluffing.
@@ -216,8 +216,8 @@ def test_distance_to_closed_form_handles_the_family():
 
 def test_default_iterations_reach_the_closed_form_and_the_exploitability_target():
   # 8 x 8 grid, the default CFR+ iterations: every point within the stated tolerance of the hand
-  # closed form above, and the exploitability within issue 9's target (exact, and OpenSpiel's at
-  # the worst point).
+  # closed form above, and the exploitability within the batched-solving target (exact, and
+  # OpenSpiel's at the worst point).
   solved = equilibrium_map.solve_grid(8)
   for a, b, p, q, family in zip(solved.ante, solved.bet, solved.p, solved.q, solved.family):
     if family:

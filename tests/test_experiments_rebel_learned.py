@@ -71,7 +71,7 @@ def test_figures_show_the_series_the_captions_name(quick_run):
     assert line in axes["lines"]
   summary = plotting.read_figure_summary(folder / "rebel_learned_error.png")
   (axes,) = summary["axes"]
-  assert axes["xlabel"] == "on-path mean value error e (chips) (log scale)"
+  assert axes["xlabel"] == "on-path mean value error e (chips, log scale)"
   assert "least-squares line through 0 (smooth-error series)" in axes["lines"]
   assert "exact leaves, same T" in axes["lines"]
   summary = plotting.read_figure_summary(folder / "rebel_learned_modified.png")

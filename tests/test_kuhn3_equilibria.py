@@ -213,11 +213,8 @@ def test_policy_refuses_other_games():
     k3.kuhn3_equilibrium().policy(pyspiel.load_game("kuhn_poker(players=4)"))
 
 
-def test_policy_on_kuhn_poker_ante_when_it_has_three_players():
-  try:
-    ante_game = pyspiel.load_game("kuhn_poker_ante(players=3)")
-  except pyspiel.SpielError:
-    pytest.skip("kuhn_poker_ante has no players parameter on this branch")
+def test_policy_on_kuhn_poker_ante_with_three_players():
+  ante_game = pyspiel.load_game("kuhn_poker_ante(players=3)")
   member = k3.kuhn3_equilibrium(b11=F(1, 8), b21=F(1, 4))
   assert exploitability.nash_conv(ante_game, member.policy(ante_game)) < TOLERANCE
   with pytest.raises(ValueError, match="ante=2.0"):
