@@ -1,9 +1,12 @@
 """Command line: ``python -m experiments <command> [options]`` (script ``kuhn-experiments``).
 
-Every experiment module listed in ``EXPERIMENT_MODULES`` follows one protocol: ``NAME``, ``HELP``,
-``add_arguments(parser)`` and ``run(args, ctx) -> ReportSection`` with ``ctx`` an
-``experiments.context.Context`` (its folder, budget, seed, executor and sweep runner); each
-becomes a subcommand. The command ``run`` runs all of them (or those named with ``--only``) with
+The commands are the modules (or packages) of ``experiments.commands``, found there by
+``command_modules``: adding a command is adding a module. An experiment follows one protocol:
+``NAME``, ``HELP``, ``REPORT_ORDER`` (its place in the report), ``add_arguments(parser)`` and
+``run(args, ctx) -> ReportSection`` with ``ctx`` an ``experiments.harness.context.Context`` (its
+folder, budget, seed, executor and sweep runner); each becomes a subcommand. An interactive
+command (``play``) has ``NAME``, ``HELP`` and ``main(argv, prog) -> int`` instead, and writes no
+report section. The command ``run`` runs all of them (or those named with ``--only``) with
 their default options. Every command takes the common options of
 ``arguments.add_common_arguments``.
 
@@ -24,6 +27,7 @@ import contextlib
 import dataclasses
 import importlib
 import pathlib
+import pkgutil
 import shutil
 import sys
 import tempfile
@@ -35,39 +39,37 @@ from typing import List, Optional, Sequence, Tuple
 import matplotlib
 import tqdm
 
-from experiments import arguments
-from experiments import context
-from experiments import executors
-from experiments import play
-from experiments import provenance
-from experiments import report
-from experiments.report_section import ReportSection
-from experiments.scripts import EXIT_INTERRUPTED
+from experiments import commands
+from experiments.harness import arguments
+from experiments.harness import context
+from experiments.harness import executors
+from experiments.harness import provenance
+from experiments.harness import report
+from experiments.harness.script_runner import EXIT_INTERRUPTED
+from experiments.harness.section import ReportSection
 from spiel_games import atomic_file
 
-# The experiments, in report order. A new experiment is one entry here.
-EXPERIMENT_MODULES = (
-    "experiments.reference_check",
-    "experiments.convergence",
-    "experiments.three_player",
-    "experiments.ante_sweep",
-    "experiments.rps",
-    "experiments.head_to_head",
-    "experiments.strategy_tables",
-    "experiments.landscape",
-    "experiments.rebel",
-    "experiments.rebel_learned",
-)
 RUN = "run"
 PROG = "kuhn-experiments"
-PLAY = "play"
 ERROR_LOG = "error.log"
 MAX_FAILED_CHECKS_SHOWN = 40
 
 
+def command_modules() -> List[ModuleType]:
+  """Every module and package directly under ``experiments.commands``, imported, by name."""
+  return [importlib.import_module(f"{commands.__name__}.{info.name}")
+          for info in sorted(pkgutil.iter_modules(commands.__path__), key=lambda i: i.name)]
+
+
 def experiment_modules() -> List[ModuleType]:
-  """The experiment modules of ``EXPERIMENT_MODULES``, imported."""
-  return [importlib.import_module(name) for name in EXPERIMENT_MODULES]
+  """The experiments among the commands (those with ``run``), in report order."""
+  return sorted((m for m in command_modules() if hasattr(m, "run")),
+                key=lambda m: m.REPORT_ORDER)
+
+
+def interactive_modules() -> List[ModuleType]:
+  """The interactive commands (those with ``main`` and no ``run``), by name."""
+  return [m for m in command_modules() if hasattr(m, "main") and not hasattr(m, "run")]
 
 
 def _experiment_parser(module: ModuleType, parser: argparse.ArgumentParser
@@ -82,8 +84,8 @@ def build_parser(modules: Sequence[ModuleType], prog: str = PROG) -> argparse.Ar
   parser = argparse.ArgumentParser(
       prog=prog,
       description="Kuhn poker CFR experiments. Results, figures and report.md go to --out.")
-  commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-  run_parser = commands.add_parser(
+  subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+  run_parser = subparsers.add_parser(
       RUN, help="run every experiment at its default budget and write the report",
       description="Run every experiment with its default options and write DIR/report.md.")
   arguments.add_common_arguments(run_parser)
@@ -91,11 +93,12 @@ def build_parser(modules: Sequence[ModuleType], prog: str = PROG) -> argparse.Ar
                           choices=[m.NAME for m in modules],
                           help="run only this experiment (repeatable; default: all of "
                           + ", ".join(m.NAME for m in modules) + ")")
-  commands.add_parser(PLAY, add_help=False, help="play a two-player game against a solver in the "
-                      f"terminal (interactive; {prog} {PLAY} --help)")
+  for module in interactive_modules():
+    subparsers.add_parser(module.NAME, add_help=False,
+                        help=f"{module.HELP} (interactive; {prog} {module.NAME} --help)")
   for module in modules:
     # argparse %-formats a subcommand's help (so % is escaped) but not its description.
-    _experiment_parser(module, commands.add_parser(
+    _experiment_parser(module, subparsers.add_parser(
         module.NAME, help=module.HELP.replace("%", "%%"), description=module.HELP))
   return parser
 
@@ -232,8 +235,9 @@ def main(argv: Optional[Sequence[str]] = None, prog: str = PROG) -> int:
 
 
 def _main(argv: List[str], prog: str) -> int:
-  if argv[:1] == [PLAY]:  # Interactive: it writes no report section.
-    return play.main(argv[1:], prog=f"{prog} {PLAY}")
+  for module in interactive_modules():  # Interactive: it writes no report section.
+    if argv[:1] == [module.NAME]:
+      return module.main(argv[1:], prog=f"{prog} {module.NAME}")
   modules = experiment_modules()
   parser = build_parser(modules, prog)
   try:

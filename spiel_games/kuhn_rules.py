@@ -12,7 +12,7 @@ Rule sets (H. W. Kuhn, "A simplified form of poker", 1950; the N-player generali
 OpenSpiel's C++ ``kuhn_poker(players=N)``, the game of Szafron, Gibson and Sturtevant, "A
 parameterized family of equilibrium profiles for three-player Kuhn poker", AAMAS 2013, for N = 3;
 and a two-player variable-ante variant in which player 0's pass ends the hand, whose equilibria
-``algorithms.kuhn_equilibria`` derives):
+``algorithms.exact.kuhn_equilibria`` derives):
 
 * standard, N players: each player in turn passes or bets until someone bets. If all N pass, the
   hand ends at a showdown for the antes. If the player at position b (0 <= b < N) bets first,

@@ -1,7 +1,7 @@
 """The numpy CFR engine the compiled kernel replaced, kept as the reference it is tested against.
 
-This is the engine of the project before the kernel (``algorithms/tree_passes.py``,
-``algorithms/regret_matching.py`` and ``CFREngine.update`` as of commit c86ba51, whose
+This is the engine of the project before the kernel (``algorithms/cfr/tree_passes.py``,
+``algorithms/cfr/regret_matching.py`` and ``CFREngine.update`` as of commit c86ba51, whose
 two-player results were in turn checked against OpenSpiel), reduced to what the regression
 tests run: full-width passes over the level slices of ``TreeArrays``, with numpy's
 ``reduceat`` and ``bincount``. ``tests/test_cfr_kernel.py`` asserts the kernel's regrets,
@@ -12,8 +12,8 @@ from typing import Optional
 
 import numpy as np
 
-from algorithms.cfr_engine import UpdateRule
-from algorithms.tree_layout import TreeArrays
+from algorithms.cfr.cfr_engine import UpdateRule
+from algorithms.tree.tree_layout import TreeArrays
 
 
 def _levels(a: TreeArrays):

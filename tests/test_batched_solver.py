@@ -11,7 +11,7 @@ import pyspiel
 import pytest
 
 import algorithms
-from algorithms.tree_exploitability import TreeEvaluator
+from algorithms.cfr.tree_exploitability import TreeEvaluator
 import spiel_games  # noqa: F401  (registers the project's games with pyspiel)
 from spiel_games.kuhn_poker_ante import params_from_rules
 from spiel_games.kuhn_rules import KuhnRules

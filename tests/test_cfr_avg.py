@@ -1,4 +1,4 @@
-"""Tests of CFRAvgSolver (CFR-AVG, CFR-D, modified CFR-AVG; algorithms/cfr_avg.py).
+"""Tests of CFRAvgSolver (CFR-AVG, CFR-D, modified CFR-AVG; algorithms/rebel/cfr_avg.py).
 
 References: OpenSpiel's ``cfr._CFRSolver`` (no depth limit, or a cut with no leaf), OpenSpiel's
 ``exploitability.exploitability`` on the reported average policy, and Bayes' rule computed
@@ -14,12 +14,12 @@ import pytest
 
 import algorithms
 from algorithms import CFRAvgSolver
-from algorithms import tree_passes
-from algorithms.cfr_engine import UpdateRule
-from algorithms.leaf_solvers import CFRLeafSolver
-from algorithms.leaf_solvers import LeafSolution
-from algorithms.leaf_solvers import uniform_policy
-from algorithms.smooth_leaf_solver import HedgeLeafSolver
+from algorithms.cfr import tree_passes
+from algorithms.cfr.cfr_engine import UpdateRule
+from algorithms.rebel.leaves.hedge import HedgeLeafSolver
+from algorithms.rebel.leaves.solvers import CFRLeafSolver
+from algorithms.rebel.leaves.solvers import LeafSolution
+from algorithms.rebel.leaves.solvers import uniform_policy
 import spiel_games  # noqa: F401  (registers the project's games with pyspiel)
 from spiel_games.kuhn_poker_ante import rules_of as kuhn_rules_of
 from spiel_games.kuhn_rules import BET

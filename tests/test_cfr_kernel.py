@@ -10,13 +10,13 @@ import numpy as np
 import pyspiel
 import pytest
 
-from algorithms import regret_matching as rm
-from algorithms import tree_passes
-from algorithms.cfr_engine import CFREngine
-from algorithms.cfr_engine import PassValues
-from algorithms.cfr_engine import UpdateRule
-from algorithms.game_tree import GameTree
-from algorithms.tree_layout import TreeArrays
+from algorithms.cfr import regret_matching as rm
+from algorithms.cfr import tree_passes
+from algorithms.cfr.cfr_engine import CFREngine
+from algorithms.cfr.cfr_engine import PassValues
+from algorithms.cfr.cfr_engine import UpdateRule
+from algorithms.tree.game_tree import GameTree
+from algorithms.tree.tree_layout import TreeArrays
 from extra_games import load
 import numpy_reference
 from numpy_reference import ReferenceEngine

@@ -9,14 +9,14 @@ import pyspiel
 import pytest
 
 import algorithms
-from algorithms import kuhn_equilibria
-from algorithms import regret_matching as rm
-from algorithms import sequence_form_lp
-from algorithms import tree_passes
-from algorithms.cfr_engine import CFREngine
-from algorithms.cfr_engine import UpdateRule
-from algorithms.chance_sampling import ChanceSampler
-from algorithms.game_tree import CHANCE
+from algorithms.cfr import regret_matching as rm
+from algorithms.cfr import tree_passes
+from algorithms.cfr.cfr_engine import CFREngine
+from algorithms.cfr.cfr_engine import UpdateRule
+from algorithms.cfr.chance_sampling import ChanceSampler
+from algorithms.exact import kuhn_equilibria
+from algorithms.exact import sequence_form_lp
+from algorithms.tree.game_tree import CHANCE
 import spiel_games  # noqa: F401  (registers the project's games with pyspiel)
 
 # |mean - exact| <= Z standard errors per component. Each component's sample mean over N

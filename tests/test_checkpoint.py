@@ -10,9 +10,9 @@ import pyspiel
 import pytest
 
 import algorithms
-from algorithms import checkpoint
-from algorithms import policy_io
-from algorithms.solvers import SOLVERS
+from algorithms.cfr.solvers import SOLVERS
+from algorithms.file_formats import checkpoint
+from algorithms.file_formats import policy_io
 import spiel_games  # noqa: F401  (registers the project's games with pyspiel)
 
 

@@ -15,8 +15,8 @@ from open_spiel.python.algorithms import exploitability
 import pyspiel
 import pytest
 
-from algorithms import kuhn_equilibria
-from algorithms import sequence_form_lp
+from algorithms.exact import kuhn_equilibria
+from algorithms.exact import sequence_form_lp
 import pure_strategies
 from spiel_games import cpp_twin
 
@@ -178,7 +178,7 @@ def test_cpp_tabular_best_response_on_the_twin_equals_brute_force(player):
 
 
 def test_closed_form_equilibrium_has_zero_nash_conv_on_the_twin():
-  """Kuhn's equilibrium family (value -1/18 for ante 1; algorithms.kuhn_equilibria)."""
+  """Kuhn's equilibrium family (value -1/18 for ante 1; algorithms.exact.kuhn_equilibria)."""
   game = pyspiel.load_game("kuhn_poker_ante")
   twin = cpp_twin.CppTwin(game)
   solution = kuhn_equilibria.kuhn_equilibrium(1.0, 1.0, False)

@@ -17,7 +17,7 @@ from open_spiel.python import policy as policy_lib
 import pyspiel
 import pytest
 
-from algorithms import kuhn_equilibria
+from algorithms.exact import kuhn_equilibria
 from spiel_games import efg_export
 from spiel_games.kuhn_rules import KuhnRules
 

@@ -1,4 +1,4 @@
-"""Tests of algorithms.exact_nash_conv: exact values, best responses and NashConv against
+"""Tests of algorithms.exact.exact_nash_conv: exact values, best responses and NashConv against
 OpenSpiel's float implementation (``exploitability.nash_conv``, ``expected_game_score``) on
 random rational profiles, and against Kuhn's closed-form two-player equilibria (Kuhn 1950)."""
 
@@ -11,8 +11,8 @@ from open_spiel.python.algorithms import exploitability
 import pyspiel
 import pytest
 
-from algorithms import exact_nash_conv
-from algorithms import kuhn_equilibria
+from algorithms.exact import exact_nash_conv
+from algorithms.exact import kuhn_equilibria
 
 F = fractions.Fraction
 TOLERANCE = 1e-12

@@ -1,11 +1,11 @@
-"""Tests of algorithms.exact_number: the exact value of a number, or a one-line ValueError."""
+"""Tests of algorithms.exact.exact_number: the exact value of a number, or a one-line ValueError."""
 
 import fractions
 
 import numpy as np
 import pytest
 
-from algorithms.exact_number import to_fraction
+from algorithms.exact.exact_number import to_fraction
 
 Fraction = fractions.Fraction
 

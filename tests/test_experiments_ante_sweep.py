@@ -1,11 +1,11 @@
-"""Tests of experiments.ante_sweep: closed-form curves, the figures and the command."""
+"""Tests of experiments.commands.ante_sweep: closed-form curves, the figures and the command."""
 
 import pytest
 
-from experiments import ante_sweep
 from experiments import cli
-from experiments import plotting
-from experiments import report
+from experiments.commands import ante_sweep
+from experiments.harness import plotting
+from experiments.harness import report
 
 
 def test_sweep_games_cover_both_rule_sets():

@@ -1,15 +1,15 @@
-"""Batched sweeps (experiments.jobs.batches, run_batch; Context.run_jobs(batch=True)): the same
+"""Batched sweeps (experiments.harness.jobs.batches, run_batch; Context.run_jobs(batch=True)): the same
 results as one job at a time, grouped only where a batched solver applies."""
 
 import dataclasses
 
 import pytest
 
-from experiments import context
-from experiments import executors
-from experiments import games
-from experiments import jobs
-from experiments import solver_registry
+from experiments.harness import context
+from experiments.harness import executors
+from experiments.harness import game_loader
+from experiments.harness import jobs
+from experiments.harness import solver_registry
 
 
 def numbers(results):
@@ -67,7 +67,7 @@ def test_a_failing_batch_fails_each_of_its_jobs(monkeypatch, tmp_path):
 
 
 def test_solve_batch_refusals():
-  kuhn = games.load_game("kuhn_poker")
+  kuhn = game_loader.load_game("kuhn_poker")
   with pytest.raises(ValueError, match="has no batched form"):
     solver_registry.solve_batch([kuhn], "cfr", 10)
   with pytest.raises(ValueError, match="measuring points must lie in 1..10"):

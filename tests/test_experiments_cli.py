@@ -7,9 +7,9 @@ import json
 import pytest
 
 from experiments import cli
-from experiments import plotting
-from experiments import provenance
-from experiments import report
+from experiments.harness import plotting
+from experiments.harness import provenance
+from experiments.harness import report
 
 
 @pytest.mark.parametrize("argv, message", [

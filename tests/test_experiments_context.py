@@ -1,4 +1,4 @@
-"""Tests of the sweep runner (experiments.context) and the job results (experiments.jobs): resume,
+"""Tests of the sweep runner (experiments.harness.context) and the job results (experiments.harness.jobs): resume,
 code fingerprints, --fresh, failures, interruption, and the refusals before work."""
 
 import dataclasses
@@ -6,11 +6,11 @@ import json
 
 import pytest
 
-from experiments import context
-from experiments import executors
-from experiments import games
-from experiments import jobs
-from experiments import provenance
+from experiments.harness import context
+from experiments.harness import executors
+from experiments.harness import game_loader
+from experiments.harness import jobs
+from experiments.harness import provenance
 
 
 def _jobs():
@@ -143,14 +143,14 @@ def test_too_long_and_too_large_sweeps_are_refused_before_work(tmp_path, monkeyp
   assert ctx.histories("tic_tac_toe") == 549_946
   with pytest.raises(ValueError, match=r"over the limit --max-minutes 1; raise it"):
     ctx.run_jobs([slow])
-  monkeypatch.setattr(games, "ENGINE_MAX_HISTORIES", 50)
-  monkeypatch.setattr(games, "_HISTORIES", {})
+  monkeypatch.setattr(game_loader, "ENGINE_MAX_HISTORIES", 50)
+  monkeypatch.setattr(game_loader, "_HISTORIES", {})
   with pytest.raises(ValueError, match="more than 50 histories, the engine's limit"):
     ctx.run_jobs([_jobs()[0]])  # kuhn_poker: 58 histories.
   assert recording.ran == []
 
 
 def test_history_count_stops_at_the_cap():
-  game = games.load_game("kuhn_poker")
-  assert games.count_histories(game, 1000) == 58  # 1 + 6 deals x (1 + 2 x ...) = 58 (OpenSpiel).
-  assert games.count_histories(game, 10) == 11  # "More than 10."
+  game = game_loader.load_game("kuhn_poker")
+  assert game_loader.count_histories(game, 1000) == 58  # 1 + 6 deals x (1 + 2 x ...) = 58 (OpenSpiel).
+  assert game_loader.count_histories(game, 10) == 11  # "More than 10."

@@ -1,14 +1,14 @@
-"""Tests of experiments.convergence: measuring points, jobs, the checks and the figure."""
+"""Tests of experiments.commands.convergence: measuring points, jobs, the checks and the figure."""
 
 import copy
 
 import matplotlib.colors
 import pytest
 
-from experiments import convergence
-from experiments import jobs
-from experiments import plotting
-from experiments.context import Context
+from experiments.commands import convergence
+from experiments.harness import jobs
+from experiments.harness import plotting
+from experiments.harness.context import Context
 
 
 def test_measuring_points_are_log_spaced_and_end_at_t():
@@ -51,7 +51,7 @@ def test_checks_of_the_final_points(results):
 def test_checks_fail_for_a_wrong_final_point(results):
   # Negative control: a run whose value is off by more than its NashConv fails its value check.
   broken = copy.deepcopy(results[0])
-  broken.solved.returns = [broken.value + 2 * broken.nash_conv + 0.01, 0.0]
+  broken.solved.returns = [broken.value + 2 * broken.final_nash_conv + 0.01, 0.0]
   failed = [c for c in convergence.final_checks([broken]) if not c.passed]
   assert [c.name for c in failed] == ["kuhn_poker cfr seed 0 T=60: value of the average policy"]
 

@@ -1,4 +1,4 @@
-"""Tests of experiments.docs: what is copied to docs/, and nothing when the run fails."""
+"""Tests of experiments.scripts.docs: what is copied to docs/, and nothing when the run fails."""
 
 import pathlib
 
@@ -6,11 +6,11 @@ import pandas as pd
 import pytest
 
 from experiments import cli
-from experiments import docs
-from experiments import reference_check
-from experiments import report
-from experiments.checks import Check
-from experiments.report_section import ReportSection
+from experiments.commands import reference_check
+from experiments.harness import report
+from experiments.harness.checks import Check
+from experiments.harness.script_runner import docs
+from experiments.harness.section import ReportSection
 
 
 def _results(folder):
@@ -83,7 +83,7 @@ def test_failed_run_leaves_docs_unchanged(tmp_path, monkeypatch, capsys, failing
                          str(tmp_path / "results" / docs.REBEL_FOLDER), "--workers", "2"]
 
 
-# Generated regions of README.md and docs/*.md (experiments.docs.GENERATORS).
+# Generated regions of README.md and docs/*.md (experiments.scripts.docs.GENERATORS).
 
 CHECKOUT = pathlib.Path(__file__).resolve().parent.parent  # The README's and docs/'s folder.
 DOCS = CHECKOUT / "docs"
@@ -105,9 +105,9 @@ def test_committed_markers_are_well_formed_and_every_generator_is_used():
                                   "kuhn3-family-values", "summary", "reference-check",
                                   "rebel-table", "three-player-table", "headlines"])
 def test_committed_region_equals_the_code_output(name):
-  """The cheap deterministic generators (the closed forms of algorithms.kuhn_equilibria, the LP,
+  """The cheap deterministic generators (the closed forms of algorithms.exact.kuhn_equilibria, the LP,
   the three-player family) and the copies of the published tables: the committed text is what
-  ``python -m experiments.docs --tables`` writes. (what-works is left to ``--check``: it runs
+  ``python -m experiments.scripts.docs --tables`` writes. (what-works is left to ``--check``: it runs
   OpenSpiel's C++ CFR on Python games, about a minute.)"""
   wanted = docs.GENERATORS[name](DOCS).rstrip("\n") + "\n"
   bodies = [text[start:end] for path, text in _committed().items()

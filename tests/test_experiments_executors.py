@@ -1,4 +1,4 @@
-"""Tests of the executors (experiments.executors): every executor gives the serial results and a
+"""Tests of the executors (experiments.harness.executors): every executor gives the serial results and a
 worker killed mid-job is survived (the unreachable scheduler: test_experiments_scenarios)."""
 
 import functools
@@ -10,9 +10,9 @@ import time
 
 import pytest
 
-from experiments import context
-from experiments import executors
-from experiments import jobs
+from experiments.harness import context
+from experiments.harness import executors
+from experiments.harness import jobs
 import test_experiments_context as sweeps
 
 

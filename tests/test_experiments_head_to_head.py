@@ -1,5 +1,5 @@
-"""Tests of the head-to-head experiment and the named policies (experiments/head_to_head.py,
-experiments/policies.py)."""
+"""Tests of the head-to-head experiment and the named policies (experiments/commands/head_to_head.py,
+experiments/harness/policies.py)."""
 
 import numpy as np
 import pandas as pd
@@ -7,10 +7,10 @@ import pyspiel
 import pytest
 from scipy import stats
 
-from algorithms import policy_io
+from algorithms.file_formats import policy_io
 from experiments import cli
-from experiments import head_to_head
-from experiments import policies
+from experiments.commands import head_to_head
+from experiments.harness import policies
 from spiel_games import kuhn_rules
 
 
@@ -166,7 +166,7 @@ def test_three_player_always_bet_showdowns(kuhn3):
 
 def test_three_player_family_member_values(kuhn3):
   # The family's default member at every seat: values (-1/48, -1/48, 1/24) (Szafron, Gibson,
-  # Sturtevant, AAMAS 2013; algorithms.kuhn3_equilibria, certified exactly there).
+  # Sturtevant, AAMAS 2013; algorithms.exact.kuhn3_equilibria, certified exactly there).
   result = head_to_head.play(kuhn3, ["equilibrium"] * 3, 20000, seed=0)
   assert result.exact == pytest.approx((-1 / 48, -1 / 48, 1 / 24), abs=1e-12)
   # Zero-sum with three players: players 0 and 1 are checked, Bonferroni z = Phi^-1(1 - 0.0125).

@@ -1,5 +1,5 @@
-"""Tests of experiments.measures and the n-player helpers of experiments.games and
-experiments.jobs."""
+"""Tests of experiments.harness.measures and the n-player helpers of experiments.harness.game_loader and
+experiments.harness.jobs."""
 
 import numpy as np
 from open_spiel.python import policy as policy_lib
@@ -7,9 +7,9 @@ from open_spiel.python.algorithms import exploitability
 import pyspiel
 import pytest
 
-from experiments import games
-from experiments import jobs
-from experiments import measures
+from experiments.harness import game_loader
+from experiments.harness import jobs
+from experiments.harness import measures
 from test_solvers import uniform_profile_ties
 
 
@@ -44,7 +44,7 @@ def test_two_player_games_keep_exploitability():
   assert measure.name == measures.EXPLOITABILITY
   pol = random_policy(game, 0)
   assert measure.exact(pol) == pytest.approx(exploitability.exploitability(game, pol), abs=1e-12)
-  assert measures.nash_conv(measure.name, 0.25) == 0.5
+  assert measures.to_nash_conv(measure.name, 0.25) == 0.5
 
 
 @pytest.mark.parametrize("game_string", [
@@ -54,12 +54,12 @@ def test_uniform_profile_ties_match_the_exact_walk(game_string):
   # The float test of the engine's regrets against the exact walk in fractions of the solvers'
   # differential tests.
   game = pyspiel.load_game(game_string)
-  assert games.uniform_profile_ties(game) == uniform_profile_ties(game)
+  assert game_loader.uniform_profile_ties(game) == uniform_profile_ties(game)
 
 
 def test_python_games_and_solver_refusals():
-  assert games.is_python_game(pyspiel.load_game("kuhn_poker_ante(players=3)"))
-  assert not games.is_python_game(pyspiel.load_game("kuhn_poker(players=3)"))
+  assert game_loader.is_python_game(pyspiel.load_game("kuhn_poker_ante(players=3)"))
+  assert not game_loader.is_python_game(pyspiel.load_game("kuhn_poker(players=3)"))
   assert jobs.refusal("our_cfr", "kuhn_poker(players=3)") is None
   assert jobs.refusal("cfr_avg", "kuhn_poker(players=3)") is None  # No depth limit: any game.
   assert jobs.refusal("cfr_avg_d1", "kuhn_poker") is None

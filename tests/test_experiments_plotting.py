@@ -1,11 +1,11 @@
-"""Tests of experiments.plotting: solver styles, the figure description and its legend check."""
+"""Tests of experiments.harness.plotting: solver styles, the figure description and its legend check."""
 
 import matplotlib.colors
 import matplotlib.text
 import numpy as np
 
-from experiments import plotting
-from experiments import solver_registry
+from experiments.harness import plotting
+from experiments.harness import solver_registry
 
 
 def test_every_registered_solver_has_one_style_and_report_solvers_differ():

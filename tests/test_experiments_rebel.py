@@ -1,4 +1,4 @@
-"""Tests of the ``rebel`` experiment (experiments/rebel.py).
+"""Tests of the ``rebel`` experiment (experiments/commands/rebel.py).
 
 References: OpenSpiel's ``cfr.CFRSolver`` and ``exploitability.exploitability``; the experiment's
 own checks compare with the closed-form game values.
@@ -12,10 +12,10 @@ import pyspiel
 import pytest
 
 from experiments import cli
-from experiments import jobs
-from experiments import plotting
-from experiments import rebel
-from experiments import solver_registry
+from experiments.commands import rebel
+from experiments.harness import jobs
+from experiments.harness import plotting
+from experiments.harness import solver_registry
 
 
 @pytest.fixture(scope="module")

@@ -1,4 +1,4 @@
-"""Tests of the ``rebel-learned`` experiment (experiments/rebel_learned.py).
+"""Tests of the ``rebel-learned`` experiment (experiments/commands/rebel_learned/__init__.py).
 
 References: the experiment's own checks (OpenSpiel's exploitability, exact CFR-AVG for the perfect
 value function, the trunk exploitability's LP), checked here to pass on a real run and to fail on
@@ -12,11 +12,11 @@ import pandas as pd
 import pytest
 
 from experiments import cli
-from experiments import jobs
-from experiments import plotting
-from experiments import rebel_learned
-from experiments import report
-from experiments import solver_registry
+from experiments.commands import rebel_learned
+from experiments.harness import jobs
+from experiments.harness import plotting
+from experiments.harness import report
+from experiments.harness import solver_registry
 
 pytest.importorskip("torch", reason="PyTorch not installed (the 'learn' extra: "
                     "pip install -e '.[learn]')")

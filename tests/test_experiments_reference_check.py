@@ -1,4 +1,4 @@
-"""Tests of experiments.reference_check and experiments.references: golden file, family
+"""Tests of experiments.commands.reference_check and experiments.harness.references: golden file, family
 membership, solver checks, CLI."""
 
 import fractions
@@ -7,16 +7,16 @@ import shutil
 
 import pytest
 
-from algorithms import kuhn3_equilibria
-from algorithms import kuhn_equilibria
+from algorithms.exact import kuhn3_equilibria
+from algorithms.exact import kuhn_equilibria
 from experiments import cli
-from experiments import games
-from experiments import jobs
-from experiments import reference_check
-from experiments import references
-from experiments import report
-from experiments import solver_registry
-from experiments.checks import Check
+from experiments.commands import reference_check
+from experiments.harness import game_loader
+from experiments.harness import jobs
+from experiments.harness import references
+from experiments.harness import report
+from experiments.harness import solver_registry
+from experiments.harness.checks import Check
 from spiel_games import kuhn_rules
 
 Fraction = fractions.Fraction
@@ -60,7 +60,7 @@ def test_family_ranges_at_the_edge_of_the_standard_game():
 
 def _result(game, solver, iterations, checked_as):
   """A job result of ``iterations`` iterations, labelled as a run of ``checked_as`` iterations."""
-  solved = solver_registry.solve(games.load_game(game, two_player_zero_sum=False), solver, 0,
+  solved = solver_registry.solve(game_loader.load_game(game, two_player_zero_sum=False), solver, 0,
                                  iterations, keep_policy=True)
   return jobs.JobResult(jobs.Job("t", game, solver, 0, checked_as), solved, {}, "", 0.0)
 

@@ -1,9 +1,9 @@
-"""Tests of the report (experiments.report): it never claims a commit that did not compute the
+"""Tests of the report (experiments.harness.report): it never claims a commit that did not compute the
 numbers below it, and it says per experiment how many jobs were reused and from when."""
 
-from experiments import report
-from experiments.checks import Check
-from experiments.report_section import ReportSection
+from experiments.harness import report
+from experiments.harness.checks import Check
+from experiments.harness.section import ReportSection
 
 CODE_A = {"fingerprint": "aaaa", "commit": "1" * 40, "dirty": False}
 CODE_B = {"fingerprint": "bbbb", "commit": "2" * 40, "dirty": True}

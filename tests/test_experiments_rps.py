@@ -1,4 +1,4 @@
-"""Tests of the rock-paper-scissors regret-matching experiment (experiments/rps.py)."""
+"""Tests of the rock-paper-scissors regret-matching experiment (experiments/commands/rps.py)."""
 
 import numpy as np
 import pandas as pd
@@ -6,8 +6,8 @@ import pyspiel
 import pytest
 
 from experiments import cli
-from experiments import plotting
-from experiments import rps
+from experiments.commands import rps
+from experiments.harness import plotting
 
 
 def test_modified_game_doubles_every_payoff_involving_scissors():
@@ -32,7 +32,7 @@ def test_lp_equilibrium_matches_published(game, expected):
   np.testing.assert_allclose(row, expected, atol=1e-12)
   np.testing.assert_allclose(col, expected, atol=1e-12)
   assert value == pytest.approx(0.0, abs=1e-12)  # Symmetric zero-sum games: value 0.
-  assert rps.nash_conv(game, row, col) == pytest.approx(0.0, abs=1e-12)
+  assert rps.matrix_nash_conv(game, row, col) == pytest.approx(0.0, abs=1e-12)
 
 
 def test_equilibrium_refuses_a_game_that_is_not_zero_sum():

@@ -21,10 +21,10 @@ import time
 
 import pytest
 
-from experiments import context
-from experiments import jobs
-from experiments import reference_check
-from experiments import report
+from experiments.commands import reference_check
+from experiments.harness import context
+from experiments.harness import jobs
+from experiments.harness import report
 
 REPO = pathlib.Path(__file__).resolve().parent.parent
 # Two fast solvers on three reference games: 6 jobs of a few tenths of a second.

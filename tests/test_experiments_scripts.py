@@ -1,13 +1,13 @@
-"""Tests of experiments.scripts: how the stand-alone scripts end (status, Ctrl-C)."""
+"""Tests of experiments.harness.script_runner: how the stand-alone scripts end (status, Ctrl-C)."""
 
 import pytest
 
-from experiments import scripts
+from experiments.harness import script_runner
 
 
 def test_run_exits_with_the_status_of_main():
   with pytest.raises(SystemExit) as exit_info:
-    scripts.run(lambda: 3)
+    script_runner.run(lambda: 3)
   assert exit_info.value.code == 3
 
 
@@ -17,6 +17,6 @@ def test_ctrl_c_is_one_line_and_status_130(capsys):
     raise KeyboardInterrupt
 
   with pytest.raises(SystemExit) as exit_info:
-    scripts.run(interrupted)
+    script_runner.run(interrupted)
   assert exit_info.value.code == 130
   assert capsys.readouterr().err == "interrupted\n"

@@ -1,4 +1,4 @@
-"""Tests of the strategy-tables experiment (experiments/strategy_tables.py)."""
+"""Tests of the strategy-tables experiment (experiments/commands/strategy_tables.py)."""
 
 import fractions
 
@@ -8,10 +8,10 @@ import pandas as pd
 import pyspiel
 import pytest
 
-from algorithms import kuhn3_equilibria
+from algorithms.exact import kuhn3_equilibria
 from experiments import cli
-from experiments import policies
-from experiments import strategy_tables
+from experiments.commands import strategy_tables
+from experiments.harness import policies
 
 Fraction = fractions.Fraction
 

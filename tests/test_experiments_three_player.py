@@ -1,4 +1,4 @@
-"""Tests of experiments.three_player: the sweep, its checks, the family analysis and the figures."""
+"""Tests of experiments.commands.three_player: the sweep, its checks, the family analysis and the figures."""
 
 import copy
 import fractions
@@ -10,15 +10,15 @@ import pandas as pd
 import pyspiel
 import pytest
 
-from algorithms import kuhn3_equilibria
+from algorithms.exact import kuhn3_equilibria
 from experiments import cli
-from experiments import games
-from experiments import jobs
-from experiments import plotting
-from experiments import references
-from experiments import solver_registry
-from experiments import three_player
-from experiments.context import Context
+from experiments.commands import three_player
+from experiments.harness import game_loader
+from experiments.harness import jobs
+from experiments.harness import plotting
+from experiments.harness import references
+from experiments.harness import solver_registry
+from experiments.harness.context import Context
 
 Fraction = fractions.Fraction
 GAMES = list(three_player.DEFAULT_GAMES)
@@ -110,7 +110,7 @@ def test_nash_conv_in_the_report_is_openspiels(results, runs):
   # The runs' NashConv (exact, on the game tree) against OpenSpiel's exploitability.nash_conv of
   # the kept average policy, recomputed here from the saved table.
   for r in three_player.final_runs(results)[:6]:
-    game = games.load_game(r.job.game, two_player_zero_sum=False)
+    game = game_loader.load_game(r.job.game, two_player_zero_sum=False)
     tabular = policy_lib.TabularPolicy(game)
     for state, probs in r.solved.policy.items():
       tabular.policy_for_key(state)[:] = probs
@@ -224,7 +224,7 @@ def test_summary_and_member_tables(runs, results):
 @pytest.mark.slow
 def test_cli_quick_run(tmp_path):
   # ~10 s: the section at --quick, every figure saved with its description.
-  from experiments import plotting  # pylint: disable=g-import-not-at-top
+  from experiments.harness import plotting  # pylint: disable=g-import-not-at-top
   assert cli.main(["three-player", "--quick", "--quiet", "--out", str(tmp_path)]) == 0
   folder = tmp_path / three_player.NAME
   summary = plotting.read_figure_summary(folder / "three_player_family.png")

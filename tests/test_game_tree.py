@@ -1,4 +1,4 @@
-"""Tests of algorithms/game_tree.py and tree_layout.py: the flat tree against OpenSpiel's own
+"""Tests of algorithms/tree/game_tree.py and tree_layout.py: the flat tree against OpenSpiel's own
 walks and values."""
 
 import numpy as np
@@ -8,10 +8,10 @@ from open_spiel.python.algorithms import expected_game_score
 import pyspiel
 import pytest
 
-from algorithms.game_tree import CHANCE
-from algorithms.game_tree import TERMINAL
-from algorithms.game_tree import GameTree
-from algorithms.tree_layout import TreeArrays
+from algorithms.tree.game_tree import CHANCE
+from algorithms.tree.game_tree import TERMINAL
+from algorithms.tree.game_tree import GameTree
+from algorithms.tree.tree_layout import TreeArrays
 from extra_games import constant_sum_kuhn
 from extra_games import load
 import spiel_games  # noqa: F401  (registers the project's games with pyspiel)

@@ -1,5 +1,5 @@
-"""Tests of algorithms.kuhn3_equilibria: the Szafron-Gibson-Sturtevant family of three-player Kuhn
-equilibria (AAMAS 2013), certified exactly by algorithms.exact_nash_conv (NashConv = 0 in
+"""Tests of algorithms.exact.kuhn3_equilibria: the Szafron-Gibson-Sturtevant family of three-player Kuhn
+equilibria (AAMAS 2013), certified exactly by algorithms.exact.exact_nash_conv (NashConv = 0 in
 Fractions) and cross-checked with OpenSpiel's exploitability.nash_conv, pyspiel.nash_conv and
 expected_game_score on the C++ game kuhn_poker(players=3)."""
 
@@ -14,8 +14,8 @@ from open_spiel.python.algorithms import exploitability
 import pyspiel
 import pytest
 
-from algorithms import exact_nash_conv
-from algorithms import kuhn3_equilibria as k3
+from algorithms.exact import exact_nash_conv
+from algorithms.exact import kuhn3_equilibria as k3
 
 F = fractions.Fraction
 TOLERANCE = 1e-12

@@ -1,4 +1,4 @@
-"""Tests of algorithms.kuhn_equilibria: the closed forms against the sequence-form LP, OpenSpiel's
+"""Tests of algorithms.exact.kuhn_equilibria: the closed forms against the sequence-form LP, OpenSpiel's
 exploitability, an exact expected-value computation from the rules, and Kuhn (1950)."""
 
 import fractions
@@ -9,8 +9,8 @@ from open_spiel.python.algorithms import exploitability
 import pyspiel
 import pytest
 
-from algorithms import kuhn_equilibria
-from algorithms import sequence_form_lp
+from algorithms.exact import kuhn_equilibria
+from algorithms.exact import sequence_form_lp
 import spiel_games  # noqa: F401  (registers kuhn_poker_ante)
 from spiel_games import kuhn_rules
 
@@ -179,7 +179,7 @@ def test_kuhn_alpha_family(alpha):
 @pytest.mark.parametrize("s", [F(1, 2), F(3, 4), F(1), F(2), F(10)])
 def test_bluffing_formula_holds_from_s_one_half(s):
   # The simplified game's bluffing regime at ante S, bet 1 (derivation in the docstring of
-  # algorithms/kuhn_equilibria.py, from the two indifference conditions p D - b = 0 and
+  # algorithms/exact/kuhn_equilibria.py, from the two indifference conditions p D - b = 0 and
   # 2a - b - q D = 0): p = 1/(1 + 2S), q = (2S - 1)/(1 + 2S), value (2S - 1)/(6 (1 + 2S)),
   # checked here in exact arithmetic; valid for S >= 1/2 only. At S = 1/2 it is the top member of
   # the passive_edge family (p1 in [0, 1/2]), not the default.

@@ -1,6 +1,6 @@
 """Tests of the public-referee game spiel_games/kuhn_poker_referee.py.
 
-References: the closed-form equilibria of algorithms/kuhn_equilibria.py (Kuhn 1950 for the
+References: the closed-form equilibria of algorithms/exact/kuhn_equilibria.py (Kuhn 1950 for the
 standard game, value -1/18; for the simplified game p1 = 1/(1+2S), p2 = (2S-1)/(1+2S), value
 (2S-1)/(6(1+2S)) with S = ante/bet, derived in that module's docstring); OpenSpiel's own
 kuhn_poker as an independent implementation of the base game.
@@ -20,7 +20,7 @@ from open_spiel.python.bots import uniform_random
 import pyspiel
 import pytest
 
-from algorithms import kuhn_equilibria
+from algorithms.exact import kuhn_equilibria
 import spiel_games  # noqa: F401  (registers the project's games with pyspiel)
 from spiel_games import kuhn_poker_referee as referee
 from spiel_games.kuhn_rules import KuhnRules
@@ -222,7 +222,7 @@ def test_pickle_and_serialization_round_trip():
 ])
 def test_announcing_an_equilibrium_reproduces_the_base_game_value(simplified, ante, grid,
                                                                     family):
-  # Closed forms of algorithms/kuhn_equilibria.py (Kuhn 1950; the module's own derivation
+  # Closed forms of algorithms/exact/kuhn_equilibria.py (Kuhn 1950; the module's own derivation
   # for the simplified game), played as announcements through the referee game.
   equilibrium = kuhn_equilibria.kuhn_equilibrium(ante, 1, simplified, **family)
   profile = equilibrium_profile(equilibrium)

@@ -1,4 +1,4 @@
-"""Kuhn trees generated from the rules (algorithms/kuhn_tree.py) against the walked trees.
+"""Kuhn trees generated from the rules (algorithms/tree/kuhn_tree.py) against the walked trees.
 
 The reference is ``GameTree``'s walk through OpenSpiel's state API (``game_tree._walk`` and
 ``_index``, which ``tests/test_game_tree.py`` checks against OpenSpiel's own states, values and
@@ -11,8 +11,8 @@ import numpy as np
 import pyspiel
 import pytest
 
-from algorithms import game_tree
-from algorithms.game_tree import GameTree
+from algorithms.tree import game_tree
+from algorithms.tree.game_tree import GameTree
 import spiel_games  # noqa: F401  (registers the project's games with pyspiel)
 
 SETTINGS = [

@@ -1,4 +1,4 @@
-"""Tests of the leaf solvers' JSON descriptions (algorithms/leaf_solver_specs.py).
+"""Tests of the leaf solvers' JSON descriptions (algorithms/rebel/leaves/specs.py).
 
 References: the solvers built directly (a rebuilt solver must give the same solutions and a
 CFR-AVG run resumed from a checkpoint the same state bit for bit as an uninterrupted run).
@@ -11,16 +11,16 @@ import pyspiel
 import pytest
 
 from algorithms import CFRAvgSolver
-from algorithms import leaf_solver_specs
-from algorithms.cfr_engine import UpdateRule
-from algorithms.leaf_solvers import CFRLeafSolver
-from algorithms.leaf_solvers import SequenceFormLPSolver
-from algorithms.pbs_value_function import PBSValueFunction
-from algorithms.pbs_value_function import cut_of
-from algorithms.smooth_leaf_solver import HedgeLeafSolver
-from algorithms.value_leaf_solving import ExactValueFunction
-from algorithms.value_leaf_solving import PerturbedValueFunction
-from algorithms.value_leaf_solving import ValueFunctionLeafSolver
+from algorithms.cfr.cfr_engine import UpdateRule
+from algorithms.rebel.learning.value_function import PBSValueFunction
+from algorithms.rebel.learning.value_function import cut_of
+from algorithms.rebel.leaves import specs
+from algorithms.rebel.leaves.hedge import HedgeLeafSolver
+from algorithms.rebel.leaves.solvers import CFRLeafSolver
+from algorithms.rebel.leaves.solvers import SequenceFormLPSolver
+from algorithms.rebel.leaves.value_functions import ExactValueFunction
+from algorithms.rebel.leaves.value_functions import PerturbedValueFunction
+from algorithms.rebel.leaves.value_functions import ValueFunctionLeafSolver
 
 
 def _random_model(path=None) -> PBSValueFunction:
@@ -48,22 +48,22 @@ def test_every_solver_round_trips_through_its_description(tmp_path):
   tree, _ = cut_of(pyspiel.load_game("kuhn_poker"), 1)
   belief = np.random.default_rng(1).dirichlet(np.ones(6))
   for solver in _solvers(tmp_path):
-    description = leaf_solver_specs.spec(solver)
-    rebuilt = leaf_solver_specs.from_spec(json.loads(json.dumps(description)))
+    description = specs.spec(solver)
+    rebuilt = specs.from_spec(json.loads(json.dumps(description)))
     assert type(rebuilt) is type(solver)
-    assert leaf_solver_specs.spec(rebuilt) == description
+    assert specs.spec(rebuilt) == description
     for leaf in tree.leaves:
       ours, theirs = rebuilt(leaf, belief), solver(leaf, belief)
       np.testing.assert_array_equal(ours.root_values, theirs.root_values)
       np.testing.assert_array_equal(ours.policy, theirs.policy)
-  assert leaf_solver_specs.from_spec(leaf_solver_specs.spec(CFRLeafSolver(7))).rule == UpdateRule()
+  assert specs.from_spec(specs.spec(CFRLeafSolver(7))).rule == UpdateRule()
 
 
 def test_equal_sub_descriptions_build_one_solver():
   # The perfect value function and its continuation share one LP, which solves each (leaf,
   # belief) once: the second call returns the first call's solution object.
   lp = {"name": "SequenceFormLPSolver"}
-  solver = leaf_solver_specs.from_spec({
+  solver = specs.from_spec({
       "name": "ValueFunctionLeafSolver", "continuation": lp,
       "value_function": {"name": "ExactValueFunction", "solver": lp}})
   assert solver.value_function.solver is solver.continuation
@@ -93,7 +93,7 @@ def test_cfr_avg_with_learned_leaves_resumes_exactly(tmp_path):
 
 def test_bad_descriptions_give_one_line_errors(tmp_path):
   model = _random_model(tmp_path / "v.npz")
-  description = leaf_solver_specs.spec(ValueFunctionLeafSolver(model))
+  description = specs.spec(ValueFunctionLeafSolver(model))
   other = _random_model()
   other.params["b_out"] = other.params["b_out"] + 1
   other.save(str(tmp_path / "v.npz"))  # The recorded file replaced by other weights.
@@ -110,9 +110,9 @@ def test_bad_descriptions_give_one_line_errors(tmp_path):
   ]
   for bad, message in cases:
     with pytest.raises(ValueError, match=message) as info:
-      leaf_solver_specs.from_spec(bad)
+      specs.from_spec(bad)
     assert "\n" not in str(info.value)
   with pytest.raises(ValueError, match="not one of the project's"):
-    leaf_solver_specs.spec(lambda leaf, belief: None)
+    specs.spec(lambda leaf, belief: None)
   with pytest.raises(ValueError, match="recorded by its file: save it first"):
-    leaf_solver_specs.spec(ValueFunctionLeafSolver(_random_model()))
+    specs.spec(ValueFunctionLeafSolver(_random_model()))

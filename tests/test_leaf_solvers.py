@@ -1,4 +1,4 @@
-"""Tests of the leaf subgames (algorithms/public_tree.py) and leaf solvers (leaf_solvers.py).
+"""Tests of the leaf subgames (algorithms/rebel/public_tree.py) and leaf solvers (leaf_solvers.py).
 
 References: the project's two-LP sequence-form solver ``solve_sequence_form`` (one LP per
 player), exact exploitability in the leaf (``TreeEvaluator``), and hand computations in Kuhn.
@@ -8,16 +8,16 @@ import numpy as np
 import pyspiel
 import pytest
 
-from algorithms import sequence_form_lp
-from algorithms.game_tree import GameTree
-from algorithms.leaf_solvers import CFRLeafSolver
-from algorithms.leaf_solvers import SequenceFormLPSolver
-from algorithms.leaf_solvers import best_response
-from algorithms.leaf_solvers import complete_with_best_response
-from algorithms.leaf_solvers import uniform_policy
-from algorithms.public_tree import PublicTree
-from algorithms.tree_exploitability import TreeEvaluator
-from algorithms.tree_layout import TreeArrays
+from algorithms.cfr.tree_exploitability import TreeEvaluator
+from algorithms.exact import sequence_form_lp
+from algorithms.rebel.leaves.solvers import CFRLeafSolver
+from algorithms.rebel.leaves.solvers import SequenceFormLPSolver
+from algorithms.rebel.leaves.solvers import best_response
+from algorithms.rebel.leaves.solvers import complete_with_best_response
+from algorithms.rebel.leaves.solvers import uniform_policy
+from algorithms.rebel.public_tree import PublicTree
+from algorithms.tree.game_tree import GameTree
+from algorithms.tree.tree_layout import TreeArrays
 import spiel_games  # noqa: F401  (registers the project's games with pyspiel)
 
 

@@ -1,6 +1,6 @@
-"""Why modified CFR-AVG stalls (ReBeL's de-averaged leaf values; algorithms/cfr_avg.py).
+"""Why modified CFR-AVG stalls (ReBeL's de-averaged leaf values; algorithms/rebel/cfr_avg.py).
 
-The derivation (algorithms/cfr_avg.py's docstring; measured by the rebel-learned experiment): the
+The derivation (algorithms/rebel/cfr_avg.py's docstring; measured by the rebel-learned experiment): the
 de-averaged values telescope, sum_{k <= T} w_k v^k = W_T V^T, so the trunk's cumulative regrets are
 those of CFR against the LATEST continuation sigma^T, while the reported average policy averages
 sigma^1..sigma^T. With an exact (discontinuous) leaf solver sigma^t keeps switching vertex where the
@@ -8,7 +8,7 @@ equilibrium trunk makes the opponent indifferent, the trunk settles on one side,
 continuation is that vertex; with a leaf solver continuous in the belief sigma^t converges and so
 does modified CFR-AVG. References: the identity itself (exact arithmetic up to rounding), Kuhn's
 equilibria (player 1 calls a bet with Q with probability 1/3 in every equilibrium; Kuhn 1950),
-OpenSpiel's exploitability, and the trunk exploitability (algorithms/trunk_exploitability.py).
+OpenSpiel's exploitability, and the trunk exploitability (algorithms/rebel/trunk_exploitability.py).
 """
 
 import numpy as np
@@ -17,8 +17,8 @@ import pyspiel
 import pytest
 
 from algorithms import CFRAvgSolver
-from algorithms.smooth_leaf_solver import HedgeLeafSolver
-from algorithms.trunk_exploitability import trunk_exploitability
+from algorithms.rebel.leaves.hedge import HedgeLeafSolver
+from algorithms.rebel.trunk_exploitability import trunk_exploitability
 import spiel_games  # noqa: F401  (registers the project's games with pyspiel)
 
 

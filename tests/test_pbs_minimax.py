@@ -1,7 +1,7 @@
-"""Tests of the exact memoized solver algorithms/pbs_minimax.py of kuhn_poker_referee.
+"""Tests of the exact memoized solver algorithms/exact/pbs_minimax.py of kuhn_poker_referee.
 
-References: the closed forms of algorithms/kuhn_equilibria.py and the sequence-form LP of
-algorithms/sequence_form_lp.py on the base game kuhn_poker_ante (value of the base game);
+References: the closed forms of algorithms/exact/kuhn_equilibria.py and the sequence-form LP of
+algorithms/exact/sequence_form_lp.py on the base game kuhn_poker_ante (value of the base game);
 OpenSpiel's expectiminimax on the referee game; a brute-force recursion over announcements with
 PublicBeliefState updates; and a normal-form enumeration of the grid-restricted base game
 (written here from KuhnRules alone) for the bounds on grids that miss every equilibrium.
@@ -16,11 +16,11 @@ from open_spiel.python.algorithms.minimax import expectiminimax
 import pyspiel
 import pytest
 
-from algorithms import kuhn_equilibria
-from algorithms import pbs_minimax
-from algorithms import sequence_form_lp
-from algorithms.pbs_minimax import PbsMinimax
-from algorithms.pbs_minimax import root_value
+from algorithms.exact import kuhn_equilibria
+from algorithms.exact import pbs_minimax
+from algorithms.exact import sequence_form_lp
+from algorithms.exact.pbs_minimax import PbsMinimax
+from algorithms.exact.pbs_minimax import root_value
 import spiel_games  # noqa: F401  (registers the project's games with pyspiel)
 from spiel_games import kuhn_poker_referee as referee
 from spiel_games.kuhn_rules import KuhnRules
@@ -210,7 +210,7 @@ def test_grids_missing_the_equilibrium_move_the_value():
 def test_simplified_values_on_every_grid_match_the_restricted_closed_form(ante):
   # With K betting and Q passing, player 0's payoff over the six deals is
   # (1/6)[p2 (1 - p1 - 2S p1) - p1 + 2S p1] (S = ante, bet 1; p1 = J bluff, p2 = Q call: the
-  # payoff behind the indifference conditions of algorithms/kuhn_equilibria.py's docstring),
+  # payoff behind the indifference conditions of algorithms/exact/kuhn_equilibria.py's docstring),
   # linear in player 1's call p2, so player 1 answers p2 in {0, 1}:
   # min = (1/6) min(p1 (2S - 1), 1 - 2 p1). Player 0 then picks the best bluff p1 = k / grid.
   s = F(ante)

@@ -1,6 +1,6 @@
 """Tests of the PBS value function, its data, training and use as CFR-AVG's leaves.
 
-(algorithms/pbs_value_function.py, pbs_value_data.py, pbs_value_training.py,
+(algorithms/rebel/learning/value_function.py, pbs_value_data.py, pbs_value_training.py,
 value_leaf_solving.py.) References: CFRAvgSolver with the leaf solver itself (the plumbing with a
 perfect value function), the leaf solvers' own PBS values, PyTorch's forward pass, OpenSpiel's
 exploitability.
@@ -13,22 +13,22 @@ import pyspiel
 import pytest
 
 from algorithms import CFRAvgSolver
-from algorithms.leaf_solvers import CFRLeafSolver
-from algorithms.leaf_solvers import SequenceFormLPSolver
-from algorithms.pbs_value_data import sample_beliefs
-from algorithms.pbs_value_data import supervised_dataset
-from algorithms.pbs_value_data import trunk_players
-from algorithms.pbs_value_function import PBSValueFunction
-from algorithms.pbs_value_function import cut_of
-from algorithms.pbs_value_function import deal_belief
-from algorithms.pbs_value_function import infostate_values
-from algorithms.pbs_value_function import value_errors
-from algorithms.smooth_leaf_solver import HedgeLeafSolver
-from algorithms.trunk_exploitability import trunk_exploitability
-from algorithms.value_leaf_solving import ExactValueFunction
-from algorithms.value_leaf_solving import PerturbedValueFunction
-from algorithms.value_leaf_solving import ValueFunctionLeafSolver
-from algorithms.value_leaf_solving import smooth_perturbation
+from algorithms.rebel.learning.dataset import sample_beliefs
+from algorithms.rebel.learning.dataset import supervised_dataset
+from algorithms.rebel.learning.dataset import trunk_players
+from algorithms.rebel.learning.value_function import PBSValueFunction
+from algorithms.rebel.learning.value_function import cut_of
+from algorithms.rebel.learning.value_function import deal_belief
+from algorithms.rebel.learning.value_function import infostate_values
+from algorithms.rebel.learning.value_function import value_errors
+from algorithms.rebel.leaves.hedge import HedgeLeafSolver
+from algorithms.rebel.leaves.solvers import CFRLeafSolver
+from algorithms.rebel.leaves.solvers import SequenceFormLPSolver
+from algorithms.rebel.leaves.value_functions import ExactValueFunction
+from algorithms.rebel.leaves.value_functions import PerturbedValueFunction
+from algorithms.rebel.leaves.value_functions import ValueFunctionLeafSolver
+from algorithms.rebel.leaves.value_functions import smooth_perturbation
+from algorithms.rebel.trunk_exploitability import trunk_exploitability
 import spiel_games  # noqa: F401  (registers the project's games with pyspiel)
 
 GAMES = ["kuhn_poker", "kuhn_poker_ante(ante=2.0)", "kuhn_poker_ante(ante=2.0,simplified=true)"]
@@ -179,7 +179,7 @@ def _write_bad_files(tmp_path):
   CFRAvgSolver(pyspiel.load_game("kuhn_poker"), depth_limit=1).solve(1).save(cfr_checkpoint)
   bad_shape = _random_model()
   bad_shape.params["w0"] = np.zeros((8, 3), dtype=np.float32)
-  from algorithms import checkpoint  # pylint: disable=import-outside-toplevel
+  from algorithms.file_formats import checkpoint  # pylint: disable=import-outside-toplevel
   shaped = str(tmp_path / "shape.npz")
   checkpoint.write_checkpoint(shaped, {"kind": "pbs-value-function", "model_version": 1,
                                        "game": "kuhn_poker()", "depth_limit": 1,
@@ -268,8 +268,8 @@ def test_hedge_leaf_solver_approaches_the_pbs_value():
 
 def test_numpy_evaluation_equals_pytorch_and_training_is_reproducible():
   pytest.importorskip("torch", reason=TORCH_REASON)
-  from algorithms.pbs_value_training import Trainer  # pylint: disable=import-outside-toplevel
-  from algorithms.pbs_value_training import TrainingOptions  # pylint: disable=import-outside-toplevel
+  from algorithms.rebel.learning.training import Trainer  # pylint: disable=import-outside-toplevel
+  from algorithms.rebel.learning.training import TrainingOptions  # pylint: disable=import-outside-toplevel
   tree, cut = cut_of(pyspiel.load_game("kuhn_poker_ante(ante=2.0)"), 1)
   data = supervised_dataset(tree, 40, seed=0)
   runs = []
@@ -300,8 +300,8 @@ def test_trained_model_value_error_and_cfr_avg_exploitability():
   #   one it lies the exact continuation is one vertex (the rebel-learned experiment measures
   #   it): bound 0.1, above every seed and far below the uniform policy's 0.458.
   pytest.importorskip("torch", reason=TORCH_REASON)
-  from algorithms.pbs_value_training import TrainingOptions  # pylint: disable=import-outside-toplevel
-  from algorithms.pbs_value_training import train  # pylint: disable=import-outside-toplevel
+  from algorithms.rebel.learning.training import TrainingOptions  # pylint: disable=import-outside-toplevel
+  from algorithms.rebel.learning.training import train  # pylint: disable=import-outside-toplevel
   game = pyspiel.load_game("kuhn_poker")
   tree, cut = cut_of(game, 1)
   held = supervised_dataset(tree, 200, seed=1)

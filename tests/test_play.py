@@ -19,8 +19,8 @@ from open_spiel.python.algorithms import expected_game_score
 import pyspiel
 import pytest
 
-from experiments import play
-from experiments import policies
+from experiments.commands import play
+from experiments.harness import policies
 import pure_strategies
 from spiel_games.kuhn_rules import KuhnRules
 

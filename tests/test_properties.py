@@ -1,11 +1,11 @@
 """Property-based tests (Hypothesis) of the references and of the inputs a person or a file gives.
 
 * Closed form = LP: for random rational ante a and bet b in every regime of both rule sets, the
-  closed-form value of ``algorithms.kuhn_equilibria`` (Kuhn 1950 and its variable-ante
-  extensions) equals the sequence-form LP's value (``algorithms.sequence_form_lp``; Koller,
+  closed-form value of ``algorithms.exact.kuhn_equilibria`` (Kuhn 1950 and its variable-ante
+  extensions) equals the sequence-form LP's value (``algorithms.exact.sequence_form_lp``; Koller,
   Megiddo, von Stengel 1994) up to the LP's rounding, the closed-form equilibrium has OpenSpiel
   exploitability 0, and the LP's equilibrium lies in the closed-form family.
-* Game strings: any text gives a game or a one-line ValueError (``experiments.games.load_game``,
+* Game strings: any text gives a game or a one-line ValueError (``experiments.harness.game_loader.load_game``,
   the command line's ``--game``), never another exception.
 * Checkpoint bytes: any mutation of a saved solver file gives a one-line ValueError from
   ``CFRSolver.load``, or (for bytes no reader looks at) the very same solver; never a different
@@ -29,11 +29,11 @@ import pyspiel
 import pytest
 
 import algorithms
-from algorithms import kuhn_equilibria
-from algorithms import sequence_form_lp
-from experiments import checks
-from experiments import games
-from experiments import references
+from algorithms.exact import kuhn_equilibria
+from algorithms.exact import sequence_form_lp
+from experiments.harness import checks
+from experiments.harness import game_loader
+from experiments.harness import references
 from spiel_games import kuhn_rules
 
 Fraction = fractions.Fraction
@@ -72,7 +72,7 @@ def test_closed_form_equals_the_lp_in_every_regime(simplified):
   def check(case):
     regime, ante, bet = case
     seen.add(regime.name)
-    game = pyspiel.load_game(games.kuhn_game_string(float(ante), float(bet), simplified))
+    game = pyspiel.load_game(game_loader.kuhn_game_string(float(ante), float(bet), simplified))
     closed = kuhn_equilibria.kuhn_equilibrium(ante, bet, simplified)
     assert closed.regime == regime.name
     solution = sequence_form_lp.solve_game(game)
@@ -110,12 +110,12 @@ GAME_STRINGS = st.one_of(
 @given(GAME_STRINGS)
 def test_any_game_string_is_a_game_or_one_line_error(text):
   try:
-    game = games.load_game(text)
+    game = game_loader.load_game(text)
   except ValueError as e:
     message = str(e)
     assert message and "\n" not in message and "\r" not in message
     return
-  assert games.is_two_player_zero_sum(game)
+  assert game_loader.is_two_player_zero_sum(game)
   assert game.get_type().dynamics == pyspiel.GameType.Dynamics.SEQUENTIAL
 
 

@@ -1,4 +1,4 @@
-"""Tests of ReBeL self-play (algorithms/rebel_self_play.py); need PyTorch (the 'learn' extra).
+"""Tests of ReBeL self-play (algorithms/rebel/learning/self_play.py); need PyTorch (the 'learn' extra).
 
 References: CFR-AVG's own leaf PBS (CFRAvgSolver.last_leaf_beliefs), the target leaf solver at
 the recorded beliefs, and Bayes' rule for the uniform trunk policy.
@@ -9,15 +9,15 @@ import pyspiel
 import pytest
 
 from algorithms import CFRAvgSolver
-from algorithms.leaf_solvers import CFRLeafSolver
-from algorithms.value_leaf_solving import ValueFunctionLeafSolver
+from algorithms.rebel.leaves.solvers import CFRLeafSolver
+from algorithms.rebel.leaves.value_functions import ValueFunctionLeafSolver
 import spiel_games  # noqa: F401  (registers the project's games with pyspiel)
 
 pytest.importorskip("torch", reason="PyTorch not installed (the 'learn' extra: "
                     "pip install -e '.[learn]')")
-from algorithms.pbs_value_training import TrainingOptions  # pylint: disable=wrong-import-position
-from algorithms.rebel_self_play import SelfPlay  # pylint: disable=wrong-import-position
-from algorithms.rebel_self_play import SelfPlayOptions  # pylint: disable=wrong-import-position
+from algorithms.rebel.learning.self_play import SelfPlay  # pylint: disable=wrong-import-position
+from algorithms.rebel.learning.self_play import SelfPlayOptions  # pylint: disable=wrong-import-position
+from algorithms.rebel.learning.training import TrainingOptions  # pylint: disable=wrong-import-position
 
 SMALL = SelfPlayOptions(search_iterations=8, episodes_per_round=6, train_steps=5,
                         target_iterations=10, seed=3)

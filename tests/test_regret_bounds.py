@@ -1,4 +1,4 @@
-"""Tests of algorithms.regret_bounds (Zinkevich et al., NeurIPS 2007): regret matching's bound
+"""Tests of algorithms.exact.regret_bounds (Zinkevich et al., NeurIPS 2007): regret matching's bound
 (Theorem 3) and CFR's NashConv bound (Theorem 4, summed over the two players)."""
 
 import math
@@ -9,7 +9,7 @@ from open_spiel.python.algorithms import exploitability
 import pyspiel
 import pytest
 
-from algorithms import regret_bounds
+from algorithms.exact import regret_bounds
 import spiel_games  # noqa: F401 (registers kuhn_poker_ante)
 
 
@@ -19,7 +19,7 @@ import spiel_games  # noqa: F401 (registers kuhn_poker_ante)
     ("kuhn_poker", 4.0, 12),
     # Ante 2, bet 1: payoffs in [-3, 3]; the same 12 information sets.
     ("kuhn_poker_ante(ante=2.0,bet=1.0)", 6.0, 12),
-    # The simplified game of experiments.landscape: player 0 decides with each card (3), player 1
+    # The simplified game of experiments.commands.landscape: player 0 decides with each card (3), player 1
     # only facing a bet (3); payoffs in [-2, 2].
     ("kuhn_poker_ante(simplified=True)", 4.0, 6),
 ])

@@ -1,4 +1,4 @@
-"""Tests of algorithms.sequence_form_lp: values against published numbers and closed forms,
+"""Tests of algorithms.exact.sequence_form_lp: values against published numbers and closed forms,
 equilibria against OpenSpiel's exploitability, and the errors for unsupported games."""
 
 import numpy as np
@@ -7,8 +7,8 @@ import pyspiel
 import pytest
 from scipy import sparse
 
-from algorithms import sequence_form_lp
-from algorithms.game_tree import GameTree
+from algorithms.exact import sequence_form_lp
+from algorithms.tree.game_tree import GameTree
 import spiel_games  # noqa: F401  (registers kuhn_poker_ante)
 
 # Exploitability (NashConv / 2) below which an LP policy counts as an exact equilibrium.

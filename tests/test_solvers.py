@@ -19,15 +19,15 @@ import pyspiel
 import pytest
 
 import algorithms
-from algorithms import solvers
-from algorithms import tree_passes
-from algorithms.cfr_engine import CFREngine
-from algorithms.cfr_engine import PassValues
-from algorithms.cfr_engine import UpdateRule
-from algorithms.game_tree import GameTree
-from algorithms.public_tree import PublicTree
-from algorithms.tree_exploitability import TreeEvaluator
-from algorithms.tree_layout import TreeArrays
+from algorithms.cfr import solvers
+from algorithms.cfr import tree_passes
+from algorithms.cfr.cfr_engine import CFREngine
+from algorithms.cfr.cfr_engine import PassValues
+from algorithms.cfr.cfr_engine import UpdateRule
+from algorithms.cfr.tree_exploitability import TreeEvaluator
+from algorithms.rebel.public_tree import PublicTree
+from algorithms.tree.game_tree import GameTree
+from algorithms.tree.tree_layout import TreeArrays
 from extra_games import load
 import spiel_games  # noqa: F401  (registers the project's games with pyspiel)
 

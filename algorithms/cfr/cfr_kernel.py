@@ -1,0 +1,665 @@
+"""The compiled CFR kernel: update rules, passes, whole runs of iterations, sampled passes.
+
+Every numba-compiled function of the project lives in this module. Numba caches machine code
+on disk (``cache=True``: the first call in a fresh checkout compiles, later processes load the
+code) and invalidates a function's cache when the source file that defines it changes; a
+compiled function carries inlined copies of the compiled functions it calls, so callers and
+callees stay in one file, and editing any of them recompiles them all. ``regret_matching``,
+``tree_passes``, ``cfr_engine``, ``chance_sampling``, ``batched_solver`` and
+``tree_exploitability`` are the Python side.
+
+Sections:
+
+* update rules per information set (one contiguous block of actions): regret matching (Hart
+  and Mas-Colell, "A simple adaptive procedure leading to correlated equilibrium",
+  Econometrica 2000), RM+ clipping (Tammelin, "Solving large imperfect information games using
+  CFR+", arXiv 1407.5042, 2014), discounting and averaging weights (Brown and Sandholm,
+  "Solving imperfect-information games via discounted regret minimization", AAAI 2019);
+* passes over the flat arrays of ``tree_layout.KernelLayout`` (``tree_passes`` states their
+  maths), over a list of information sets in increasing global index (by depth level, parents
+  first) and of terminals: the whole tree for a full-width pass, the visited part for a
+  sampled one;
+* the update of one pass and the loops of iterations, for single games and batches.
+
+One pass updating player i (every player when i = -1) against the current policy sigma:
+
+1. realization plans x of sigma (``realize``);
+2. terminal values c_i of the updated player(s) (``add_all_terminal_values`` for every
+   terminal, ``add_terminal_values`` for a list), or values handed in by the caller;
+3. the backup q, v over the updated player's information sets (``backup``);
+4. R(I, a) += q(I, a) - v(I), S(I, a) += w_t reach(I, a) n(I), with w_t = t^gamma and n(I) = 1
+   for a full-width pass or the number of visited histories of I for a sampled one;
+5. RM+ clipping, discounting, then sigma = regret matching of R at the updated sets.
+
+``update_infosets`` is steps 3-5, the only implementation of the update; ``exact_iterations``
+(full-width passes, many iterations in one call), ``hook_update`` (values from a Python hook)
+and ``sampled_iterations`` (chance-sampled passes over the sampled subtree only) all call it.
+``exact_batch`` runs ``exact_iterations`` on each of B games that share one layout.
+
+A full-width pass clips every regret under RM+ (as OpenSpiel's CFR+ does after each player's
+update); a sampled pass clips only the regrets it updates. Regret matching only changes at the
+updated sets: elsewhere the regrets are unchanged, or only clipped, which regret matching
+ignores.
+
+Sums run in a fixed order: terminals in list order (for every terminal, in increasing index
+per sequence), a block's actions as a_0 + (a_1 + ... + a_{k-1}) (numpy's ``np.add.reduceat``
+order for blocks of up to 8 actions), children of a sequence in increasing index per level,
+added to the sequence's own value at the end of the level; so the kernel reproduces the numpy
+engine it replaced bit for bit (``tests/numpy_reference.py``).
+"""
+
+from typing import NamedTuple, Tuple
+
+import numba
+import numpy as np
+
+from algorithms.tree.tree_layout import KernelLayout
+
+
+class KernelRule(NamedTuple):
+  """``cfr_engine.UpdateRule`` in the kernel's types (no discount: ``discount`` False)."""
+
+  alternating: bool
+  regret_matching_plus: bool
+  averaging_gamma: float
+  discount: bool
+  discount_alpha: float
+  discount_beta: float
+
+
+class SampleTables(NamedTuple):
+  """A tree cut at its chance nodes, for sampled passes (built by ``chance_sampling``).
+
+  A segment is the root's or a chance outcome's part of the tree down to the next chance
+  nodes. Per segment s (CSR, int64): its terminals ``seg_terminals[seg_terminal_ptr[s]:
+  seg_terminal_ptr[s + 1]]``, the global information sets of its decision nodes
+  (``seg_decision_ptr``, ``seg_decision_infoset``; one entry per node) and its chance nodes
+  (``seg_chance_ptr``, ``seg_chance``). Per chance node c: ``chance_depth[c]``, the number of
+  chance nodes above it, which picks the draw it uses, and its outcomes e in
+  ``chance_edge_ptr[c]:chance_edge_ptr[c + 1]``, with probability ``edge_prob[e]`` (float64),
+  leading to segment ``edge_segment[e]``.
+  """
+
+  seg_terminal_ptr: np.ndarray
+  seg_terminals: np.ndarray
+  seg_decision_ptr: np.ndarray
+  seg_decision_infoset: np.ndarray
+  seg_chance_ptr: np.ndarray
+  seg_chance: np.ndarray
+  chance_depth: np.ndarray
+  chance_edge_ptr: np.ndarray
+  edge_prob: np.ndarray
+  edge_segment: np.ndarray
+
+
+# Update rules, per information set -------------------------------------------------------
+
+
+@numba.njit(cache=True, error_model="numpy")
+def block_sum(values: np.ndarray, start: int, size: int) -> float:
+  """sum_a values[start + a] as a_0 + (a_1 + ... + a_{size-1}) (module docstring)."""
+  rest = 0.0
+  for s in range(start + 1, start + size):
+    rest += values[s]
+  return values[start] + rest
+
+
+@numba.njit(cache=True, error_model="numpy")
+def match_block(regrets: np.ndarray, out: np.ndarray, start: int, size: int) -> None:
+  """Regret matching of one information set (Hart and Mas-Colell 2000), into ``out``.
+
+  sigma(I, a) = R+(I, a) / sum_b R+(I, b) with R+ = max(R, 0) when the sum is positive, and
+  uniform 1 / |A(I)| otherwise, exactly as OpenSpiel's ``cfr._regret_matching``; computed as
+  R+ / d + u with (d, u) = (sum, 0) or (1, 1 / |A(I)|), without a branch.
+  """
+  rest = 0.0
+  for s in range(start + 1, start + size):
+    rest += max(regrets[s], 0.0)
+  total = max(regrets[start], 0.0) + rest
+  positive = total > 0.0
+  divisor = total if positive else 1.0
+  uniform = 0.0 if positive else 1.0 / size
+  for s in range(start, start + size):
+    out[s] = max(regrets[s], 0.0) / divisor + uniform
+
+
+@numba.njit(cache=True, error_model="numpy")
+def normalize_block(cumulative: np.ndarray, out: np.ndarray, start: int, size: int) -> None:
+  """The average policy of one information set, into ``out``.
+
+  sigma_bar(I, a) = S(I, a) / sum_b S(I, b), uniform where the sum is zero (an information set
+  never reached), as OpenSpiel's ``cfr._update_average_policy``; numerators are >= 0.
+  """
+  total = block_sum(cumulative, start, size)
+  positive = total > 0.0
+  divisor = total if positive else 1.0
+  uniform = 0.0 if positive else 1.0 / size
+  for s in range(start, start + size):
+    out[s] = cumulative[s] / divisor + uniform
+
+
+@numba.njit(cache=True, error_model="numpy")
+def discount_factors(iteration: int, alpha: float, beta: float) -> Tuple[float, float]:
+  """Discounted CFR's regret discounts after iteration t (Brown and Sandholm 2019).
+
+  Positive (and zero) cumulative regrets are multiplied by t^alpha / (t^alpha + 1), negative
+  ones by t^beta / (t^beta + 1), as OpenSpiel's ``discounted_cfr``; alpha = beta = 1 gives
+  linear CFR's regret weighting. Returns (positive factor, negative factor).
+  """
+  t = float(iteration)
+  return t**alpha / (t**alpha + 1.0), t**beta / (t**beta + 1.0)
+
+
+@numba.njit(cache=True, error_model="numpy")
+def discount_block(regrets: np.ndarray, start: int, size: int, positive: float,
+                   negative: float) -> None:
+  """Applies ``discount_factors`` to one information set's regrets, in place."""
+  for s in range(start, start + size):
+    regrets[s] *= positive if regrets[s] >= 0.0 else negative
+
+
+@numba.njit(cache=True, error_model="numpy")
+def clip_block(regrets: np.ndarray, start: int, size: int) -> None:
+  """Regret matching+ (Tammelin 2014): R <- max(R, 0), in place, after each regret update."""
+  for s in range(start, start + size):
+    regrets[s] = max(regrets[s], 0.0)
+
+
+@numba.njit(cache=True, error_model="numpy")
+def averaging_weight(iteration: int, gamma: float) -> float:
+  """Weight w_t = t^gamma of iteration t in the average policy.
+
+  gamma = 0 is CFR's uniform average (Zinkevich et al. 2007), gamma = 1 linear averaging (CFR+,
+  Tammelin 2014; linear CFR), gamma = 2 discounted CFR's default (Brown and Sandholm 2019).
+  """
+  if gamma == 0.0:
+    return 1.0
+  return float(iteration)**gamma
+
+
+
+
+@numba.njit(cache=True, error_model="numpy")
+def match_blocks(regrets: np.ndarray, starts: np.ndarray, sizes: np.ndarray,
+                 out: np.ndarray) -> None:
+  """``match_block`` of every block (first item ``starts[b]``, ``sizes[b]`` items)."""
+  for b in range(len(starts)):
+    match_block(regrets, out, starts[b], sizes[b])
+
+
+@numba.njit(cache=True, error_model="numpy")
+def normalize_blocks(cumulative: np.ndarray, starts: np.ndarray, sizes: np.ndarray,
+                     out: np.ndarray) -> None:
+  """``normalize_block`` of every block."""
+  for b in range(len(starts)):
+    normalize_block(cumulative, out, starts[b], sizes[b])
+
+
+# Passes ------------------------------------------------------------------------------------
+
+
+@numba.njit(cache=True, error_model="numpy")
+def realize(lay: KernelLayout, sigma: np.ndarray, x: np.ndarray, infosets: np.ndarray, lo: int,
+            hi: int) -> None:
+  """x[(I, a)] = x[parent(I)] sigma(I, a) for I in ``infosets[lo:hi]``, in that order.
+
+  The list must put every set after the set of its parent sequence (increasing global index
+  does); x must hold 1 on the empty sequences.
+  """
+  for m in range(lo, hi):
+    k = infosets[m]
+    parent = x[lay.infoset_parent[k]]
+    start = lay.infoset_start[k]
+    for s in range(start, start + lay.infoset_num_actions[k]):
+      x[s] = parent * sigma[s]
+
+
+@numba.njit(cache=True, error_model="numpy")
+def add_terminal_values(lay: KernelLayout, x: np.ndarray, weights: np.ndarray, player: int,
+                        terminals: np.ndarray, lo: int, hi: int, c: np.ndarray) -> None:
+  """c[seq_i(z)] += w_i(z) prod_{j != i} x[seq_j(z)] for z in ``terminals[lo:hi]``.
+
+  Args:
+    lay: the layout.
+    x: realization plans (G,).
+    weights: (T, N) terminal weights w_p(z), indexed by terminal.
+    player: the player i, or -1 for every player (their sequences are disjoint).
+    terminals: the terminals, in the order their terms are added.
+    lo: the first terminal of ``terminals`` added.
+    hi: one past the last.
+    c: (G,) the values, added to.
+  """
+  n = lay.num_players
+  seq = lay.terminal_seq
+  for m in range(lo, hi):
+    z = terminals[m]
+    for i in range(n):
+      if player >= 0 and i != player:
+        continue
+      value = weights[z, i]
+      for j in range(n):
+        if j != i:
+          value = value * x[seq[z, j]]
+      c[seq[z, i]] += value
+
+
+@numba.njit(cache=True, error_model="numpy")
+def player_weights(lay: KernelLayout, weights: np.ndarray) -> np.ndarray:
+  """(N, T): row i is w_i(z) of the terminals in player i's order (``player_terminals``)."""
+  n = lay.num_players
+  order = lay.player_terminals
+  out = np.empty(order.shape)
+  for i in range(n):
+    for m in range(order.shape[1]):
+      out[i, m] = weights[order[i, m], i]
+  return out
+
+
+@numba.njit(cache=True, error_model="numpy")
+def add_all_terminal_values(lay: KernelLayout, x: np.ndarray, sorted_weights: np.ndarray,
+                            player: int, c: np.ndarray) -> None:
+  """``add_terminal_values`` over every terminal, on a c that is 0 on the updated sequences.
+
+  The terminals run in each player's order (``player_terminals``), so that each sequence's
+  terms are consecutive: they are summed in a register, in increasing terminal index as
+  ``add_terminal_values`` sums them, and written once.
+
+  Args:
+    lay: the layout.
+    x: realization plans (G,).
+    sorted_weights: ``player_weights`` of the terminal weights.
+    player: the player i, or -1 for every player.
+    c: (G,) the values, 0 on the updated players' sequences on entry.
+  """
+  n = lay.num_players
+  for i in range(n):
+    if player >= 0 and i != player:
+      continue
+    seq = lay.player_terminal_seq[i]  # seq[m, j]: player j's sequence at terminal m.
+    weights = sorted_weights[i]
+    count = seq.shape[0]
+    m = 0
+    while m < count:
+      s = seq[m, i]
+      total = 0.0
+      if n == 2:  # The common case without the inner loop.
+        while m < count and seq[m, i] == s:
+          total += weights[m] * x[seq[m, 1 - i]]
+          m += 1
+      else:
+        while m < count and seq[m, i] == s:
+          value = weights[m]
+          for j in range(n):
+            if j != i:
+              value = value * x[seq[m, j]]
+          total += value
+          m += 1
+      c[s] += total
+
+
+@numba.njit(cache=True, error_model="numpy")
+def backup(lay: KernelLayout, c: np.ndarray, sigma: np.ndarray, v: np.ndarray, acc: np.ndarray,
+           infosets: np.ndarray, lo: int, hi: int, best: bool) -> None:
+  """Bottom-up values over ``infosets[lo:hi]`` (increasing global index); c becomes q.
+
+  v(I) = sum_a sigma(I, a) q(I, a) (``block_sum`` order), or max_a q(I, a) if ``best``, with
+  q(I, a) = c[(I, a)] + sum_{J listed: parent(J) = (I, a)} v(J). Levels are processed deepest
+  first; within a level the children's values are summed in list order into ``acc`` (all zero
+  on entry and on return) and then added to their parent's c. The parent sequences of the
+  top-level sets (the empty ones included) receive their sums too.
+  """
+  m = hi
+  while m > lo:
+    level = lay.infoset_level[infosets[m - 1]]
+    first = m - 1
+    while first > lo and lay.infoset_level[infosets[first - 1]] == level:
+      first -= 1
+    for q in range(first, m):
+      k = infosets[q]
+      start = lay.infoset_start[k]
+      size = lay.infoset_num_actions[k]
+      if best:
+        value = c[start]
+        for s in range(start + 1, start + size):
+          value = max(value, c[s])
+      else:
+        rest = 0.0
+        for s in range(start + 1, start + size):
+          rest += sigma[s] * c[s]
+        value = sigma[start] * c[start] + rest
+      v[k] = value
+      acc[lay.infoset_parent[k]] += value
+    for q in range(first, m):
+      parent = lay.infoset_parent[infosets[q]]
+      c[parent] += acc[parent]
+      acc[parent] = 0.0
+    m = first
+
+
+@numba.njit(cache=True, error_model="numpy")
+def regrets_from_values(lay: KernelLayout, c: np.ndarray, v: np.ndarray) -> None:
+  """c[(I, a)] -= v(I) on every sequence, 0 on the empty ones: q becomes r (step 4)."""
+  c[:lay.num_players] = 0.0
+  for k in range(len(lay.infoset_start)):
+    start = lay.infoset_start[k]
+    for s in range(start, start + lay.infoset_num_actions[k]):
+      c[s] -= v[k]
+
+
+@numba.njit(cache=True, error_model="numpy")
+def policy_values(lay: KernelLayout, weights: np.ndarray, x: np.ndarray) -> np.ndarray:
+  """Each player's expected utility sum_z w_i(z) prod_p x[seq_p(z)] (N,), terminals in order."""
+  n = lay.num_players
+  seq = lay.terminal_seq
+  out = np.zeros(n)
+  for z in range(seq.shape[0]):
+    reach = 1.0
+    for p in range(n):
+      reach *= x[seq[z, p]]
+    for i in range(n):
+      out[i] += weights[z, i] * reach
+  return out
+
+
+@numba.njit(cache=True, error_model="numpy")
+def best_response_values(lay: KernelLayout, weights: np.ndarray, sigma: np.ndarray
+                         ) -> np.ndarray:
+  """Each player's best-response value against the others' part of ``sigma`` (N,).
+
+  Player i's terminal values against the others' plans, the best-response backup over i's
+  information sets, and the value of i's empty sequence (global sequence i).
+  """
+  n = lay.num_players
+  g = len(sigma)
+  x = np.empty(g)
+  x[:n] = 1.0
+  ptr = lay.pass_infoset_ptr
+  realize(lay, sigma, x, lay.pass_infosets, ptr[n], ptr[n + 1])
+  c = np.empty(g)
+  v = np.empty(len(lay.infoset_start))
+  acc = np.zeros(g)
+  out = np.empty(n)
+  sorted_weights = player_weights(lay, weights)
+  for i in range(n):
+    c[:] = 0.0
+    add_all_terminal_values(lay, x, sorted_weights, i, c)
+    backup(lay, c, sigma, v, acc, lay.pass_infosets, ptr[i], ptr[i + 1], True)
+    out[i] = c[i]
+  return out
+
+
+# The update and the iterations --------------------------------------------------------------
+
+
+@numba.njit(cache=True, error_model="numpy")
+def update_infosets(lay: KernelLayout, rule: KernelRule, t: int, c: np.ndarray,
+                    reach: np.ndarray, visits: np.ndarray, sigma: np.ndarray,
+                    regrets: np.ndarray, cumulative: np.ndarray, infosets: np.ndarray, lo: int,
+                    hi: int, clip_all: bool, v: np.ndarray, acc: np.ndarray) -> None:
+  """Steps 3-5 of the module docstring at ``infosets[lo:hi]`` (increasing global index).
+
+  Args:
+    lay: the layout.
+    rule: the update rule.
+    t: the iteration, for w_t and the discounts.
+    c: (G,) terminal values of the updated players; becomes q.
+    reach: (G,) own-reach weights of the average (the pass's plans x for CFR).
+    visits: (K,) n(I) of the average's increment.
+    sigma: (G,) the current strategy, updated in place.
+    regrets: (G,) the cumulative regrets, updated in place.
+    cumulative: (G,) the cumulative (average) strategy, updated in place.
+    infosets: the updated information sets are ``infosets[lo:hi]``.
+    lo: the first of them.
+    hi: one past the last.
+    clip_all: under RM+, clip every regret (else only the updated ones).
+    v: (K,) scratch.
+    acc: (G,) scratch, zero on entry and on return.
+  """
+  backup(lay, c, sigma, v, acc, infosets, lo, hi, False)
+  w = averaging_weight(t, rule.averaging_gamma)
+  positive, negative = 1.0, 1.0
+  if rule.discount:
+    positive, negative = discount_factors(t, rule.discount_alpha, rule.discount_beta)
+  for q in range(lo, hi):
+    k = infosets[q]
+    start = lay.infoset_start[k]
+    size = lay.infoset_num_actions[k]
+    value, count = v[k], visits[k]
+    for s in range(start, start + size):
+      regrets[s] += c[s] - value
+      cumulative[s] += w * (reach[s] * count)
+    if rule.regret_matching_plus:
+      clip_block(regrets, start, size)
+    if rule.discount:
+      discount_block(regrets, start, size, positive, negative)
+    match_block(regrets, sigma, start, size)
+  if rule.regret_matching_plus and clip_all:  # The others' (the updated ones are clipped).
+    for s in range(lay.num_players, len(regrets)):
+      regrets[s] = max(regrets[s], 0.0)
+
+
+@numba.njit(cache=True, error_model="numpy")
+def average_increment(lay: KernelLayout, rule: KernelRule, t: int, reach: np.ndarray,
+                      player: int) -> np.ndarray:
+  """The numerators' increment w_t reach[s] on ``player``'s sequences (-1: all), else 0 (G,).
+
+  The increment ``update_infosets`` adds for a full-width pass, in the same arithmetic.
+  """
+  out = np.zeros(len(reach))
+  w = averaging_weight(t, rule.averaging_gamma)
+  n = lay.num_players
+  group = player if player >= 0 else n
+  for q in range(lay.pass_infoset_ptr[group], lay.pass_infoset_ptr[group + 1]):
+    k = lay.pass_infosets[q]
+    start = lay.infoset_start[k]
+    for s in range(start, start + lay.infoset_num_actions[k]):
+      out[s] = w * reach[s]
+  return out
+
+
+@numba.njit(cache=True, error_model="numpy")
+def hook_update(lay: KernelLayout, rule: KernelRule, t: int, c: np.ndarray, reach: np.ndarray,
+                player: int, sigma: np.ndarray, regrets: np.ndarray,
+                cumulative: np.ndarray) -> None:
+  """One full-width pass of ``player`` (-1: all) with terminal values ``c`` from the caller."""
+  n = lay.num_players
+  group = player if player >= 0 else n
+  k = len(lay.infoset_start)
+  update_infosets(lay, rule, t, c, reach, np.ones(k), sigma, regrets, cumulative,
+                  lay.pass_infosets, lay.pass_infoset_ptr[group],
+                  lay.pass_infoset_ptr[group + 1], True, np.empty(k), np.zeros(len(c)))
+
+
+@numba.njit(cache=True, error_model="numpy")
+def exact_iterations(lay: KernelLayout, rule: KernelRule, weights: np.ndarray,
+                     sigma: np.ndarray, regrets: np.ndarray, cumulative: np.ndarray,
+                     iteration: int, count: int) -> None:
+  """Iterations ``iteration + 1`` .. ``iteration + count`` of full-width CFR, in place.
+
+  Each iteration is one pass per player 0..N-1 (alternating updates; each pass against the
+  policy the previous one left) or one pass of all players; ``weights`` (T, N) are the terminal
+  weights u_p(z) pi_c(z). The plans x are computed once and then refreshed for the updated
+  player after each pass.
+  """
+  n = lay.num_players
+  g = len(sigma)
+  k = len(lay.infoset_start)
+  ptr = lay.pass_infoset_ptr
+  sorted_weights = player_weights(lay, weights)
+  x = np.empty(g)
+  x[:n] = 1.0
+  realize(lay, sigma, x, lay.pass_infosets, ptr[n], ptr[n + 1])
+  c = np.empty(g)
+  v = np.empty(k)
+  acc = np.zeros(g)
+  ones = np.ones(k)
+  passes = n if rule.alternating else 1
+  for it in range(count):
+    t = iteration + it + 1
+    for p in range(passes):
+      player = p if rule.alternating else -1
+      group = player if player >= 0 else n
+      c[:] = 0.0
+      add_all_terminal_values(lay, x, sorted_weights, player, c)
+      update_infosets(lay, rule, t, c, x, ones, sigma, regrets, cumulative, lay.pass_infosets,
+                      ptr[group], ptr[group + 1], True, v, acc)
+      realize(lay, sigma, x, lay.pass_infosets, ptr[group], ptr[group + 1])
+
+
+@numba.njit(cache=True, error_model="numpy")
+def exact_batch(lay: KernelLayout, rule: KernelRule, weights: np.ndarray, sigma: np.ndarray,
+                regrets: np.ndarray, cumulative: np.ndarray, iterations: np.ndarray,
+                games: np.ndarray, count: int) -> None:
+  """``exact_iterations`` on each listed game b (rows b of the (B, ...) arrays); advances
+  ``iterations[b]`` by ``count``."""
+  for b in games:
+    exact_iterations(lay, rule, weights[b], sigma[b], regrets[b], cumulative[b], iterations[b],
+                     count)
+    iterations[b] += count
+
+
+@numba.njit(cache=True, error_model="numpy")
+def batch_values(lay: KernelLayout, weights: np.ndarray, sigma: np.ndarray
+                 ) -> Tuple[np.ndarray, np.ndarray]:
+  """Per game b: best-response values and on-policy values of ``sigma[b]`` ((B, N) each)."""
+  num_games, n = weights.shape[0], lay.num_players
+  best = np.empty((num_games, n))
+  on_policy = np.empty((num_games, n))
+  x = np.empty(sigma.shape[1])
+  x[:n] = 1.0
+  ptr = lay.pass_infoset_ptr
+  for b in range(num_games):
+    best[b] = best_response_values(lay, weights[b], sigma[b])
+    realize(lay, sigma[b], x, lay.pass_infosets, ptr[n], ptr[n + 1])
+    on_policy[b] = policy_values(lay, weights[b], x)
+  return best, on_policy
+
+
+@numba.njit(cache=True, error_model="numpy")
+def visit(tables: SampleTables, draws: np.ndarray, terminals: np.ndarray, infosets: np.ndarray,
+          visits: np.ndarray, stack: np.ndarray) -> Tuple[int, int]:
+  """The histories below the sampled chance outcomes.
+
+  From the root segment down, each chance node of a visited segment takes the outcome whose
+  cumulative-probability interval [p_0 + ... + p_{e-1}, p_0 + ... + p_e) holds
+  ``draws[chance_depth]`` (the last outcome also takes any rounding gap below 1), as
+  OpenSpiel's ``SampleAction``; its segment is visited.
+
+  Args:
+    tables: the segments.
+    draws: (D,) uniform numbers in [0, 1), one per chance depth.
+    terminals: (T,) out: the visited terminals, first the returned count.
+    infosets: (K,) out: the distinct information sets of the visited decision nodes, first the
+      returned count, in order of first visit.
+    visits: (K,) zero on entry; out: the number of visited histories of each set.
+    stack: (number of segments,) scratch.
+
+  Returns:
+    (number of visited terminals, number of visited information sets).
+  """
+  num_terminals, num_infosets = 0, 0
+  stack[0] = 0
+  top = 1
+  while top > 0:
+    top -= 1
+    s = stack[top]
+    for m in range(tables.seg_terminal_ptr[s], tables.seg_terminal_ptr[s + 1]):
+      terminals[num_terminals] = tables.seg_terminals[m]
+      num_terminals += 1
+    for m in range(tables.seg_decision_ptr[s], tables.seg_decision_ptr[s + 1]):
+      k = tables.seg_decision_infoset[m]
+      if visits[k] == 0.0:
+        infosets[num_infosets] = k
+        num_infosets += 1
+      visits[k] += 1.0
+    for m in range(tables.seg_chance_ptr[s], tables.seg_chance_ptr[s + 1]):
+      chance = tables.seg_chance[m]
+      u = draws[tables.chance_depth[chance]]
+      e = tables.chance_edge_ptr[chance]
+      last = tables.chance_edge_ptr[chance + 1] - 1
+      total = tables.edge_prob[e]
+      while e < last and u >= total:
+        e += 1
+        total += tables.edge_prob[e]
+      stack[top] = tables.edge_segment[e]
+      top += 1
+  return num_terminals, num_infosets
+
+
+@numba.njit(cache=True, error_model="numpy")
+def by_level(lay: KernelLayout, infosets: np.ndarray, count: int, level_count: np.ndarray,
+             out: np.ndarray) -> None:
+  """``infosets[:count]`` into ``out[:count]`` by depth level, stably (counting sort).
+
+  Levels in increasing order put every set after its parent's set, as ``realize`` needs, and
+  group the sets as ``backup`` needs. Within a level the sets keep their visit order; in a tree
+  without chance nodes (one segment, visited in preorder) a player's sets are then in the order
+  of their global indices, so each sequence's children are summed as in a full-width pass.
+  ``level_count`` (L + 1,) is zero on entry and on return.
+  """
+  for q in range(count):
+    level_count[lay.infoset_level[infosets[q]] + 1] += 1
+  for d in range(1, len(level_count)):
+    level_count[d] += level_count[d - 1]
+  for q in range(count):
+    d = lay.infoset_level[infosets[q]]
+    out[level_count[d]] = infosets[q]
+    level_count[d] += 1
+  level_count[:] = 0
+
+
+@numba.njit(cache=True, error_model="numpy")
+def sampled_iterations(lay: KernelLayout, tables: SampleTables, rule: KernelRule,
+                       utility: np.ndarray, draws: np.ndarray, sigma: np.ndarray,
+                       regrets: np.ndarray, cumulative: np.ndarray, iteration: int,
+                       count: int) -> None:
+  """Iterations ``iteration + 1`` .. ``iteration + count`` of chance-sampled CFR, in place.
+
+  Each pass takes the next row of ``draws`` ((passes, D) uniforms), visits the sampled
+  histories (``visit``), computes the plans on the visited information sets only, the terminal
+  values c~_i[s] = sum_{z visited: seq_i(z) = s} u_i(z) prod_{j != i} x[seq_j(z)] (importance
+  weight pi_c(z) / q(z) = 1), and updates the visited sets of the updated player(s) with
+  n(I) = their visit counts. Its cost follows the sampled subtree.
+  """
+  n = lay.num_players
+  g = len(sigma)
+  k = len(lay.infoset_start)
+  x = np.empty(g)
+  x[:n] = 1.0
+  c = np.empty(g)
+  v = np.empty(k)
+  acc = np.zeros(g)
+  visits = np.zeros(k)
+  terminals = np.empty(len(lay.all_terminals), dtype=np.int64)
+  infosets = np.empty(k, dtype=np.int64)
+  ordered = np.empty(k, dtype=np.int64)
+  updated = np.empty(k, dtype=np.int64)
+  level_count = np.zeros(lay.infoset_level[-1] + 2 if k else 1, dtype=np.int64)
+  stack = np.empty(len(tables.seg_terminal_ptr), dtype=np.int64)
+  passes = n if rule.alternating else 1
+  row = 0
+  for it in range(count):
+    t = iteration + it + 1
+    for p in range(passes):
+      player = p if rule.alternating else -1
+      num_terminals, num_infosets = visit(tables, draws[row], terminals, infosets, visits,
+                                          stack)
+      row += 1
+      by_level(lay, infosets, num_infosets, level_count, ordered)
+      realize(lay, sigma, x, ordered, 0, num_infosets)
+      num_updated = 0
+      c[:n] = 0.0
+      for q in range(num_infosets):
+        j = ordered[q]
+        if player < 0 or lay.infoset_player[j] == player:
+          updated[num_updated] = j
+          num_updated += 1
+          start = lay.infoset_start[j]
+          for s in range(start, start + lay.infoset_num_actions[j]):
+            c[s] = 0.0
+      add_terminal_values(lay, x, utility, player, terminals, 0, num_terminals, c)
+      update_infosets(lay, rule, t, c, x, visits, sigma, regrets, cumulative, updated, 0,
+                      num_updated, False, v, acc)
+      for q in range(num_infosets):
+        visits[infosets[q]] = 0.0
+

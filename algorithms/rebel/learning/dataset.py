@@ -1,0 +1,107 @@
+"""Training data for a PBS value function: beliefs at the leaves of a cut and their exact values.
+
+Supervised data (ReBeL's value targets with an exact solver in place of search; Brown, Bakhtin,
+Lerer, Gong, NeurIPS 2020, arXiv 2007.13544, Section 4): leaf PBSs drawn from a documented
+distribution, each labelled with the per-deal values of an equilibrium of the leaf subgame at that
+belief (``LeafSolution.root_values`` of the exact ``SequenceFormLPSolver`` by default).
+
+Sampling distribution (``sample_beliefs``). A leaf belief is what a trunk policy induces:
+beta(d) proportional to pi_c(d) r_0(c_0(d)) r_1(c_1(d)), with r_i(c) player i's trunk reach of
+the leaf holding card c (``PublicBeliefState.from_reaches``). Every trunk policy gives reaches in
+[0, 1], and every reach vector in [0, 1]^deck (not all zero) comes from some trunk policy when the
+player acts once before the leaf, so the sample draws r_i(c) ~ Uniform(0, 1) independently per
+card for each player who acts in the trunk before the leaf, and r_i = 1 for a player who does not
+(at Kuhn depth 1 player 1 has not acted yet). Chance pi_c(d) is uniform over the ordered deals.
+"""
+
+import dataclasses
+from typing import Optional, Sequence
+
+import numpy as np
+
+from algorithms.rebel.learning.value_function import LeafDomain
+from algorithms.rebel.leaves.solvers import LeafSolver
+from algorithms.rebel.leaves.solvers import SequenceFormLPSolver
+from algorithms.rebel.public_tree import LeafSubgame
+from algorithms.rebel.public_tree import PublicTree
+
+
+@dataclasses.dataclass(frozen=True)
+class Dataset:
+  """Labelled leaf PBSs of one cut.
+
+  Attributes:
+    leaf_index: int array (n,), the leaf of each example (``LeafDomain.leaves`` order).
+    beliefs: float array (n, D), the belief over the deals.
+    values: float array (n, D), player 0's per-deal values u_0(d) (the target).
+  """
+
+  leaf_index: np.ndarray
+  beliefs: np.ndarray
+  values: np.ndarray
+
+  def __len__(self) -> int:
+    return len(self.leaf_index)
+
+  @classmethod
+  def concatenate(cls, parts: Sequence["Dataset"]) -> "Dataset":
+    return cls(leaf_index=np.concatenate([p.leaf_index for p in parts]),
+               beliefs=np.concatenate([p.beliefs for p in parts]),
+               values=np.concatenate([p.values for p in parts]))
+
+
+def trunk_players(leaf: LeafSubgame) -> tuple:
+  """The players who act in the trunk on the way to ``leaf`` (a non-empty root sequence).
+
+  Global sequences 0 and 1 are players 0's and 1's empty sequences (``TreeArrays``).
+  """
+  return tuple(i for i in (0, 1) if np.any(leaf.root_seq[:, i] != i))
+
+
+def beliefs_from_reaches(leaf: LeafSubgame, reach_0: np.ndarray,
+                         reach_1: np.ndarray) -> np.ndarray:
+  """Deal beliefs (n, D) from per-card reaches (n, deck) of the two players.
+
+  beta(d) = pi_c(d) r_0(c_0(d)) r_1(c_1(d)) / sum, for the deals that are roots of the leaf.
+  """
+  deals = np.array(leaf.rules.deals())
+  mass = np.zeros((len(reach_0), len(deals)))
+  c0, c1 = deals[leaf.deals, 0], deals[leaf.deals, 1]
+  mass[:, leaf.deals] = leaf.root_chance * reach_0[:, c0] * reach_1[:, c1]
+  return mass / mass.sum(axis=1, keepdims=True)
+
+
+def sample_beliefs(leaf: LeafSubgame, n: int, rng: np.random.Generator) -> np.ndarray:
+  """Draws n beliefs over the deals, (n, D), from the module's distribution."""
+  deck = leaf.rules.deck_size
+  acting = trunk_players(leaf)
+  reaches = [rng.random((n, deck)) if i in acting else np.ones((n, deck)) for i in (0, 1)]
+  return beliefs_from_reaches(leaf, *reaches)
+
+
+def leaf_values(leaf: LeafSubgame, beliefs: np.ndarray, solver: LeafSolver) -> np.ndarray:
+  """Per-deal values u_0 (n, D) of ``solver``'s solution at each deal belief (n, D)."""
+  out = np.zeros_like(beliefs)
+  for k, belief in enumerate(beliefs):
+    out[k, leaf.deals] = solver(leaf, belief[leaf.deals]).root_values
+  return out
+
+
+def supervised_dataset(public_tree: PublicTree, num_per_leaf: int, seed: int,
+                       solver: Optional[LeafSolver] = None) -> Dataset:
+  """``num_per_leaf`` sampled PBSs per leaf of the cut, labelled by ``solver`` (exact LP).
+
+  Reproducible: the beliefs depend only on the seed (``numpy.random.default_rng``), the labels
+  only on the beliefs.
+  """
+  if isinstance(num_per_leaf, bool) or not isinstance(num_per_leaf, int) or num_per_leaf < 1:
+    raise ValueError(f"num_per_leaf must be an integer >= 1, got {num_per_leaf!r}")
+  solver = solver if solver is not None else SequenceFormLPSolver()
+  LeafDomain.of(public_tree)  # A Kuhn game with leaves, or a one-line ValueError.
+  rng = np.random.default_rng(seed)
+  parts = []
+  for index, leaf in enumerate(public_tree.leaves):
+    beliefs = sample_beliefs(leaf, num_per_leaf, rng)
+    parts.append(Dataset(leaf_index=np.full(num_per_leaf, index), beliefs=beliefs,
+                         values=leaf_values(leaf, beliefs, solver)))
+  return Dataset.concatenate(parts)

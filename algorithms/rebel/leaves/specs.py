@@ -1,0 +1,149 @@
+"""JSON descriptions of the project's leaf solvers, for checkpoints and the solver registry.
+
+``spec(solver)`` describes a leaf solver by its class name and parameters, ``from_spec`` rebuilds
+it; ``CFRAvgSolver.save`` records its leaf solver this way and the experiments' solver registry
+takes a ``leaf_solver`` option in this form. The descriptions:
+
+* ``{"name": "SequenceFormLPSolver"}`` (the exact LP; its caches are rebuilt on demand);
+* ``{"name": "CFRLeafSolver", "iterations": N, "rule": {UpdateRule fields}}``;
+* ``{"name": "HedgeLeafSolver", "iterations": N, "eta": eta}`` (``smooth_leaf_solver``);
+* ``{"name": "ValueFunctionLeafSolver", "value_function": V, "continuation": S or None}``
+  (``value_leaf_solving``) with S a leaf-solver description and V a value function's:
+
+  - ``{"name": "PBSValueFunction", "path": FILE, "sha256": DIGEST}``: a saved model
+    (``pbs_value_function``), read from FILE, whose weights must have the digest DIGEST (so a
+    description names one model, and a run rebuilt from it is the run recorded);
+  - ``{"name": "ExactValueFunction", "solver": S}``: a leaf solver's values;
+  - ``{"name": "PerturbedValueFunction", "value_function": V, "delta": d, "seed": k}``.
+
+Within one description, equal sub-descriptions build one object: e.g. the exact LP that supplies
+a perfect value function's values and the continuation is solved once per leaf and belief.
+"""
+
+import dataclasses
+import json
+from typing import Any, Dict
+
+from algorithms.cfr.cfr_engine import UpdateRule
+from algorithms.rebel.learning.value_function import PBSValueFunction
+from algorithms.rebel.leaves.hedge import HedgeLeafSolver
+from algorithms.rebel.leaves.solvers import CFRLeafSolver
+from algorithms.rebel.leaves.solvers import LeafSolver
+from algorithms.rebel.leaves.solvers import SequenceFormLPSolver
+from algorithms.rebel.leaves.value_functions import ExactValueFunction
+from algorithms.rebel.leaves.value_functions import PerturbedValueFunction
+from algorithms.rebel.leaves.value_functions import ValueFunctionLeafSolver
+
+LEAF_SOLVERS = ("SequenceFormLPSolver", "CFRLeafSolver", "HedgeLeafSolver",
+                "ValueFunctionLeafSolver")
+VALUE_FUNCTIONS = ("PBSValueFunction", "ExactValueFunction", "PerturbedValueFunction")
+
+
+def spec(solver: LeafSolver) -> Dict[str, Any]:
+  """The JSON description of one of the project's leaf solvers (module docstring).
+
+  Raises:
+    ValueError: for any other callable (subclasses included), or a value function that cannot
+      be described (e.g. a model that was never saved), which cannot be recorded.
+  """
+  kind = type(solver)
+  if kind is SequenceFormLPSolver:
+    return {"name": kind.__name__}
+  if kind is CFRLeafSolver:
+    return {"name": kind.__name__, "iterations": solver.iterations,
+            "rule": dataclasses.asdict(solver.rule)}
+  if kind is HedgeLeafSolver:
+    return {"name": kind.__name__, "iterations": solver.iterations, "eta": solver.eta}
+  if kind is ValueFunctionLeafSolver:
+    return {"name": kind.__name__, "value_function": value_function_spec(solver.value_function),
+            "continuation": None if solver.continuation is None else spec(solver.continuation)}
+  raise ValueError(f"leaf solver {kind.__name__} is not one of the project's "
+                   f"({', '.join(LEAF_SOLVERS)}) and cannot be recorded")
+
+
+def value_function_spec(value_function) -> Dict[str, Any]:
+  """The JSON description of a value function (module docstring).
+
+  Raises:
+    ValueError: for another kind of value function, or a model without a file.
+  """
+  kind = type(value_function)
+  if kind is PBSValueFunction:
+    if value_function.path is None:
+      raise ValueError("a PBSValueFunction is recorded by its file: save it first")
+    return {"name": kind.__name__, "path": value_function.path,
+            "sha256": value_function.digest()}
+  if kind is ExactValueFunction:
+    return {"name": kind.__name__, "solver": spec(value_function.solver)}
+  if kind is PerturbedValueFunction:
+    return {"name": kind.__name__,
+            "value_function": value_function_spec(value_function.value_function),
+            "delta": value_function.delta, "seed": value_function.seed}
+  raise ValueError(f"value function {kind.__name__} is not one of the project's "
+                   f"({', '.join(VALUE_FUNCTIONS)}) and cannot be recorded")
+
+
+def from_spec(description: Dict[str, Any]) -> LeafSolver:
+  """Rebuilds a leaf solver from ``spec``'s description.
+
+  Raises:
+    ValueError: one line, for an unknown name, bad parameters, or a model file that is missing,
+      unreadable or not the recorded one.
+  """
+  return _Builder().leaf_solver(description)
+
+
+class _Builder:
+  """Builds one description; equal sub-descriptions give one object."""
+
+  def __init__(self):
+    self._built: Dict[str, Any] = {}
+
+  def _memo(self, description: Dict[str, Any], build) -> Any:
+    key = json.dumps(description, sort_keys=True)
+    if key not in self._built:
+      self._built[key] = build()
+    return self._built[key]
+
+  def leaf_solver(self, description: Dict[str, Any]) -> LeafSolver:
+    name = description.get("name") if isinstance(description, dict) else None
+    if name not in LEAF_SOLVERS:
+      raise ValueError(f"unknown leaf solver {description!r} (known: {', '.join(LEAF_SOLVERS)})")
+    try:
+      return self._memo(description, lambda: self._leaf_solver(name, description))
+    except (KeyError, TypeError) as e:
+      raise ValueError(f"bad {name} description {description!r}: {e!r}") from None
+
+  def _leaf_solver(self, name: str, d: Dict[str, Any]) -> LeafSolver:
+    if name == "SequenceFormLPSolver":
+      return SequenceFormLPSolver()
+    if name == "CFRLeafSolver":
+      return CFRLeafSolver(d["iterations"], UpdateRule(**d["rule"]))
+    if name == "HedgeLeafSolver":
+      return HedgeLeafSolver(d["iterations"], d["eta"])
+    continuation = d["continuation"]
+    return ValueFunctionLeafSolver(self.value_function(d["value_function"]),
+                                   None if continuation is None
+                                   else self.leaf_solver(continuation))
+
+  def value_function(self, description: Dict[str, Any]):
+    name = description.get("name") if isinstance(description, dict) else None
+    if name not in VALUE_FUNCTIONS:
+      raise ValueError(f"unknown value function {description!r} "
+                       f"(known: {', '.join(VALUE_FUNCTIONS)})")
+    try:
+      return self._memo(description, lambda: self._value_function(name, description))
+    except (KeyError, TypeError) as e:
+      raise ValueError(f"bad {name} description {description!r}: {e!r}") from None
+
+  def _value_function(self, name: str, d: Dict[str, Any]):
+    if name == "PBSValueFunction":
+      model = PBSValueFunction.load(d["path"])
+      if model.digest() != d["sha256"]:
+        raise ValueError(f"{d['path']}: the model's weights have digest {model.digest()[:12]}..., "
+                         f"not the recorded {str(d['sha256'])[:12]}... (the file was replaced)")
+      return model
+    if name == "ExactValueFunction":
+      return ExactValueFunction(self.leaf_solver(d["solver"]))
+    return PerturbedValueFunction(self.value_function(d["value_function"]), d["delta"],
+                                  d["seed"])

@@ -1,0 +1,101 @@
+"""Value functions behind the leaf-solver interface: ReBeL's search with learned leaf values.
+
+A value function maps a leaf and a belief over its roots to player 0's value from each root,
+``value_function.root_values(leaf, belief) -> (R,)``:
+
+* ``pbs_value_function.PBSValueFunction``: a learned one (ReBeL's value network);
+* ``ExactValueFunction``: a leaf solver's values, the "perfect value function" (with the exact LP,
+  the leaf subgame's equilibrium values);
+* ``PerturbedValueFunction``: another value function plus a smooth perturbation of known size,
+  to measure how depth-limited solving degrades with the value error.
+
+``ValueFunctionLeafSolver(value_function, continuation)`` is a leaf solver
+(``leaf_solvers.LeafSolver``) whose ``LeafSolution`` carries the value function's ``root_values``
+and, for the policy, the continuation of a second leaf solver (uniform play without one).
+``CFRAvgSolver`` takes the trunk's leaf values from ``root_values`` (step 5 of its docstring), so
+the values drive the search; the continuation only completes the reported average policy into a
+full-game policy that can be measured (a value function has no policy). ReBeL (Brown, Bakhtin,
+Lerer, Gong, NeurIPS 2020, arXiv 2007.13544, Section 4) plays that continuation by searching
+again at the leaf; here the exact LP at the same leaf PBS stands for that search.
+
+All three and the solver have JSON descriptions (``leaf_solver_specs``), so a run with learned
+leaves is a solver-registry option and can be checkpointed.
+"""
+
+from typing import Optional
+
+import numpy as np
+
+from algorithms.rebel.leaves.solvers import LeafSolution
+from algorithms.rebel.leaves.solvers import LeafSolver
+from algorithms.rebel.leaves.solvers import uniform_policy
+from algorithms.rebel.public_tree import LeafSubgame
+
+
+class ExactValueFunction:
+  """A leaf solver's values as a value function: ``root_values`` of its solution."""
+
+  def __init__(self, solver: LeafSolver):
+    self.solver = solver
+
+  def root_values(self, leaf: LeafSubgame, belief: np.ndarray) -> np.ndarray:
+    return self.solver(leaf, belief).root_values
+
+
+def smooth_perturbation(leaf: LeafSubgame, belief: np.ndarray, delta: float,
+                        seed: int) -> np.ndarray:
+  """The error of ``PerturbedValueFunction`` at the leaf's roots (R,): delta U tanh(A beta + b).
+
+  U is the leaf's largest absolute payoff; A (R x R, entries 3 N(0, 1)) and b (R, entries
+  N(0, 1)) are drawn per leaf from ``numpy.random.default_rng([seed, leaf.index])``.
+  """
+  rng = np.random.default_rng([seed, leaf.index])
+  a = 3.0 * rng.normal(size=(leaf.num_roots, leaf.num_roots))
+  b = rng.normal(size=leaf.num_roots)
+  return delta * float(np.abs(leaf.tree.utility[:, 0]).max()) * np.tanh(a @ belief + b)
+
+
+class PerturbedValueFunction:
+  """``value_function`` plus a fixed smooth perturbation of size at most delta U.
+
+  u~_0(h) = u_0(h) + delta U tanh((A beta + b)_h) (``smooth_perturbation``). Every per-root
+  value is off by at most delta U, so every counterfactual value at the PBS, a belief-weighted
+  sum of per-root values (``pbs_value_function.value_errors``), is off by at most delta U too;
+  the perturbation is a smooth function of the belief, as a trained network's error is.
+
+  Args:
+    value_function: the values perturbed (e.g. an ``ExactValueFunction``).
+    delta: the size, in units of U (>= 0).
+    seed: seeds A and b.
+  """
+
+  def __init__(self, value_function, delta: float, seed: int = 0):
+    if not delta >= 0:
+      raise ValueError(f"delta must be >= 0, got {delta!r}")
+    self.value_function = value_function
+    self.delta = float(delta)
+    self.seed = int(seed)
+
+  def root_values(self, leaf: LeafSubgame, belief: np.ndarray) -> np.ndarray:
+    return (np.asarray(self.value_function.root_values(leaf, belief), dtype=np.float64)
+            + smooth_perturbation(leaf, belief, self.delta, self.seed))
+
+
+class ValueFunctionLeafSolver:
+  """A leaf solver whose values come from a value function (module docstring).
+
+  Args:
+    value_function: has ``root_values(leaf, belief) -> (R,)``.
+    continuation: a leaf solver for the reported continuation policy; uniform play if None.
+  """
+
+  def __init__(self, value_function, continuation: Optional[LeafSolver] = None):
+    self.value_function = value_function
+    self.continuation = continuation
+
+  def __call__(self, leaf: LeafSubgame, belief: np.ndarray) -> LeafSolution:
+    policy = (uniform_policy(leaf.arrays) if self.continuation is None
+              else self.continuation(leaf, belief).policy)
+    return LeafSolution(policy=policy,
+                        root_values=np.asarray(self.value_function.root_values(leaf, belief),
+                                               dtype=np.float64))

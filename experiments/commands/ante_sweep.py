@@ -1,0 +1,218 @@
+"""Ante sweep: solved bluff and call frequencies and game values against the closed forms.
+
+For both rule sets of three-card Kuhn poker (standard, and simplified: player 0's pass ends the
+hand), a solver runs on ``kuhn_poker_ante`` over a range of antes a (bet b = 1) and of bets
+(a = 1). Payoffs are homogeneous in (a, b), so the equilibria depend on r = a / b only, and the
+value scales with b: each quantity is plotted against r, the value as value / b, with the closed
+form of ``algorithms.exact.kuhn_equilibria`` (H. W. Kuhn 1950 for r = 1; the variable-ante closed forms
+for the rest) drawn as a line, or as a band where the equilibrium is a family, and the regime
+boundaries marked.
+
+Checks, for every solved game (``references.solver_run_checks``, as in the reference check):
+exploitability within its tolerance, value within NashConv of the closed-form value, and each
+frequency within the strategy tolerance of the family member selected by the solved free
+parameters.
+"""
+
+import argparse
+from typing import Dict, List, Sequence, Tuple
+
+import matplotlib.figure
+import numpy as np
+import pandas as pd
+
+from algorithms.exact import kuhn_equilibria
+from experiments.harness import arguments
+from experiments.harness import game_loader
+from experiments.harness import jobs as jobs_lib
+from experiments.harness import plotting
+from experiments.harness import references
+from experiments.harness import solver_registry
+from experiments.harness import tables
+from experiments.harness.checks import Check
+from experiments.harness.context import Context
+from experiments.harness.section import ReportSection
+from spiel_games import kuhn_rules
+
+NAME = "ante-sweep"
+REPORT_ORDER = 40  # Place in the report (and in ``run``).
+HELP = "Solved bluff/call frequencies and game values over antes and bets, against closed forms."
+
+ANTES = (0.1, 0.25, 0.4, 0.5, 0.6, 0.75, 0.9, 1.0, 1.25, 1.5, 2.0, 3.0)  # With bet 1.
+BETS = (0.5, 1.5, 4.0)  # With ante 1: r = 2, 2/3, 1/4.
+QUICK_ANTES = (0.25, 0.75, 1.0, 2.0)
+QUICK_BETS = (4.0,)
+DEFAULT_SOLVER = "our_cfr_plus"
+ITERATIONS = arguments.Budget(default=1000, quick=300)
+VALUE = "value / bet"
+R_GRID = np.geomspace(0.08, 4.0, 300)
+
+
+def sweep_games(antes: Sequence[float], bets: Sequence[float]) -> List[Tuple[str, str]]:
+  """(game string, sweep name) for both rule sets: antes with bet 1, bets with ante 1."""
+  return [(game_loader.kuhn_game_string(a, b, simplified), kind)
+          for simplified in (False, True)
+          for kind, pairs in (("ante", [(a, 1.0) for a in antes]),
+                              ("bet", [(1.0, b) for b in bets]))
+          for a, b in pairs]
+
+
+def quantities(simplified: bool) -> Dict[str, str]:
+  """The plotted quantities: checked information states (probability of bet/call), and value."""
+  return {**references.checked_states(kuhn_rules.KuhnRules(simplified=simplified)),
+          VALUE: "game value / bet (player 0)"}
+
+
+def closed_form_curves(simplified: bool) -> pd.DataFrame:
+  """Closed-form [low, high] of every quantity on ``R_GRID`` and at the point regimes."""
+  ratios = sorted(set(R_GRID.tolist()) | {0.5, 1.0})
+  rows = []
+  for r in ratios:
+    rules = kuhn_rules.KuhnRules(ante=r, bet=1.0, simplified=simplified)
+    ranges = references.family_ranges(rules)
+    value = float(kuhn_equilibria.game_value(r, 1.0, simplified))
+    for q in quantities(simplified):
+      low, high = (value, value) if q == VALUE else (float(x) for x in ranges[q])
+      rows.append({"r": r, "quantity": q, "low": low, "high": high})
+  return pd.DataFrame(rows)
+
+
+def solved_frame(results: Sequence[jobs_lib.JobResult], kinds: Dict[str, str]) -> pd.DataFrame:
+  """One row per solved game and quantity: rule set, sweep, ante, bet, r, solved number."""
+  rows = []
+  for r in results:
+    rules = game_loader.load_game(r.job.game).rules
+    base = {"game": r.job.game, "simplified": rules.simplified, "sweep": kinds[r.job.game],
+            "ante": rules.ante, "bet": rules.bet, "r": rules.ante / rules.bet,
+            "regime": kuhn_equilibria.regime_of(rules.ante, rules.bet, rules.simplified).name}
+    for q in quantities(rules.simplified):
+      solved = r.value / rules.bet if q == VALUE else r.solved.policy[q][1]
+      rows.append({**base, "quantity": q, "solved": solved})
+  return pd.DataFrame(rows, columns=["game", "simplified", "sweep", "ante", "bet", "r", "regime",
+                                     "quantity", "solved"])
+
+
+# How each sweep's solved points are drawn: different shapes, fills and colours.
+SWEEP_MARKERS = {
+    "ante": {"marker": "o", "color": plotting.VERMILLION, "s": 22},
+    "bet": {"marker": "^", "facecolors": "none", "edgecolors": plotting.BLACK, "s": 44,
+            "linewidths": 1.0},
+}
+CAPTION = (
+    "**Figures** (one per rule set, one panel per checked frequency and the value, against "
+    "r = ante / bet on a log axis). Blue line: the closed form; shaded band: an equilibrium "
+    "family (every point in it is an equilibrium); thick vertical segment: the family at a "
+    "point regime (r = 1/2, and Kuhn's r = 1 in the standard game); dotted lines: regime "
+    "boundaries, named in the strip above each panel. What to see: every solved point (filled "
+    "circles vary the ante at bet 1, open triangles the bet at ante 1) lies on the line or in "
+    "the band, and where both sweeps reach the same r their markers coincide: the equilibrium "
+    "depends on r only.")
+# Names of the regimes (kuhn_equilibria.Regime.name) in the figures.
+REGIME_NAMES = {"passive": "passive", "passive_edge": "edge", "p1_bluffs": "P1 bluffs",
+                "kuhn": "Kuhn", "both_bluff": "both bluff", "bluffing": "bluffing"}
+
+
+def y_label(state: str) -> str:
+  """The y label of a quantity's panel: action 1 is a call facing a bet, else a bet."""
+  if state == VALUE:
+    return "game value / bet (bets per hand)"
+  return "probability of calling" if state.endswith("b") else "probability of betting"
+
+
+def _ratio_text(r) -> str:
+  return str(r) if r.denominator != 1 else str(r.numerator)
+
+
+def plot_rule_set(curves: pd.DataFrame, solved: pd.DataFrame, simplified: bool,
+                  solver: str) -> matplotlib.figure.Figure:
+  """One panel per quantity: closed form (line or family band), solved points, regimes."""
+  names = quantities(simplified)
+  cols = min(3, len(names))
+  rows = -(-len(names) // cols)
+  fig, axes = plotting.subplots(rows, cols, figsize=(4.4 * cols, 3.5 * rows + 1.0))
+  regimes = kuhn_equilibria.regimes(simplified)
+  boundaries = sorted({float(g.low) for g in regimes if g.low > 0})
+  points = [g for g in regimes if g.is_point]
+  label = solver_registry.get_solver(solver).label
+  for ax, (q, title) in zip(axes.flat, names.items()):
+    c = curves[curves.quantity == q]
+    ax.fill_between(c.r, c.low, c.high, color=plotting.SKY_BLUE, alpha=0.35, linewidth=0,
+                    label="closed-form family (any point is an equilibrium)")
+    ax.plot(c.r, c.low, color=plotting.BLUE, linewidth=1.2, label="closed form")
+    ax.plot(c.r, c.high, color=plotting.BLUE, linewidth=1.2)
+    for i, point in enumerate(points):  # Point regimes: the family is a vertical segment.
+      at = c[c.r == float(point.low)]
+      ax.plot([float(point.low)] * 2, [at.low.iloc[0], at.high.iloc[0]],
+              color=plotting.BLUE, linewidth=3, solid_capstyle="butt",
+              label="_" if i else "closed-form family at a point regime (r = "
+              + ", ".join(_ratio_text(g.low) for g in points) + ")")
+    s = solved[solved.quantity == q]
+    for kind, style in SWEEP_MARKERS.items():
+      k = s[s.sweep == kind]
+      ax.scatter(k.r, k.solved, zorder=4, label=f"{label}, {kind} sweep ("
+                 + ("ante varies, bet 1)" if kind == "ante" else "bet varies, ante 1)"), **style)
+    ax.set_xscale("log")
+    ax.set_xticks([0.1, 0.25, 0.5, 1, 2, 4], ["0.1", "0.25", "1/2", "1", "2", "4"])
+    ax.set_xticks([], minor=True)
+    ax.set_xlabel(plotting.axis_label("r = ante / bet", log=True))
+    ax.set_ylabel(y_label(q))
+    ax.set_title(f"{title} [{q}]" if q != VALUE else title, pad=plotting.REGIME_TITLE_PAD)
+    plotting.mark_regimes(ax, boundaries,
+                          [REGIME_NAMES[g.name] for g in regimes if not g.is_point],
+                          [f"{REGIME_NAMES[g.name]} r={_ratio_text(g.low)}" for g in points])
+  for ax in axes.flat[len(names):]:
+    ax.axis("off")
+  plotting.legend_below(fig, ncol=2)
+  fig.suptitle(f"{'simplified' if simplified else 'standard'} Kuhn poker: solved vs closed form")
+  return fig
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+  parser.add_argument("--solver", type=arguments.solver_name, default=DEFAULT_SOLVER,
+                      metavar="NAME", help=f"solver (default {DEFAULT_SOLVER}; one of "
+                      + ", ".join(solver_registry.available_solvers()) + ")")
+  parser.add_argument("--iterations", type=arguments.positive_int, metavar="T",
+                      help=ITERATIONS.help("iterations per game"))
+  parser.add_argument("--ante", action="append", type=arguments.positive_float, metavar="A",
+                      help="ante to sweep with bet 1 (repeatable; default: "
+                      + ", ".join(map(str, ANTES)) + "; with --quick "
+                      + ", ".join(map(str, QUICK_ANTES)) + ")")
+  parser.add_argument("--bet", action="append", type=arguments.positive_float, metavar="B",
+                      help="bet to sweep with ante 1 (repeatable; default: "
+                      + ", ".join(map(str, BETS)) + "; with --quick "
+                      + ", ".join(map(str, QUICK_BETS)) + ")")
+
+
+def run(args: argparse.Namespace, ctx: Context) -> ReportSection:
+  antes = args.ante or (QUICK_ANTES if ctx.quick else ANTES)
+  bets = args.bet or (QUICK_BETS if ctx.quick else BETS)
+  iterations = ITERATIONS.resolve(args.iterations, ctx.quick)
+  if solver_registry.get_solver(args.solver).sampled:
+    iterations *= solver_registry.SAMPLED_BUDGET_FACTOR
+  kinds = dict(sweep_games(antes, bets))
+  # Each rule set's games share one tree shape: solved as one batch where the solver allows.
+  results = ctx.run_jobs([jobs_lib.Job(NAME, g, args.solver, ctx.seed, iterations,
+                                       keep_policy=True) for g in kinds], batch=True)
+  solved = solved_frame(results, kinds)
+  tables.write_csv(solved, ctx.out / "ante_sweep.csv")
+  figures = []
+  for simplified in (False, True):
+    name = f"ante_sweep_{'simplified' if simplified else 'standard'}.png"
+    plotting.save_figure(plot_rule_set(closed_form_curves(simplified),
+                                       solved[solved.simplified == simplified], simplified,
+                                       args.solver), ctx.out / name)
+    figures.append(name)
+  found: List[Check] = []
+  for result in results:
+    found += references.solver_run_checks(result, references.compute_reference(result.job.game))
+  table = solved.pivot_table(index=["simplified", "sweep", "ante", "bet", "regime"],
+                             columns="quantity", values="solved").reset_index()
+  markdown = (
+      f"{solver_registry.get_solver(args.solver).label}, T = {iterations}, on kuhn_poker_ante "
+      f"over antes {', '.join(map(str, antes))} (bet 1) and bets {', '.join(map(str, bets))} "
+      "(ante 1), both rule sets. Probabilities are of bet/call at the information state in "
+      "brackets (cards 0 = J, 1 = Q, 2 = K; p = check, b = bet).\n\n"
+      + tables.markdown_table(table, digits=4) + "\n\n" + CAPTION)
+  return ReportSection(title="Ante sweep: solved strategies and values against closed forms",
+                       markdown=markdown, figures=figures, tables=["ante_sweep.csv"],
+                       checks=found)

@@ -1,0 +1,321 @@
+"""The simplified Kuhn game's solved equilibrium over a dense (ante, bet) grid, by batched CFR+.
+
+The ``landscape`` command's second figure. On an N x N grid of antes S and bets B (chips, each
+in {2k / N : k = 1..N}, so 2S = B falls on grid points) every game
+``kuhn_poker_ante(ante=S, bet=B, simplified=True)`` has the same tree and different payoffs, so
+all N^2 games are solved by one ``algorithms.BatchedCFRPlusSolver`` (CFR+: Tammelin, "Solving
+large imperfect information games using CFR+", arXiv 2014), one compiled call per measuring point;
+each game's policies are those of solving it alone with ``algorithms.CFRPlusSolver`` for the same
+iterations (``solve_alone``; the tests compare them).
+
+What is drawn and checked per grid point is the average policy's bluff probability p (player 0
+bets the lowest card, information state "0") and call probability q (player 1 calls a bet with
+the middle card, "1b") against the closed form of ``algorithms.exact.kuhn_equilibria`` (module
+docstring, simplified game, D = 2S + B):
+
+* passive, 2S < B: p = q = 0;
+* passive_edge, 2S = B: a family, p in [0, 1/2], q = 0;
+* bluffing, 2S > B: p = B / D, q = (2S - B) / D, unique.
+
+The distance to the closed form is max(|p - p*|, |q - q*|) to the family member nearest in p
+(``kuhn_equilibria.member_matching``; the equilibrium itself where it is unique), and the
+exploitability is the kernel's exact one (cross-checked against OpenSpiel's at the worst point).
+"""
+
+import dataclasses
+import time
+from typing import List, Sequence, Tuple
+
+import matplotlib.colors
+import matplotlib.figure
+import numpy as np
+from open_spiel.python.algorithms import exploitability
+import pandas as pd
+
+import algorithms
+from algorithms.exact import kuhn_equilibria
+from experiments.harness import arguments
+from experiments.harness import checks
+from experiments.harness import game_loader
+from experiments.harness import plotting
+from experiments.harness import solver_registry
+from experiments.harness.checks import Check
+from spiel_games.kuhn_rules import KuhnRules
+
+BLUFF_STATE = "0"  # Player 0 holds the lowest card: bets with probability p.
+CALL_STATE = "1b"  # Player 1 holds the middle card facing a bet: calls with probability q.
+
+GRID = arguments.Budget(default=40, quick=12)  # Points per axis.
+MAX_STAKE = 2.0  # Chips: the largest ante and bet of the grid.
+SOLVER = "our_cfr_plus"  # Its registry entry names the batched class (SolverSpec.batch).
+ITERATIONS = 5000  # Per game, in both budgets: the batch costs ~1 us per game and iteration.
+MEASURE_AT = (250, 500, 1000, 2000, 5000)  # Iterations at which the grid is measured.
+# Issue 9's target for batched solving: every (ante, bet) variant to exploitability <= 1e-4.
+EXPLOITABILITY_BOUND = 1e-4
+# Largest distance of a solved (p, q) from the closed form allowed after ITERATIONS iterations:
+# about 3x the largest measured on the default 40 x 40 grid (3.0e-4, in the bluffing regime), so
+# CFR+'s residual passes while a wrong regime or formula (distances of order 0.1) fails. A
+# stated tolerance, not a bound: the distance of an average strategy from the equilibrium has
+# no a-priori bound in terms of T (near 2S = B the game is ill-conditioned: q* -> 0).
+STRATEGY_TOLERANCE = 1e-3
+ERROR_FLOOR = 1e-12  # Distances below this are drawn at it (the log colour scale has no 0).
+
+
+def stakes(points: int) -> np.ndarray:
+  """The grid's antes (and bets): MAX_STAKE k / points for k = 1..points, in chips."""
+  if points < 2:
+    raise ValueError(f"grid points per axis must be an integer >= 2, got {points}")
+  return MAX_STAKE * np.arange(1, points + 1) / points
+
+
+def grid_rules(points: int) -> Tuple[np.ndarray, np.ndarray, List[KuhnRules]]:
+  """Ante and bet of every grid point (bet-major: point i has ante[i % N], bet[i // N]) and their
+  simplified rules."""
+  axis = stakes(points)
+  bet, ante = (m.ravel() for m in np.meshgrid(axis, axis, indexing="ij"))
+  return ante, bet, [KuhnRules(ante=float(a), bet=float(b), simplified=True)
+                     for a, b in zip(ante, bet)]
+
+
+def bluff_and_call(pol) -> Tuple[float, float]:
+  """(p, q): a policy's probabilities of betting at "0" and of calling at "1b"."""
+  return float(pol.policy_for_key(BLUFF_STATE)[1]), float(pol.policy_for_key(CALL_STATE)[1])
+
+
+def distance_to_closed_form(ante: float, bet: float, p: float, q: float) -> float:
+  """max(|p - p*|, |q - q*|) for the closed-form member (p*, q*) nearest in p (the equilibrium
+  where it is unique)."""
+  member = kuhn_equilibria.member_matching(ante, bet, True, {BLUFF_STATE: p, CALL_STATE: q})
+  return max(abs(p - float(member.p0_bluff)), abs(q - float(member.p1_call_mid)))
+
+
+@dataclasses.dataclass
+class EquilibriumMap:
+  """The solved grid. Per-point arrays have shape (N^2,), in ``grid_rules``' order.
+
+  Attributes:
+    points: N, grid points per axis.
+    iterations: CFR+ iterations per game.
+    ante, bet: each point's ante and bet (chips).
+    p, q: the average policy's bluff and call probabilities.
+    p_closed, q_closed: the closed form (the family's lowest p at 2S = B).
+    family: True where the closed form is a family (2S = B).
+    distance: distance to the closed form (``distance_to_closed_form``).
+    exploitability: exact exploitability of the average policy (chips per hand).
+    convergence: per measuring point, the grid's largest exploitability and distance.
+    seconds: wall time of the batched solve (building the batch, iterating, measuring).
+    cpu_seconds: the process's CPU time for the same.
+    openspiel_exploitability: OpenSpiel's exploitability of the average policy at the point of
+      largest exploitability (``worst``).
+  """
+
+  points: int
+  iterations: int
+  ante: np.ndarray
+  bet: np.ndarray
+  p: np.ndarray
+  q: np.ndarray
+  p_closed: np.ndarray
+  q_closed: np.ndarray
+  family: np.ndarray
+  distance: np.ndarray
+  exploitability: np.ndarray
+  convergence: pd.DataFrame
+  seconds: float
+  cpu_seconds: float
+  openspiel_exploitability: float
+
+  @property
+  def worst(self) -> int:
+    """The point of largest exploitability."""
+    return int(np.argmax(self.exploitability))
+
+  def frame(self) -> pd.DataFrame:
+    """One row per grid point (the figure's CSV table)."""
+    return pd.DataFrame({"ante": self.ante, "bet": self.bet, "p": self.p, "q": self.q,
+                         "p_closed_form": self.p_closed, "q_closed_form": self.q_closed,
+                         "family": self.family, "distance": self.distance,
+                         "exploitability": self.exploitability})
+
+
+def solve_grid(points: int, iterations: int = ITERATIONS,
+               measure_at: Sequence[int] = MEASURE_AT) -> EquilibriumMap:
+  """Solves every game of the ``points`` x ``points`` grid with batched CFR+ for ``iterations``
+  iterations, one compiled call per measuring point (those of ``measure_at`` below
+  ``iterations``, and ``iterations``)."""
+  if iterations < 1:
+    raise ValueError(f"iterations must be a positive integer, got {iterations}")
+  ante, bet, rules = grid_rules(points)
+  closed = [kuhn_equilibria.kuhn_equilibrium(r.ante, r.bet, simplified=True) for r in rules]
+  start, start_cpu = time.perf_counter(), time.process_time()
+  batch = solver_registry.get_solver(SOLVER).batch(rules)
+  rows, done = [], 0
+  for mark in sorted({t for t in measure_at if 0 < t < iterations} | {iterations}):
+    batch.solve(mark - done)
+    done = mark
+    solved = np.array([bluff_and_call(batch.average_policy(i)) for i in range(len(rules))])
+    distance = np.array([distance_to_closed_form(r.ante, r.bet, p, q)
+                         for r, (p, q) in zip(rules, solved)])
+    exploitabilities = batch.exploitabilities()
+    rows.append({"iterations": mark, "max_exploitability": exploitabilities.max(),
+                 "max_distance": distance.max()})
+  seconds, cpu_seconds = time.perf_counter() - start, time.process_time() - start_cpu
+  worst = int(np.argmax(exploitabilities))
+  return EquilibriumMap(
+      points=points, iterations=iterations, ante=ante, bet=bet, p=solved[:, 0], q=solved[:, 1],
+      p_closed=np.array([float(c.p0_bluff) for c in closed]),
+      q_closed=np.array([float(c.p1_call_mid) for c in closed]),
+      family=np.array([bool(c.family) for c in closed]), distance=distance,
+      exploitability=exploitabilities, convergence=pd.DataFrame(rows), seconds=seconds,
+      cpu_seconds=cpu_seconds,
+      openspiel_exploitability=float(exploitability.exploitability(
+          batch.game(worst), batch.average_policy(worst))))
+
+
+def solve_alone(ante: float, bet: float, iterations: int) -> Tuple[float, float]:
+  """(p, q) of ``algorithms.CFRPlusSolver`` run alone on one game of the grid (the reference
+  the batch equals, and the one-game-at-a-time timing)."""
+  game = game_loader.load_game(game_loader.kuhn_game_string(ante, bet, simplified=True))
+  return bluff_and_call(algorithms.CFRPlusSolver(game).solve(iterations).average_policy())
+
+
+def map_checks(solved: EquilibriumMap) -> List[Check]:
+  """Every point's (p, q) against the closed form, the grid's exploitability against the
+  batched-solving target (``EXPLOITABILITY_BOUND``, docs/benchmark.md), and the kernel's
+  exploitability against OpenSpiel's."""
+  label = f"equilibrium map {solved.points}x{solved.points}, CFR+ T={solved.iterations}"
+  unique, family = ~solved.family, solved.family
+  found = [checks.within(f"{label}: max |(p, q) - closed form| over the {unique.sum()} games "
+                         "whose closed form is unique", solved.distance[unique].max(), 0.0,
+                         STRATEGY_TOLERANCE, "closed form (kuhn_equilibria); tolerance stated "
+                         "in experiments/commands/landscape/equilibrium_map.py")]
+  if family.any():
+    found.append(checks.within(f"{label}: max distance of (p, q) from the family p in [0, 1/2], "
+                               f"q = 0 over the {family.sum()} games with 2S = B",
+                               solved.distance[family].max(), 0.0, STRATEGY_TOLERANCE,
+                               "closed-form family (kuhn_equilibria)"))
+  worst = solved.worst
+  found += [
+      checks.at_most(f"{label}: max exploitability over {len(solved.ante)} games",
+                     solved.exploitability.max(), EXPLOITABILITY_BOUND,
+                     "0 at equilibrium; bound: the batched-solving target of docs/benchmark.md"),
+      checks.same_number(f"{label}: exploitability at ante {solved.ante[worst]:g}, bet "
+                         f"{solved.bet[worst]:g} (the largest), kernel vs OpenSpiel",
+                         solved.exploitability[worst], solved.openspiel_exploitability,
+                         "OpenSpiel exploitability of the same average policy"),
+  ]
+  return found
+
+
+def _draw_regimes(ax) -> None:
+  """The closed form's regime boundary 2S = B, and the regime names on either side."""
+  ax.plot([0, MAX_STAKE / 2], [0, MAX_STAKE], color="w", lw=2.6, zorder=3)
+  ax.plot([0, MAX_STAKE / 2], [0, MAX_STAKE], color="k", lw=1.2, ls="--", zorder=4,
+          label="2S = B: the closed form's regime boundary (on it a family, p in [0, 1/2], "
+          "q = 0)")
+  for x, y, text in ((0.3, 0.85, "passive\n2S < B"), (0.72, 0.22, "bluffing\n2S > B")):
+    ax.text(x * MAX_STAKE, y * MAX_STAKE, text, ha="center", va="center", fontsize=9,
+            bbox={"boxstyle": "round", "fc": "w", "ec": "0.6", "alpha": 0.85})
+
+
+def figure_title(solved: EquilibriumMap) -> str:
+  """The figure's title."""
+  return (f"Simplified Kuhn poker over (ante, bet): {len(solved.ante)} games, each solved by "
+          f"{solver_registry.get_solver(SOLVER).label} for {solved.iterations} iterations "
+          "in one batch")
+
+
+SOLVED_CONTOURS = {"color": plotting.ORANGE, "lw": 2.6, "ls": "-"}
+CLOSED_CONTOURS = {"color": plotting.BLACK, "lw": 1.1, "ls": ":"}
+
+
+def _log_norm(values: np.ndarray, top: float) -> matplotlib.colors.LogNorm:
+  """A log colour scale from the decade below the smallest value to ``top`` (or the largest
+  value, if larger)."""
+  low = 10.0 ** np.floor(np.log10(max(values.min(), ERROR_FLOOR)))
+  return matplotlib.colors.LogNorm(low, max(top, values.max()))
+
+
+def plot(solved: EquilibriumMap, title: str) -> matplotlib.figure.Figure:
+  """Four heat maps over (ante, bet): the solved p and q (with the closed form's contours), the
+  distance to the closed form and the exploitability (log colour scales), each with the regime
+  boundary."""
+  n = solved.points
+
+  def grid(values: np.ndarray) -> np.ndarray:  # Rows: bets; columns: antes.
+    return np.asarray(values, dtype=float).reshape(n, n)
+
+  ante, bet = grid(solved.ante), grid(solved.bet)
+  bluffing = grid(solved.q_closed) > 0
+  fig, axes = plotting.subplots(2, 2, figsize=(11.5, 10.5))
+  panels = [
+      (solved.p, solved.p_closed, "solved p: player 0 bets the lowest card [0]",
+       "probability of betting", matplotlib.colors.Normalize(0, 0.5), "viridis",
+       [0.1, 0.2, 0.3, 0.4]),
+      (solved.q, solved.q_closed, "solved q: player 1 calls with the middle card [1b]",
+       "probability of calling", matplotlib.colors.Normalize(0, 1), "viridis",
+       [0.2, 0.4, 0.6, 0.8]),
+      (np.maximum(solved.distance, ERROR_FLOOR), None,
+       "max(|p - p*|, |q - q*|): distance to the closed form",
+       plotting.axis_label("distance", log=True),
+       _log_norm(np.maximum(solved.distance, ERROR_FLOOR), 1e-2), "magma", None),
+      (solved.exploitability, None, "exploitability of the average policy",
+       plotting.axis_label("exploitability", "chips per hand", log=True),
+       _log_norm(solved.exploitability, 1e-3), "magma", None),
+  ]
+  for ax, (values, closed, subtitle, bar, norm, cmap, levels) in zip(axes.flat, panels):
+    mesh = ax.pcolormesh(ante, bet, grid(values), norm=norm, cmap=cmap, shading="nearest")
+    fig.colorbar(mesh, ax=ax, label=bar, shrink=0.9)
+    if levels is not None:  # In the bluffing regime only: p jumps from 1/2 to 0 across 2S = B.
+      for data, style in ((values, SOLVED_CONTOURS), (closed, CLOSED_CONTOURS)):
+        ax.contour(ante, bet, np.where(bluffing, grid(data), np.nan), levels=levels,
+                   colors=style["color"], linewidths=style["lw"], linestyles=style["ls"])
+      ax.plot([], [], **SOLVED_CONTOURS, label="contours of the solved map in the bluffing "
+              "regime (p = 0.1, ..., 0.4; q = 0.2, ..., 0.8)")
+      ax.plot([], [], **CLOSED_CONTOURS, label="the same contours of the closed form")
+    _draw_regimes(ax)
+    ax.set_title(subtitle)
+    ax.set_xlabel(plotting.axis_label("ante S", "chips"))
+    ax.set_ylabel(plotting.axis_label("bet B", "chips"))
+    ax.set_aspect("equal")
+    step = MAX_STAKE / n
+    ax.set_xlim(step / 2, MAX_STAKE + step / 2)
+    ax.set_ylim(step / 2, MAX_STAKE + step / 2)
+  plotting.legend_below(fig, ncol=2)
+  fig.suptitle(title)
+  return fig
+
+
+def caption(solved: EquilibriumMap) -> str:
+  """The figure's caption and the timing line for the report section."""
+  last = solved.convergence.iloc[-1]
+  return "\n".join([
+      f"**Equilibrium map** ({solved.points} x {solved.points} = {len(solved.ante)} games "
+      f"kuhn_poker_ante(ante=S, bet=B, simplified=True), S and B in {MAX_STAKE / solved.points:g}"
+      f"..{MAX_STAKE:g} chips, {solver_registry.get_solver(SOLVER).label} for "
+      f"{solved.iterations} iterations each, all games in one batch). Top: the solved bluff "
+      "probability p and call probability q as heat maps, with contours of the solved map "
+      "(orange) under the same contours of the closed form (black dotted); bottom: the distance "
+      "max(|p - p*|, |q - q*|) to the closed form and the exploitability, on log colour "
+      "scales. The dashed line 2S = B is the closed form's regime boundary: above it (passive) "
+      "nobody bluffs or calls with the middle card; below it (bluffing) p = B / (2S + B) and "
+      "q = (2S - B) / (2S + B) depend on S / B only, so the contours are rays from the origin. "
+      "What to see: the solved contours lie on the closed form's; on the boundary itself (a "
+      "family, p in [0, 1/2]) CFR+ ends at p = 0, the dark cells along the line in the p map, "
+      "next to cells of p near 1/2 just below it (p jumps across the boundary); the distance "
+      "and the exploitability are largest in the bluffing regime, where both players mix, and "
+      "shrink roughly like 1/T (table below).",
+      "",
+      f"Largest over the grid after T = {int(last.iterations)}: distance "
+      f"{last.max_distance:.2e} (tolerance {STRATEGY_TOLERANCE:g}), exploitability "
+      f"{last.max_exploitability:.2e} chips (bound {EXPLOITABILITY_BOUND:g}). By iterations:",
+      "",
+      "| iterations | max exploitability (chips) | max distance to closed form |",
+      "|---|---|---|",
+      *(f"| {int(r.iterations)} | {r.max_exploitability:.2e} | {r.max_distance:.2e} |"
+        for r in solved.convergence.itertuples()),
+      "",
+      f"Timing: the batched grid ({len(solved.ante)} games x {solved.iterations} iterations, "
+      f"building the batch and measuring at {len(solved.convergence)} points included) took "
+      f"{solved.seconds:.2f} s wall time ({solved.cpu_seconds:.2f} s CPU) on this machine.",
+  ])

@@ -1,0 +1,219 @@
+"""What an experiment gets from the command line: its folder, its budget, the executor, and the
+sweep runner that resumes, refuses too-long work, saves each result at once and keeps count.
+
+``Context.run_jobs`` runs a sweep:
+
+1. it counts the histories of each game (capped at the engine's limit, ``games``) and refuses,
+   before any work, a game the engine cannot hold or a sweep estimated (from the solvers'
+   measured costs, ``SolverSpec.cost``) to take longer than ``--max-minutes``;
+2. it reuses every job already saved in ``<folder>/jobs/`` by the same code (``jobs.load``),
+   unless ``--fresh``;
+3. it runs the others on the executor, saving each result atomically as soon as it arrives, so an
+   interrupted sweep keeps what finished and the same command resumes it;
+4. a job that raised is recorded (``Context.failures``, shown in the report) and the sweep goes
+   on; the results of the jobs that finished are returned in the order of the sweep.
+
+``Context.stats`` counts jobs reused and computed, and when and by which code the reused ones
+were computed, for the report.
+"""
+
+import dataclasses
+import pathlib
+import sys
+from typing import Dict, List, Optional, Sequence
+
+import tqdm
+
+from experiments.harness import executors
+from experiments.harness import game_loader
+from experiments.harness import jobs as jobs_lib
+from experiments.harness import provenance
+from experiments.harness import solver_registry
+
+JOBS_FOLDER = "jobs"
+# Estimated cost of measuring the average policy once, per history, and of the final
+# OpenSpiel measurement, per history (seconds; Kuhn and Leduc poker on 2 cores, with a margin).
+_MEASURE_SECONDS_PER_HISTORY = 5e-6
+_FINAL_SECONDS_PER_HISTORY = 5e-5
+
+
+def terminal_progress(quiet: bool) -> bool:
+  """Progress bars are drawn only on a terminal, and not with ``--quiet``."""
+  return not quiet and sys.stderr.isatty()
+
+
+@dataclasses.dataclass
+class JobFailure:
+  """A job that raised: the job, its one-line error and its traceback."""
+
+  job: jobs_lib.Job
+  message: str
+  traceback: str
+
+
+@dataclasses.dataclass
+class SweepStats:
+  """Jobs of an experiment's sweeps: how many, how many reused, by which code.
+
+  Attributes:
+    total: jobs in the sweeps so far.
+    reused: jobs whose saved result was reused.
+    computed: jobs computed now.
+    failed: jobs that raised.
+    reused_finished: finishing times (ISO 8601) of the reused results.
+    code: for every result used, reused or new, ``provenance.describe_code`` -> count.
+  """
+
+  total: int = 0
+  reused: int = 0
+  computed: int = 0
+  failed: int = 0
+  reused_finished: List[str] = dataclasses.field(default_factory=list)
+  code: Dict[str, int] = dataclasses.field(default_factory=dict)
+
+  @property
+  def kept(self) -> int:
+    """Jobs whose results are saved (reused or computed)."""
+    return self.reused + self.computed
+
+
+class Context:
+  """An experiment's run: its folder, options and executor (see the module docstring).
+
+  Attributes:
+    name: the experiment's name.
+    out: the experiment's folder (created by the CLI).
+    seed: the base random seed.
+    quick: the small budget.
+    progress: draw progress bars.
+    fresh: recompute saved jobs.
+    max_minutes: the longest estimated sweep accepted.
+    executor: where sweeps run (``executors``).
+    stats: the counts of this run's sweeps.
+    failures: the jobs that raised.
+  """
+
+  def __init__(self, name: str, out: pathlib.Path, seed: int = 0, quick: bool = False,
+               progress: bool = False, fresh: bool = False, max_minutes: float = 60.0,
+               executor=None):
+    self.name = name
+    self.out = pathlib.Path(out)
+    self.seed = seed
+    self.quick = quick
+    self.progress = progress
+    self.fresh = fresh
+    self.max_minutes = max_minutes
+    self.executor = executor or executors.Serial()
+    self.stats = SweepStats()
+    self.failures: List[JobFailure] = []
+
+  def histories(self, game: str) -> int:
+    """The game's number of histories, capped at the engine's limit (``game_loader.histories``), with
+    a progress bar for a long count."""
+    if not self.progress or game_loader.is_counted(game):
+      return game_loader.histories(game)
+    with tqdm.tqdm(desc=f"counting histories of {game}", unit=" histories", leave=False,
+                   delay=1.0) as bar:  # Shown only if the count takes more than a second.
+      return game_loader.histories(game, lambda n: bar.update(n - bar.n))
+
+  def estimate_seconds(self, job: jobs_lib.Job) -> float:
+    """The estimated wall time of one job (solver iterations plus measurements)."""
+    spec = solver_registry.get_solver(job.solver)
+    size = self.histories(job.game)
+    measurements = len(set(job.measure_at) | {job.iterations})
+    return (job.iterations * spec.seconds_per_iteration(size)
+            + size * (measurements * _MEASURE_SECONDS_PER_HISTORY + _FINAL_SECONDS_PER_HISTORY))
+
+  def check_sizes(self, game_strings: Sequence[str]) -> None:
+    """Refuses games too large for the engine (one-line ValueError with size and limit)."""
+    for game in game_strings:
+      self.histories(game)  # Counted here with a progress bar on a terminal, then cached.
+      game_loader.check_engine_size(game)
+
+  def check_cost(self, todo: Sequence[jobs_lib.Job]) -> None:
+    """Refuses, before any work, games too large for the engine and sweeps estimated to take
+    longer than ``max_minutes``.
+
+    Raises:
+      ValueError: one line with the size or the estimate and the limit.
+    """
+    self.check_sizes(sorted({job.game for job in todo}))
+    estimates = [(self.estimate_seconds(job), job) for job in todo]
+    total = sum(seconds for seconds, _ in estimates) / self.executor.parallelism
+    if total > 60 * self.max_minutes:
+      longest, job = max(estimates, key=lambda e: e[0])
+      raise ValueError(
+          f"{len(todo)} jobs estimated at {_duration(total)} on "
+          f"{self.executor.parallelism} worker(s) (the longest, {job.solver} on {job.game} "
+          f"({self.histories(job.game):,} histories) for {job.iterations} iterations, "
+          f"{_duration(longest)}), over the limit --max-minutes {self.max_minutes:g}; raise it, "
+          "or choose fewer iterations or smaller games")
+
+  def run_jobs(self, sweep: Sequence[jobs_lib.Job], description: Optional[str] = None,
+               batch: bool = False) -> List[jobs_lib.JobResult]:
+    """Runs a sweep (see the module docstring) and returns the results of the jobs that finished,
+    in the order of ``sweep``.
+
+    With ``batch``, jobs that differ only in a game of the same shape run as one batched solver
+    run where their solver has a batched form (``jobs.batches``): the same results, each job's
+    wall time the batch's shared equally, so not for sweeps that compare solvers' times.
+
+    Raises:
+      ValueError: for a repeated job, a game too large, or a sweep over the time limit (before
+        any work).
+      executors.ExecutorLost: if the executor failed; finished jobs are saved.
+    """
+    if len({job.key for job in sweep}) != len(sweep):
+      raise ValueError("a sweep must not list the same job twice")
+    folder = self.out / JOBS_FOLDER
+    folder.mkdir(parents=True, exist_ok=True)
+    for stale in folder.glob(".*.json.*.tmp"):  # Left by a process killed mid-write.
+      stale.unlink(missing_ok=True)
+    stamp = provenance.code_stamp()
+    found: Dict[jobs_lib.Job, jobs_lib.JobResult] = {}
+    if not self.fresh:
+      for job in sweep:
+        saved = jobs_lib.load(folder, job, stamp["fingerprint"])
+        if saved is not None:
+          found[job] = saved
+    todo = [job for job in sweep if job not in found]
+    self.check_cost(todo)
+    self.stats.total += len(sweep)
+    self.stats.reused += len(found)
+    self.stats.reused_finished += [r.finished for r in found.values()]
+    with tqdm.tqdm(total=len(sweep), initial=len(found), desc=description or self.name,
+                   disable=not self.progress, leave=False) as bar:
+      items = jobs_lib.batches(todo) if batch else todo
+      for item, outcome in self.executor.run(jobs_lib.run_item, items):
+        done = zip(item, outcome) if isinstance(item, tuple) else [(item, outcome)]
+        for job, job_outcome in done:
+          if isinstance(job_outcome, jobs_lib.Failure):
+            self.stats.failed += 1
+            self.failures.append(JobFailure(job, job_outcome.message, job_outcome.traceback))
+          else:
+            solved, wall_seconds = job_outcome
+            result = jobs_lib.JobResult(job, solved, dict(stamp), provenance.now(),
+                                        wall_seconds)
+            jobs_lib.save(folder, result)
+            found[job] = result
+            self.stats.computed += 1
+          bar.update(1)
+    for result in found.values():
+      code = provenance.describe_code(result.computed_by)
+      self.stats.code[code] = self.stats.code.get(code, 0) + 1
+    return [found[job] for job in sweep if job in found]
+
+
+def _duration(seconds: float) -> str:
+  """A rough duration: "40 s", "12 min", "3.5 h"."""
+  if seconds < 120:
+    return f"{seconds:.0f} s"
+  if seconds < 7200:
+    return f"{seconds / 60:.0f} min"
+  return f"{seconds / 3600:.1f} h"
+
+
+def describe_failures(failures: Sequence[JobFailure]) -> List[str]:
+  """One line per failed job: its game, solver, seed and error."""
+  return [f"{f.job.solver} on {f.job.game} (seed {f.job.seed}, {f.job.iterations} iterations): "
+          f"{f.message}" for f in failures]

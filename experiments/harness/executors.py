@@ -1,0 +1,190 @@
+"""Where the jobs of a sweep run: this process, a local process pool, or a Dask cluster.
+
+Every executor runs a job function over a list of jobs and yields ``(job, outcome)`` as each job
+finishes (``run``), says how many jobs it runs at once (``parallelism``) and stops (``close``).
+The job function (``jobs.run_job``) never raises, so an exception that reaches the executor is a
+failure of the machinery, handled here:
+
+* local pool (``--workers N``): the workers ignore SIGINT (Ctrl-C reaches the main process, which
+  stops them); a worker that dies mid-job (killed, out of memory) breaks the pool: a new pool is
+  started and the unfinished jobs are resubmitted, each at most ``MAX_ATTEMPTS`` times in all,
+  after which the job is reported as failed and the sweep goes on;
+* Dask (``--dask ADDRESS``): connecting gives up after ``DASK_TIMEOUT`` seconds with a one-line
+  ``ValueError``; a worker that dies mid-job is replaced by Dask, which reruns the job (a job
+  that kills ``distributed.scheduler.allowed-failures`` workers is reported as failed); a lost
+  scheduler raises ``ExecutorLost`` (one line), the finished jobs being saved already.
+"""
+
+import concurrent.futures
+import contextlib
+import logging
+import signal
+from typing import Callable, Dict, Iterator, List, Optional, Sequence, Tuple
+
+from experiments.harness import jobs as jobs_lib
+
+# Connecting to a Dask scheduler gives up after this many seconds.
+DASK_TIMEOUT = 10.0
+# A job whose worker process dies is run at most this many times in all on a local pool.
+MAX_ATTEMPTS = 3
+
+JobFunction = Callable[[jobs_lib.Job], jobs_lib.Outcome]
+Finished = Iterator[Tuple[jobs_lib.Job, jobs_lib.Outcome]]
+
+
+class ExecutorLost(Exception):
+  """The executor itself failed (e.g. the Dask scheduler went away); one-line message."""
+
+
+class Serial:
+  """Runs the jobs one after the other in this process, in the order given."""
+
+  description = "this process"
+  parallelism = 1
+
+  def run(self, fn: JobFunction, jobs: Sequence[jobs_lib.Job]) -> Finished:
+    for job in jobs:
+      yield job, fn(job)
+
+  def close(self, terminate: bool = False) -> None:
+    """Nothing to stop."""
+
+
+def _ignore_sigint() -> None:
+  """Pool worker initializer: Ctrl-C is the main process's to handle."""
+  signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+class LocalPool:
+  """A pool of ``workers`` local processes (see the module docstring)."""
+
+  def __init__(self, workers: int):
+    self.parallelism = workers
+    self.description = f"{workers} local processes"
+    self._pool: Optional[concurrent.futures.ProcessPoolExecutor] = None
+
+  def _start(self) -> concurrent.futures.ProcessPoolExecutor:
+    if self._pool is None:
+      self._pool = concurrent.futures.ProcessPoolExecutor(max_workers=self.parallelism,
+                                                          initializer=_ignore_sigint)
+    return self._pool
+
+  def run(self, fn: JobFunction, jobs: Sequence[jobs_lib.Job]) -> Finished:
+    attempts: Dict[jobs_lib.Job, int] = {job: 0 for job in jobs}
+    todo: List[jobs_lib.Job] = list(jobs)
+    while todo:
+      pool = self._start()
+      futures = {pool.submit(fn, job): job for job in todo}
+      for job in todo:
+        attempts[job] += 1
+      todo, broken = [], False
+      try:
+        for future in concurrent.futures.as_completed(futures):
+          job = futures[future]
+          try:
+            outcome = future.result()
+          except concurrent.futures.process.BrokenProcessPool:
+            broken = True
+            if attempts[job] < MAX_ATTEMPTS:
+              todo.append(job)
+              continue
+            outcome = jobs_lib.Failure(
+                f"the worker process died {attempts[job]} times running this job (killed, e.g. "
+                "out of memory)", "")
+          yield job, outcome
+      except BaseException:  # Interrupted, or the consumer stopped: stop the workers now.
+        self.close(terminate=True)
+        raise
+      if broken:
+        self.close(terminate=True)
+
+  def close(self, terminate: bool = False) -> None:
+    """Shuts the pool down; with ``terminate`` the workers are killed instead of awaited."""
+    pool, self._pool = self._pool, None
+    if pool is None:
+      return
+    if terminate:
+      # ProcessPoolExecutor has no public way to stop running workers before Python 3.14.
+      for process in list(getattr(pool, "_processes", {}).values()):
+        process.terminate()
+    pool.shutdown(wait=not terminate, cancel_futures=True)
+
+
+class DaskCluster:
+  """The Dask scheduler at ``address`` (see the module docstring)."""
+
+  def __init__(self, address: str, timeout: float = DASK_TIMEOUT):
+    try:
+      import distributed  # noqa: PLC0415  (optional: pip install '.[dask]')
+    except ImportError:
+      raise ValueError("--dask needs Dask's distributed scheduler: pip install '.[dask]'"
+                       ) from None
+    # Their log lines (Dask configures a level per logger) would end up in ours.
+    for name in ["distributed", "tornado", "asyncio", *logging.root.manager.loggerDict]:
+      if name.split(".")[0] in ("distributed", "tornado", "asyncio"):
+        logging.getLogger(name).setLevel(logging.CRITICAL + 1)
+    self._distributed = distributed
+    self.address = address
+    self.description = f"the Dask cluster at {address}"
+    # Built in two steps so that a client whose connection failed can be marked closed: else its
+    # __del__ would wait twice the timeout again and print a traceback at exit.
+    client = distributed.Client.__new__(distributed.Client)
+    try:
+      client.__init__(address, timeout=timeout, set_as_default=False)
+    except Exception as e:  # noqa: BLE001  (OSError, TimeoutError, ValueError for a bad address)
+      reason = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+      with contextlib.suppress(Exception):
+        client.status = "closed"
+        client._loop_runner.stop()  # noqa: SLF001
+      raise ValueError(f"cannot reach the Dask scheduler at {address!r} within {timeout:g} s "
+                       f"({reason[:200]})") from None
+    self.client = client
+    workers = client.scheduler_info().get("workers", {}).values()
+    self.parallelism = max(1, sum(w.get("nthreads", 1) for w in workers))
+
+  def run(self, fn: JobFunction, jobs: Sequence[jobs_lib.Job]) -> Finished:
+    distributed = self._distributed
+    futures = {self.client.submit(fn, job, pure=False): job for job in jobs}
+    try:
+      for future in distributed.as_completed(futures, loop=self.client.loop):
+        job = futures[future]
+        try:
+          outcome = future.result()
+        except distributed.KilledWorker as e:
+          outcome = jobs_lib.Failure(f"Dask workers died running this job: {e}", "")
+        except Exception as e:  # noqa: BLE001  (the scheduler or the connection went away)
+          lines = str(e).strip().splitlines()
+          raise ExecutorLost(f"lost {self.description} ({type(e).__name__}"
+                             + (f": {lines[0][:200]})" if lines else ")")) from None
+        yield job, outcome
+    finally:
+      with contextlib.suppress(Exception):
+        self.client.cancel(list(futures))
+
+  def close(self, terminate: bool = False) -> None:
+    del terminate
+    with contextlib.suppress(Exception):
+      self.client.close(timeout=DASK_TIMEOUT)
+
+
+@contextlib.contextmanager
+def make_executor(workers: int = 1, dask_address: Optional[str] = None,
+                  dask_timeout: float = DASK_TIMEOUT):
+  """The executor of a sweep: Dask if an address is given, else a local pool of ``workers``
+  processes (this process for 1).
+
+  Raises:
+    ValueError: for workers < 1, Dask not installed, or a scheduler not reached in time.
+  """
+  if dask_address:
+    executor = DaskCluster(dask_address, dask_timeout)
+  elif isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+    raise ValueError(f"workers must be a positive integer, got {workers!r}")
+  else:
+    executor = Serial() if workers == 1 else LocalPool(workers)
+  try:
+    yield executor
+  except BaseException:
+    executor.close(terminate=True)
+    raise
+  executor.close()

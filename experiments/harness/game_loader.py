@@ -1,0 +1,191 @@
+"""Games for the experiments: a checked loader and the size of a game tree.
+
+``load_game`` turns any text into a pyspiel game or a one-line ``ValueError`` (unknown name,
+malformed string or parameters, a game the solvers cannot handle), with pyspiel's own C-level
+error output kept off the terminal.
+
+``count_histories`` counts the histories (nodes) of a game tree by a depth-first walk that stops
+once it passes a cap, so that a game too large for the engine is refused after at most ``cap``
+steps and before any solver runs: the engine stores every history in flat arrays
+(``algorithms.tree.game_tree``) and refuses trees above ``ENGINE_MAX_HISTORIES``.
+
+``uniform_profile_ties`` finds the information states where two actions tie at CFR's first
+iterate: there two correct implementations of one algorithm may round the zero regret to
+opposite signs and then differ (e.g. ``kuhn_poker(players=4)`` at "0p").
+"""
+
+import os
+import tempfile
+import threading
+from typing import Callable, Dict, List, Optional
+
+import numpy as np
+import pyspiel
+
+import algorithms
+from algorithms.tree import game_tree
+import spiel_games  # noqa: F401  (registers the project's games with pyspiel)
+
+# The engine's limit (``algorithms.tree.game_tree.DEFAULT_MAX_NODES``).
+ENGINE_MAX_HISTORIES = game_tree.DEFAULT_MAX_NODES
+# The exact sequence-form LP (the reference value of a game without a closed form) is skipped
+# on larger trees: its sparse payoff matrix and HiGHS's time grow with the number of terminals.
+LP_MAX_HISTORIES = 200_000
+
+_HISTORIES: Dict[str, int] = {}  # Cache of ``histories``.
+# Two counterfactual values closer than this, relative to the utility range, count as a tie.
+TIE_TOLERANCE = 1e-12
+# Guards the process-wide redirection of file descriptor 2 in ``load_game``.
+_STDERR_REDIRECT = threading.Lock()
+
+
+def is_two_player_zero_sum(game: pyspiel.Game) -> bool:
+  """True for two-player zero-sum (or constant-sum) games, where exploitability is defined."""
+  utility = game.get_type().utility
+  return game.num_players() == 2 and utility in (pyspiel.GameType.Utility.ZERO_SUM,
+                                                 pyspiel.GameType.Utility.CONSTANT_SUM)
+
+
+def is_python_game(game: pyspiel.Game) -> bool:
+  """True for a game implemented in Python (e.g. ``kuhn_poker_ante``), False for OpenSpiel's C++
+  games: every state step of a Python game crosses from C++ into Python, so solvers written in
+  C++ or walking states through pyspiel run far slower on it (OpenSpiel's Python and C++ CFR
+  make about 20 iterations per second on ``kuhn_poker_ante(players=3)``, 140 and 2,000 on
+  ``kuhn_poker(players=3)``)."""
+  return type(game) is not pyspiel.Game
+
+
+def load_game(text: str, two_player_zero_sum: bool = True) -> pyspiel.Game:
+  """Loads an OpenSpiel game string after checking that the solvers apply to it.
+
+  Args:
+    text: e.g. "kuhn_poker" or "kuhn_poker_ante(ante=2.0,simplified=True)".
+    two_player_zero_sum: also require two players and zero (or constant) sum, as CFR's
+      exploitability and the exact references do.
+
+  Returns:
+    The game.
+
+  Raises:
+    ValueError: one line naming the problem: unknown game, malformed string or parameters, a
+      game that is not sequential, or (if required) not two-player zero-sum.
+  """
+  if not isinstance(text, str):
+    raise ValueError(f"a game string must be text, got {type(text).__name__}")
+  name = text.split("(", 1)[0].strip()
+  if name not in pyspiel.registered_names():
+    poker = sorted(n for n in pyspiel.registered_names() if "poker" in n)
+    raise ValueError(f"unknown game {name!r} in {text!r}; e.g. {', '.join(poker)} "
+                     "(all names: pyspiel.registered_names())")
+  # pyspiel prints its own error to the C-level stderr before raising; keep it off the terminal.
+  with _STDERR_REDIRECT, tempfile.TemporaryFile() as sink:
+    saved = os.dup(2)
+    os.dup2(sink.fileno(), 2)
+    try:
+      game = pyspiel.load_game(text)
+    except Exception as e:  # noqa: BLE001  (pybind11 raises SpielError, ValueError, TypeError...)
+      lines = str(e).strip().splitlines()
+      raise ValueError(f"bad game string {text!r}: {lines[0] if lines else type(e).__name__}"
+                       ) from None
+    finally:
+      os.dup2(saved, 2)
+      os.close(saved)
+  game_type = game.get_type()
+  if game_type.dynamics != pyspiel.GameType.Dynamics.SEQUENTIAL:
+    raise ValueError(f"game {text!r} is not a sequential game, which CFR needs")
+  if two_player_zero_sum and not is_two_player_zero_sum(game):
+    raise ValueError(f"game {text!r} is not a two-player zero-sum sequential game, which CFR's "
+                     "exploitability and the exact references need")
+  return game
+
+
+def kuhn_game_string(ante: float, bet: float, simplified: bool) -> str:
+  """The ``kuhn_poker_ante`` game string of an ante, a bet and a rule set."""
+  return (f"kuhn_poker_ante(ante={float(ante)!r},bet={float(bet)!r}"
+          f"{',simplified=True' if simplified else ''})")
+
+
+def count_histories(game: pyspiel.Game, cap: int,
+                    progress: Optional[Callable[[int], None]] = None) -> int:
+  """The number of histories of ``game`` (chance, decision and terminal nodes), up to ``cap + 1``.
+
+  A depth-first walk through pyspiel's public API that stops as soon as it has seen more than
+  ``cap`` histories, so its cost is at most that of ``cap`` steps.
+
+  Args:
+    game: the game.
+    cap: the largest count of interest (>= 1).
+    progress: called with the running count every 100,000 histories (e.g. to show progress).
+
+  Returns:
+    The exact count if it is at most ``cap``, else ``cap + 1`` (read: more than ``cap``).
+  """
+  count, stack = 0, [game.new_initial_state()]
+  while stack:
+    state = stack.pop()
+    count += 1
+    if count > cap:
+      return cap + 1
+    if progress is not None and count % 100_000 == 0:
+      progress(count)
+    if state.is_terminal():
+      continue
+    if state.is_chance_node():
+      stack.extend(state.child(a) for a, _ in state.chance_outcomes())
+    else:
+      stack.extend(state.child(a) for a in state.legal_actions())
+  return count
+
+
+def histories(text: str, progress: Optional[Callable[[int], None]] = None) -> int:
+  """``count_histories`` of a game string up to ``ENGINE_MAX_HISTORIES + 1`` (cached per
+  process; ``progress`` as in ``count_histories``)."""
+  if text not in _HISTORIES:
+    _HISTORIES[text] = count_histories(load_game(text, two_player_zero_sum=False),
+                                       ENGINE_MAX_HISTORIES, progress)
+  return _HISTORIES[text]
+
+
+def is_counted(text: str) -> bool:
+  """True if ``histories(text)`` is cached (returns at once)."""
+  return text in _HISTORIES
+
+
+def check_engine_size(text: str) -> int:
+  """The number of histories of a game string; ValueError if the engine cannot hold its tree.
+
+  Raises:
+    ValueError: one line with the game, its size (or the cap of the count) and the limit.
+  """
+  size = histories(text)
+  if size > ENGINE_MAX_HISTORIES:
+    raise ValueError(f"game {text!r} has more than {ENGINE_MAX_HISTORIES:,} histories, the "
+                     "engine's limit (algorithms.tree.game_tree.DEFAULT_MAX_NODES); choose a smaller "
+                     "game")
+  return size
+
+
+def uniform_profile_ties(game: pyspiel.Game) -> List[str]:
+  """The information states where two actions have equal counterfactual values (within
+  ``TIE_TOLERANCE`` times the utility range) when every player plays uniformly.
+
+  Read off the regrets after one iteration of the engine's CFR with simultaneous updates,
+  R(I, a) = q(I, a) - v(I) at the uniform profile (Zinkevich et al., "Regret minimization in games
+  with incomplete information", NeurIPS 2007): two actions tie where their regrets do. At an exact
+  tie the regret is 0 and each implementation's rounding residue (~1e-17) decides what regret
+  matching plays next, so runs of one algorithm by two implementations can differ by O(1) while
+  both are correct. A float test, so it also flags near ties, where rounding can decide too.
+  """
+  solver = algorithms.CFRSolver(game, alternating_updates=False)
+  solver.evaluate_and_update_policy()
+  arrays, regrets = solver.engine.arrays, solver.engine.regrets
+  tolerance = TIE_TOLERANCE * (game.max_utility() - game.min_utility())
+  found = []
+  for player, infosets in enumerate(solver.tree.players):
+    for i, key in enumerate(infosets.infoset_keys):
+      g = arrays.global_infoset[player][i]
+      start = arrays.infoset_start[g]
+      block = np.sort(regrets[start:start + arrays.infoset_num_actions[g]])
+      if np.any(np.diff(block) <= tolerance):
+        found.append(key)
+  return sorted(found)

@@ -1,0 +1,402 @@
+"""The exact references every experiment compares with, their golden file and the tolerances.
+
+* The closed form of three-card Kuhn poker for any ante a and bet b, both rule sets
+  (``algorithms.exact.kuhn_equilibria``; H. W. Kuhn, "A simplified form of poker", 1950, for a = b):
+  the game value, the regime, and the equilibrium family (free parameters and their ranges).
+* The sequence-form LP (``algorithms.exact.sequence_form_lp``; Koller, Megiddo, von Stengel, "Fast
+  algorithms for finding randomized strategies in game trees", STOC 1994): the value and one
+  equilibrium of any small two-player zero-sum game.
+* The Szafron-Gibson-Sturtevant family of three-player Kuhn poker at ante = bet = 1
+  (``algorithms.exact.kuhn3_equilibria``; D. Szafron, R. Gibson, N. Sturtevant, "A parameterized family
+  of equilibrium profiles for three-player Kuhn poker", AAMAS 2013): the players' values
+  (-1/48 - beta/24, -1/48, 1/24 + beta/24) and ``KUHN3_GOLDEN_MEMBERS``, a handful of members
+  certified exactly (``algorithms.exact.exact_nash_conv``: NashConv = 0 in fractions).
+* The golden file ``experiments/harness/golden/reference_equilibria.json``: all of them, recorded, so that
+  a change of any is caught (closed forms and the family exactly, as fractions; LP values within
+  ``checks.ROUNDING``).
+
+Tolerances of a solver's average policy after T iterations, two players: exploitability at most
+``exploitability_tolerance`` (the O(1/sqrt(T)) rate of CFR's regret bound), and bluff and call
+frequencies within ``strategy_tolerance`` of the closed-form family member they select. More
+players: NashConv at most ``nash_conv_tolerance`` and, on three-player Kuhn poker, the players'
+values within ``family_value_tolerance`` of the nearest family member's. CFR has no convergence
+guarantee with more than two players; these tolerances are measured constants with a margin.
+"""
+
+import dataclasses
+import fractions
+import itertools
+import json
+import math
+import pathlib
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
+
+from open_spiel.python import policy as policy_lib
+import pyspiel
+
+from algorithms.exact import kuhn3_equilibria
+from algorithms.exact import kuhn_equilibria
+from algorithms.exact import sequence_form_lp
+from experiments.harness import checks
+from experiments.harness import game_loader
+from experiments.harness import jobs as jobs_lib
+from experiments.harness import solver_registry
+from spiel_games import atomic_file
+from spiel_games import kuhn_poker_ante
+from spiel_games import kuhn_rules
+
+Fraction = fractions.Fraction
+
+GOLDEN_PATH = pathlib.Path(__file__).resolve().parent / "golden" / "reference_equilibria.json"
+REGENERATE_COMMAND = "python -m experiments reference-check --regenerate-golden"
+# Sampled solvers: their exploitability tolerance is SAMPLED_FACTOR times the full-traversal one
+# at their own T (chance-sampling CFR reaches under 2/3 of it on the reference games at T = 3000
+# and 10000, seeds 0-2). Their strategies converge much more slowly where the equilibrium pins a
+# frequency only weakly: at ante 0.75 (regime p1_bluffs, where P0 must never bet K) the average
+# bets K 0.28 at T = 3000 with exploitability 0.013. Measured worst distance: about 20/sqrt(T)
+# (T = 3000, 10000, 30000, seeds 0-2), hence SAMPLED_STRATEGY_FACTOR.
+SAMPLED_FACTOR = 8.0
+SAMPLED_STRATEGY_FACTOR = 24.0
+# Probabilities of action 1 (bet or call) checked against the family: bluffs, value bets, calls.
+CHECKED_STATES_STANDARD = {
+    "0": "P0 bets J (bluff)", "2": "P0 bets K", "1pb": "P0 calls with Q after check-bet",
+    "0p": "P1 bets J after a check (bluff)", "1b": "P1 calls a bet with Q"}
+CHECKED_STATES_SIMPLIFIED = {"0": "P0 bets J (bluff)", "1b": "P1 calls a bet with Q"}
+# More than two players (no theorem: CFR has no n-player guarantee). NashConv tolerance
+# Delta / (8 sqrt(T)), the two-player tolerance's constant (exploitability Delta / (16 sqrt(T))
+# is NashConv Delta / (8 sqrt(T))): on kuhn_poker(players=3) OpenSpiel's and our CFR reach 0.36
+# of it at T = 200 and 0.17 at T = 1000, CFR+ 0.014 and 0.001. Chance-sampling CFR reaches up to
+# 7.8 times it (median 4.6) over seeds 0-19 at T = 2000 and 10000: N_PLAYER_SAMPLED_FACTOR = 16.
+N_PLAYER_SAMPLED_FACTOR = 16.0
+# Values of the average policy against the nearest family member's, on three-player Kuhn poker:
+# max_i |v_i - v_i(member)| <= Delta / (32 sqrt(T)) (N_PLAYER_SAMPLED_FACTOR times more for
+# sampled solvers). Measured with the tolerance's scale Delta / (8 sqrt(T)): CFR 0.03 of it at
+# T = 200 and 0.012 at T = 1000, CFR+, DCFR and LCFR under 0.016; chance-sampling CFR up to 1.96
+# (median 0.73) over seeds 0-19 at T = 2000 and 10000.
+FAMILY_VALUE_FRACTION = 1 / 32
+# Fewer iterations than this are not checked against the n-player tolerances, measured from
+# T = 100 on (CFR reaches 0.49 of the NashConv tolerance at T = 100); the first iterates are
+# close to uniform play, not on the 1/sqrt(T) curve.
+MIN_CHECKED_ITERATIONS = 100
+# The members recorded in the golden file and certified on every run: both ends of beta in each
+# sub-family, a member inside 0 < c11 < 1/2, and the off-path parameters (b32, c33, c34) at the
+# ends of their ranges. Each is a kuhn3_equilibria.kuhn3_equilibrium argument set.
+KUHN3_GOLDEN_MEMBERS = (
+    {},
+    {"b11": Fraction(1, 10), "b21": Fraction(1, 4)},
+    {"b11": Fraction(1, 10), "b21": Fraction(1, 5), "b32": Fraction(31, 40), "c34": 1},
+    {"c11": Fraction(1, 4), "b11": Fraction(1, 8), "b32": Fraction(1, 2)},
+    {"c11": Fraction(1, 2), "b11": Fraction(1, 4), "b21": 0, "b23": Fraction(1, 8)},
+    {"c11": Fraction(1, 2), "b11": Fraction(1, 6), "b21": Fraction(1, 6), "c33": Fraction(19, 24)},
+)
+
+
+@dataclasses.dataclass(frozen=True)
+class Reference:
+  """An exact equilibrium of a game.
+
+  Attributes:
+    policy: the equilibrium as a ``TabularPolicy`` (every player).
+    value: player 0's value (the game value of a two-player zero-sum game).
+    source: where it comes from ("closed form", "sequence-form LP", or the three-player family).
+    values: every player's value where there are more than two players, else empty.
+  """
+
+  policy: policy_lib.TabularPolicy
+  value: float
+  source: str
+  values: Tuple[float, ...] = ()
+
+
+def kuhn_rules_of(game: pyspiel.Game) -> Optional[kuhn_rules.KuhnRules]:
+  """The rules of a three-card Kuhn game (``kuhn_poker`` or ``kuhn_poker_ante``), else None."""
+  rules = kuhn_poker_ante.rules_of(game)
+  return rules if rules is not None and rules.deck_size == 3 else None
+
+
+def has_kuhn3_family(game: pyspiel.Game) -> bool:
+  """True for three-player Kuhn poker at ante = bet = 1 with four cards (``kuhn_poker(players=3)``
+  or ``kuhn_poker_ante(players=3)``), the game of the Szafron-Gibson-Sturtevant family."""
+  rules = kuhn_poker_ante.rules_of(game, num_players=kuhn3_equilibria.NUM_PLAYERS)
+  return rules is not None and rules.is_openspiel_kuhn
+
+
+def kuhn3_reference(game: pyspiel.Game, member: kuhn3_equilibria.Kuhn3Equilibrium,
+                    source: str) -> Reference:
+  """A member of the three-player family as a ``Reference`` of ``game``."""
+  values = tuple(float(v) for v in member.values)
+  return Reference(member.policy(game), values[0], source, values)
+
+
+def describe_member(member: kuhn3_equilibria.Kuhn3Equilibrium) -> str:
+  """The member's sub-family, beta and free parameters, e.g. "c11=0, beta = 0.1915; b11 = ..."."""
+  names = kuhn3_equilibria.free_parameters(member.sub_family)
+  return (f"{member.sub_family}, beta = {float(member.beta):.4f}; "
+          + ", ".join(f"{n} = {float(getattr(member, n)):.4f}" for n in names))
+
+
+def reference_equilibrium(game: pyspiel.Game) -> Reference:
+  """The closed-form equilibrium (``algorithms.exact.kuhn_equilibria``, the default member of a family)
+  for three-card Kuhn games (``kuhn_poker_ante``, or two-player ``kuhn_poker``); the default
+  member of the Szafron-Gibson-Sturtevant family (``kuhn3_equilibria.kuhn3_equilibrium()``: every
+  free parameter 0, c33 = 1/2; values -1/48, -1/48, 1/24) for three-player Kuhn poker at
+  ante = bet = 1; else the sequence-form LP's (``algorithms.exact.sequence_form_lp``).
+
+  Raises:
+    ValueError: for a game with more than two players outside the family, where no exact
+      equilibrium is known.
+  """
+  if has_kuhn3_family(game):
+    return kuhn3_reference(game, kuhn3_equilibria.kuhn3_equilibrium(),
+                           "Szafron-Gibson-Sturtevant family (default member)")
+  if not game_loader.is_two_player_zero_sum(game):
+    raise ValueError(f"no exact equilibrium of {game} is known: there are references for "
+                     "two-player zero-sum games (closed form or LP) and for three-player Kuhn "
+                     "poker at ante = bet = 1 (the Szafron-Gibson-Sturtevant family)")
+  rules = kuhn_rules_of(game)
+  if rules is not None:
+    solution = kuhn_equilibria.kuhn_equilibrium(rules.ante, rules.bet, rules.simplified)
+    return Reference(solution.policy(game), float(solution.value), "closed form")
+  solution = sequence_form_lp.solve_game(game)
+  return Reference(solution.policy, float(solution.value), "sequence-form LP")
+
+
+def game_value(game: pyspiel.Game) -> Tuple[float, str]:
+  """The value of a two-player zero-sum game for player 0 and its source: the closed form for
+  three-card Kuhn games, else the sequence-form LP."""
+  rules = kuhn_rules_of(game)
+  if rules is not None:
+    return (float(kuhn_equilibria.game_value(rules.ante, rules.bet, rules.simplified)),
+            "closed form (kuhn_equilibria)")
+  return float(sequence_form_lp.solve_game(game).value), "sequence-form LP"
+
+
+def exploitability_tolerance(game: pyspiel.Game, solver: str, iterations: int) -> float:
+  """Allowed final exploitability: c Delta / sqrt(T), Delta = max - min utility of the game.
+
+  The O(1/sqrt(T)) rate of CFR's regret bound (Zinkevich, Johanson, Bowling, Piccione, "Regret
+  minimization in games with incomplete information", NeurIPS 2007, Theorem 4) with a constant
+  scaled like the game's payoffs; c = 1/16 for full-traversal solvers, ``SAMPLED_FACTOR`` times
+  more for sampled ones, whose error has the same rate with a larger constant (Lanctot et al.,
+  "Monte Carlo sampling for regret minimization in extensive games", NeurIPS 2009).
+  """
+  factor = SAMPLED_FACTOR if solver_registry.get_solver(solver).sampled else 1.0
+  delta = game.max_utility() - game.min_utility()
+  return factor * delta / (16 * math.sqrt(iterations))
+
+
+def strategy_tolerance(solver: str, iterations: int) -> float:
+  """Allowed distance of a checked frequency from the family: 1/sqrt(T) for full-traversal
+  solvers (``SAMPLED_STRATEGY_FACTOR`` times more for sampled ones). No theorem bounds the
+  distance to the equilibrium set by the exploitability; this is the rate of the exploitability
+  bound with a constant measured with a margin (OpenSpiel's CFR and CFR+ reach under 1/2 of it at
+  T = 300 and 2000).
+  """
+  factor = SAMPLED_STRATEGY_FACTOR if solver_registry.get_solver(solver).sampled else 1.0
+  return min(1.0, factor / math.sqrt(iterations))
+
+
+def nash_conv_tolerance(game: pyspiel.Game, solver: str, iterations: int) -> float:
+  """Allowed final NashConv in a game with more than two players: Delta / (8 sqrt(T)),
+  ``N_PLAYER_SAMPLED_FACTOR`` times more for sampled solvers, Delta = max - min utility.
+
+  CFR has no convergence guarantee with more than two players; this is the two-player
+  tolerance's rate and constant (``exploitability_tolerance`` as NashConv), which the measured
+  runs meet with a margin (see ``N_PLAYER_SAMPLED_FACTOR``).
+  """
+  factor = N_PLAYER_SAMPLED_FACTOR if solver_registry.get_solver(solver).sampled else 1.0
+  delta = game.max_utility() - game.min_utility()
+  return factor * delta / (8 * math.sqrt(iterations))
+
+
+def family_value_tolerance(game: pyspiel.Game, solver: str, iterations: int) -> float:
+  """Allowed max_i |v_i(average) - v_i(nearest member)| on three-player Kuhn poker:
+  ``FAMILY_VALUE_FRACTION`` Delta / sqrt(T), ``N_PLAYER_SAMPLED_FACTOR`` times more for sampled
+  solvers (measured constants; see ``FAMILY_VALUE_FRACTION``)."""
+  factor = N_PLAYER_SAMPLED_FACTOR if solver_registry.get_solver(solver).sampled else 1.0
+  delta = game.max_utility() - game.min_utility()
+  return factor * FAMILY_VALUE_FRACTION * delta / math.sqrt(iterations)
+
+
+def checked_states(rules: kuhn_rules.KuhnRules) -> Dict[str, str]:
+  """The information states whose bet/call frequency is checked, with their descriptions."""
+  return CHECKED_STATES_SIMPLIFIED if rules.simplified else CHECKED_STATES_STANDARD
+
+
+def family_ranges(rules: kuhn_rules.KuhnRules) -> Dict[str, List[Fraction]]:
+  """[min, max] over the family of the probability of action 1 at every information state.
+
+  Every probability is affine in the free parameters, so its extremes are at the corners of the
+  parameter box (corners that break a joint constraint are skipped).
+  """
+  params = kuhn_equilibria.family_parameters(rules.ante, rules.bet, rules.simplified)
+  members = []
+  for corner in itertools.product(*[(p.low, p.high) for p in params]):
+    try:
+      members.append(kuhn_equilibria.kuhn_equilibrium(
+          rules.ante, rules.bet, rules.simplified,
+          **{p.name: v for p, v in zip(params, corner)}).action_probabilities())
+    except ValueError:  # The corner breaks a joint constraint such as p1_call_mid <= p1_bluff.
+      continue
+  return {s: [min(m[s] for m in members), max(m[s] for m in members)] for s in members[0]}
+
+
+def policy_probabilities(tabular: policy_lib.TabularPolicy) -> Dict[str, float]:
+  """Probability of action 1 at each information state of a tabular policy."""
+  return {s: float(tabular.action_probability_array[i][1])
+          for s, i in tabular.state_lookup.items()}
+
+
+def family_checks(label: str, rules: kuhn_rules.KuhnRules, probabilities: Mapping[str, float],
+                  tolerance: float) -> List[checks.Check]:
+  """Checked bluff and call frequencies against the closed-form family member they select.
+
+  The measured free parameters (e.g. Kuhn's alpha), clipped into their ranges, select a member
+  (``kuhn_equilibria.member_matching``); every checked frequency must be within ``tolerance`` of
+  that member, which checks the family's relations (K bet = 3 alpha, Q call = alpha + 1/3, ...)
+  rather than one member.
+  """
+  member = kuhn_equilibria.member_matching(rules.ante, rules.bet, rules.simplified,
+                                          probabilities).action_probabilities()
+  regime = kuhn_equilibria.regime_of(rules.ante, rules.bet, rules.simplified).name
+  source = (f"closed-form family ({regime})"
+            if kuhn_equilibria.family_parameters(rules.ante, rules.bet, rules.simplified)
+            else "closed form (unique)")
+  return [checks.within(f"{label}: {description} [{state}]", probabilities[state], member[state],
+                        tolerance, source)
+          for state, description in checked_states(rules).items()]
+
+
+def nearest_kuhn3_member(result: jobs_lib.JobResult) -> kuhn3_equilibria.NearestMember:
+  """The family member nearest a three-player Kuhn run's kept average policy."""
+  return kuhn3_equilibria.nearest_member({s: p[1] for s, p in result.solved.policy.items()})
+
+
+def n_player_run_checks(result: jobs_lib.JobResult, reference: Dict[str, Any],
+                        nearest: Optional[kuhn3_equilibria.NearestMember] = None
+                        ) -> List[checks.Check]:
+  """Checks of one solver run on a game with more than two players: the engine's NashConv
+  equals OpenSpiel's ``exploitability.nash_conv``; NashConv at most ``nash_conv_tolerance`` (from
+  ``MIN_CHECKED_ITERATIONS`` on); and where the game has the three-player family
+  (``reference["family"]``), every player's value within ``family_value_tolerance`` of the
+  nearest member's (``nearest``, or ``nearest_kuhn3_member`` of the run)."""
+  job = result.job
+  label = f"{job.game} {job.solver} T={job.iterations}"
+  game = game_loader.load_game(job.game, two_player_zero_sum=False)
+  found = [checks.same_number(f"{label}: NashConv on the tree = OpenSpiel's", result.final,
+                              result.solved.openspiel, "OpenSpiel exploitability.nash_conv")]
+  if job.iterations < MIN_CHECKED_ITERATIONS:
+    return found
+  found.append(checks.at_most(f"{label}: NashConv", result.solved.openspiel,
+                              nash_conv_tolerance(game, job.solver, job.iterations),
+                              "0 at equilibrium; tolerance c (max - min utility) / sqrt(T), c "
+                              "measured (no n-player theorem)"))
+  if reference.get("family") is not None:
+    member = (nearest or nearest_kuhn3_member(result)).member
+    gap = max(abs(v - float(m)) for v, m in zip(result.values, member.values))
+    found.append(checks.at_most(
+        f"{label}: players' values - nearest family member's ({describe_member(member)})", gap,
+        family_value_tolerance(game, job.solver, job.iterations),
+        "Szafron-Gibson-Sturtevant family values; tolerance c (max - min utility) / sqrt(T), "
+        "c measured (no n-player theorem)"))
+  return found
+
+
+def solver_run_checks(result: jobs_lib.JobResult,
+                      reference: Dict[str, Any]) -> List[checks.Check]:
+  """Checks of one solver run against the references of its game (``compute_reference``):
+  exploitability at most ``exploitability_tolerance``, value within NashConv of the game value,
+  and on three-card Kuhn games the checked frequencies in the closed-form family
+  (``family_checks``) within ``strategy_tolerance``; ``n_player_run_checks`` for games with more
+  than two players."""
+  job = result.job
+  if reference.get("players", 2) > 2:
+    return n_player_run_checks(result, reference)
+  label = f"{job.game} {job.solver} T={job.iterations}"
+  expl = result.solved.openspiel
+  cf = reference["closed_form"]
+  value_ref, value_source = reference_value(reference)
+  game = game_loader.load_game(job.game)
+  found = [
+      checks.at_most(f"{label}: exploitability", expl,
+                     exploitability_tolerance(game, job.solver, job.iterations),
+                     "0 at equilibrium; tolerance c (max - min utility) / sqrt(T)"),
+      checks.within_nash_conv(f"{label}: value of the average policy", result.value, value_ref,
+                              2 * expl, value_source)]
+  if cf is not None:
+    rules = kuhn_rules.KuhnRules(ante=cf["ante"], bet=cf["bet"], simplified=cf["simplified"])
+    probabilities = {s: p[1] for s, p in result.solved.policy.items()}
+    found += family_checks(label, rules, probabilities,
+                           strategy_tolerance(job.solver, job.iterations))
+  return found
+
+
+def kuhn3_golden_members() -> List[kuhn3_equilibria.Kuhn3Equilibrium]:
+  """The members of ``KUHN3_GOLDEN_MEMBERS``."""
+  return [kuhn3_equilibria.kuhn3_equilibrium(**p) for p in KUHN3_GOLDEN_MEMBERS]
+
+
+def kuhn3_member_from_golden(entry: Mapping[str, Any],
+                             names: Sequence[str]) -> kuhn3_equilibria.Kuhn3Equilibrium:
+  """The member of a ``kuhn3_equilibria.golden_data`` entry (its ranges checked again)."""
+  return kuhn3_equilibria.kuhn3_equilibrium(
+      **{n: Fraction(v) for n, v in zip(names, entry["parameters"])})
+
+
+def compute_reference(game_string: str) -> Dict[str, Any]:
+  """The references of one game, JSON-ready: LP value, and for Kuhn games the closed form; for
+  games with more than two players, the three-player family where it applies.
+
+  Returns:
+    Two players: ``{"game", "lp_value", "lp_value_from_player_1", "closed_form"}`` where
+    ``closed_form`` is None or ``{"ante", "bet", "simplified", "regime", "value" (fraction
+    string), "default_member": {state: fraction string}, "family": {state: [low, high]}}``.
+    More players: ``{"game", "players", "family"}``, ``family`` None or
+    ``kuhn3_equilibria.golden_data(kuhn3_golden_members())`` (value formulas, members' parameters
+    and values as fraction strings).
+  """
+  game = game_loader.load_game(game_string, two_player_zero_sum=False)
+  if not game_loader.is_two_player_zero_sum(game):
+    family = (kuhn3_equilibria.golden_data(kuhn3_golden_members()) if has_kuhn3_family(game)
+              else None)
+    return {"game": game_string, "players": game.num_players(), "family": family}
+  solution = sequence_form_lp.solve_game(game)
+  reference = {"game": game_string, "lp_value": solution.value,
+               "lp_value_from_player_1": solution.value_from_player_1, "closed_form": None}
+  rules = kuhn_rules_of(game)
+  if rules is not None:
+    equilibrium = kuhn_equilibria.kuhn_equilibrium(rules.ante, rules.bet, rules.simplified)
+    reference["closed_form"] = {
+        "ante": rules.ante, "bet": rules.bet, "simplified": rules.simplified,
+        "regime": equilibrium.regime, "value": str(equilibrium.value),
+        "default_member": {s: str(p) for s, p in equilibrium.action_probabilities().items()},
+        "family": {s: [str(lo), str(hi)] for s, (lo, hi) in family_ranges(rules).items()}}
+  return reference
+
+
+def reference_value(reference: Dict[str, Any]) -> Tuple[float, str]:
+  """The game value of a two-player ``compute_reference`` result and its source: the closed form
+  where there is one, else the LP."""
+  cf = reference["closed_form"]
+  if cf is not None:
+    return float(Fraction(cf["value"])), "closed form (kuhn_equilibria)"
+  return reference["lp_value"], "sequence-form LP"
+
+
+def write_golden(references: Sequence[Dict[str, Any]],
+                 path: Optional[pathlib.Path] = None) -> None:
+  """Writes the golden file (default ``GOLDEN_PATH``) atomically."""
+  path = path or GOLDEN_PATH
+  path.parent.mkdir(parents=True, exist_ok=True)
+  atomic_file.atomic_write_json(path, {
+      "description": "Reference equilibria: closed forms (algorithms.exact.kuhn_equilibria, exact "
+                     "fractions), sequence-form LP values (algorithms.exact.sequence_form_lp) and the "
+                     "three-player Kuhn family (algorithms.exact.kuhn3_equilibria, exact fractions).",
+      "regenerate": REGENERATE_COMMAND,
+      "games": {r["game"]: r for r in references}})
+
+
+def load_golden(path: Optional[pathlib.Path] = None) -> Dict[str, Dict[str, Any]]:
+  """The golden references (default file ``GOLDEN_PATH``) by game string."""
+  path = path or GOLDEN_PATH
+  return json.loads(path.read_text(encoding="utf-8"))["games"]

@@ -1,0 +1,418 @@
+"""The solver registry: every solver the experiments, the CLI and the benchmark run, by name.
+
+A solver is one ``SolverSpec`` entry in ``SOLVERS``: a name, a label for plots and tables, the
+class, its constructor options as data, and flags. ``spec.build(game, seed)`` constructs it; every
+built solver speaks OpenSpiel's CFR interface: ``evaluate_and_update_policy()`` runs one
+iteration and ``average_policy()`` returns the average policy (an OpenSpiel ``Policy``). Adding a
+solver is one entry; ``--solver NAME`` then works in every command, and ``in_report=True`` puts it
+in the default report's solver comparisons (the reference check and the convergence plots).
+
+Options are data: e.g. CFR-AVG's depth limit, leaf beliefs ("current" is CFR-D), variant
+("modified" is ReBeL's modified CFR-AVG), weighting and leaf solver (a description of
+``algorithms.rebel.leaves.specs`` such as ``{"name": "CFRLeafSolver", "iterations": 200, "rule":
+{...}}``, or a learned value function by its model file, ``{"name": "ValueFunctionLeafSolver",
+"value_function": {"name": "PBSValueFunction", "path": ..., "sha256": ...}, "continuation":
+...}``) are keyword options of ``algorithms.CFRAvgSolver``, so each variant is one entry, and a
+job may replace some of an entry's options (``jobs.Job.options``).
+
+``solve`` runs a solver for a number of iterations and measures its average policy at given
+iterations (``experiments.harness.measures``: exploitability in two-player zero-sum games, NashConv
+otherwise); ``run_iterations`` is the timed iteration loop shared by every caller.
+"""
+
+import dataclasses
+import threading
+import time
+from typing import Any, Callable, Collection, Dict, List, Mapping, Optional, Sequence, Tuple
+
+import numpy as np
+from open_spiel.python import policy as policy_lib
+from open_spiel.python.algorithms import cfr
+from open_spiel.python.algorithms import expected_game_score
+from open_spiel.python.algorithms import external_sampling_mccfr
+from open_spiel.python.algorithms import outcome_sampling_mccfr
+import pyspiel
+import tqdm
+
+import algorithms
+from algorithms.rebel.leaves import specs
+from experiments.harness import measures
+from spiel_games import kuhn_poker_ante
+
+# Sampled solvers touch one chance outcome per iteration instead of all; experiments give them
+# this many times the iterations of full-traversal solvers.
+SAMPLED_BUDGET_FACTOR = 10
+
+# OpenSpiel's Python MCCFR draws from NumPy's global generator; each solver keeps its own generator
+# state and swaps it in under this lock, so that concurrent solvers in one process stay
+# reproducible.
+_NUMPY_GLOBAL_RNG = threading.Lock()
+_MCCFR_PY = {"external": external_sampling_mccfr.ExternalSamplingSolver,
+             "outcome": outcome_sampling_mccfr.OutcomeSamplingSolver}
+_MCCFR_CPP = {"external": pyspiel.ExternalSamplingMCCFRSolver,
+              "outcome": pyspiel.OutcomeSamplingMCCFRSolver}
+
+
+class SeededMCCFR:
+  """OpenSpiel's Python MCCFR (Lanctot, Waugh, Zinkevich, Bowling, "Monte Carlo sampling for
+  regret minimization in extensive games", NeurIPS 2009) behind the CFR interface, with its own
+  random stream."""
+
+  def __init__(self, game: pyspiel.Game, *, seed: int, sampler: str):
+    self._solver = _MCCFR_PY[sampler](game)
+    self._rng_state = np.random.RandomState(seed).get_state()
+
+  def evaluate_and_update_policy(self) -> None:
+    with _NUMPY_GLOBAL_RNG:
+      saved = np.random.get_state()
+      np.random.set_state(self._rng_state)
+      try:
+        self._solver.iteration()
+      finally:
+        self._rng_state = np.random.get_state()
+        np.random.set_state(saved)
+
+  def average_policy(self) -> policy_lib.Policy:
+    return self._solver.average_policy()
+
+
+class CppCFR:
+  """OpenSpiel's C++ CFR (``pyspiel.CFRSolver``) returning a Python ``TabularPolicy``."""
+
+  def __init__(self, game: pyspiel.Game):
+    self._game = game
+    self._solver = pyspiel.CFRSolver(game)
+
+  def evaluate_and_update_policy(self) -> None:
+    self._solver.evaluate_and_update_policy()
+
+  def average_policy(self) -> policy_lib.TabularPolicy:
+    return policy_lib.pyspiel_policy_to_python_policy(self._game,
+                                                      self._solver.tabular_average_policy())
+
+
+class CppMCCFR:
+  """OpenSpiel's C++ MCCFR (``pyspiel.ExternalSamplingMCCFRSolver`` or
+  ``OutcomeSamplingMCCFRSolver``, seeded) behind the CFR interface."""
+
+  def __init__(self, game: pyspiel.Game, *, seed: int, sampler: str):
+    self._game = game
+    self._solver = _MCCFR_CPP[sampler](game, seed=seed)
+
+  def evaluate_and_update_policy(self) -> None:
+    self._solver.run_iteration()
+
+  def average_policy(self) -> policy_lib.TabularPolicy:
+    average = self._solver.average_policy()
+    return policy_lib.tabular_policy_from_callable(
+        self._game, lambda state: dict(average.action_probabilities(state)))
+
+
+@dataclasses.dataclass(frozen=True)
+class SolverSpec:
+  """A registered solver.
+
+  Attributes:
+    name: registry name (command-line value of ``--solver``).
+    label: name in plots and tables.
+    cls: the solver class; ``cls(game, **options)`` builds it.
+    options: constructor keyword options (JSON data); a ``leaf_solver`` option is a
+      ``leaf_solver_specs`` description.
+    algorithm: the algorithm's short name, shared by the variants that plots group together
+      (e.g. "CFR", "CFR-AVG", "CFR-D").
+    seeded: pass the job's seed as ``seed=``.
+    sampled: the iterations are random, so results depend on the seed; sampled solvers get
+      ``SAMPLED_BUDGET_FACTOR`` times the iterations and looser tolerances.
+    engine: runs on the project's game tree (``cls`` accepts ``tree=``, so callers that already
+      walked the game can share its ``GameTree``).
+    in_report: part of the default report's solver comparisons.
+    cost: (a, b): one iteration takes about a + b H seconds on a game of H histories (measured on
+      Kuhn and Leduc poker, 2 cores), for the estimate that refuses sweeps longer than
+      ``--max-minutes``.
+    batch: the class that solves several games of one tree shape at once with the same
+      results (``algorithms.BatchedCFRSolver``), or None; ``solve_batch`` uses it.
+  """
+
+  name: str
+  label: str
+  cls: Callable[..., Any]
+  options: Mapping[str, Any] = dataclasses.field(default_factory=dict)
+  algorithm: str = ""
+  seeded: bool = False
+  sampled: bool = False
+  engine: bool = False
+  in_report: bool = False
+  cost: Tuple[float, float] = (1e-3, 2e-5)
+  batch: Optional[Callable[..., Any]] = None
+
+  def seconds_per_iteration(self, histories: int) -> float:
+    """The estimated time of one iteration on a game of ``histories`` histories."""
+    return self.cost[0] + self.cost[1] * histories
+
+  def build(self, game: pyspiel.Game, seed: int = 0,
+            tree: Optional[algorithms.GameTree] = None,
+            options: Optional[Mapping[str, Any]] = None) -> Any:
+    """The solver on ``game`` (seeded with ``seed`` if it is sampled; on ``tree`` if given and
+    the solver runs on the engine), with ``options`` replacing some of the entry's."""
+    kwargs = dict(self.options, **(options or {}))
+    if kwargs.get("leaf_solver") is not None:
+      kwargs["leaf_solver"] = specs.from_spec(kwargs["leaf_solver"])
+    if self.seeded:
+      kwargs["seed"] = seed
+    if self.engine and tree is not None:
+      kwargs["tree"] = tree
+    return self.cls(game, **kwargs)
+
+
+def _cfr_avg(name: str, label: str, depth: Optional[int], beliefs: str = "average",
+             variant: str = "standard", weighting: str = "uniform",
+             in_report: bool = False) -> SolverSpec:
+  """A CFR-AVG entry (``algorithms.CFRAvgSolver``; Brown et al., "Combining deep reinforcement
+  learning and search for imperfect-information games" (ReBeL), NeurIPS 2020)."""
+  algorithm = ("CFR (full game)" if depth is None else "CFR-D" if beliefs == "current"
+               else "modified CFR-AVG" if variant == "modified" else "CFR-AVG")
+  return SolverSpec(name, label, algorithms.CFRAvgSolver,
+                    {"depth_limit": depth, "leaf_beliefs": beliefs, "variant": variant,
+                     "weighting": weighting},
+                    algorithm=algorithm, engine=True, in_report=in_report,
+                    cost=(1e-4, 3e-8) if depth is None else (1e-2, 4e-5))
+
+
+SOLVERS: Dict[str, SolverSpec] = {s.name: s for s in [
+    # OpenSpiel's solvers.
+    SolverSpec("cfr", "CFR (OpenSpiel)", cfr.CFRSolver, algorithm="CFR", in_report=True,
+               cost=(0.0, 2e-5)),
+    SolverSpec("cfr_plus", "CFR+ (OpenSpiel)", cfr.CFRPlusSolver, algorithm="CFR+",
+               in_report=True, cost=(0.0, 2e-5)),
+    SolverSpec("cfr_cpp", "CFR (OpenSpiel C++)", CppCFR, algorithm="CFR",
+               cost=(5e-5, 1.5e-6)),
+    SolverSpec("mccfr_external", "external-sampling MCCFR (OpenSpiel)", SeededMCCFR,
+               {"sampler": "external"}, algorithm="MCCFR", seeded=True, sampled=True,
+               cost=(1e-3, 1e-8)),
+    SolverSpec("mccfr_outcome", "outcome-sampling MCCFR (OpenSpiel)", SeededMCCFR,
+               {"sampler": "outcome"}, algorithm="MCCFR", seeded=True, sampled=True,
+               cost=(6e-4, 1e-8)),
+    SolverSpec("mccfr_external_cpp", "external-sampling MCCFR (OpenSpiel C++)", CppMCCFR,
+               {"sampler": "external"}, algorithm="MCCFR", seeded=True, sampled=True,
+               cost=(5e-5, 1e-9)),
+    SolverSpec("mccfr_outcome_cpp", "outcome-sampling MCCFR (OpenSpiel C++)", CppMCCFR,
+               {"sampler": "outcome"}, algorithm="MCCFR", seeded=True, sampled=True,
+               cost=(2e-5, 1e-9)),
+    # The project's engine (algorithms).
+    SolverSpec("our_cfr", "CFR (ours)", algorithms.CFRSolver, algorithm="CFR", engine=True,
+               in_report=True, cost=(1e-4, 3e-8), batch=algorithms.BatchedCFRSolver),
+    SolverSpec("our_cfr_plus", "CFR+ (ours)", algorithms.CFRPlusSolver, algorithm="CFR+",
+               engine=True, in_report=True, cost=(1e-4, 3e-8),
+               batch=algorithms.BatchedCFRPlusSolver),
+    SolverSpec("our_lcfr", "linear CFR (ours)", algorithms.LCFRSolver, algorithm="LCFR",
+               engine=True, cost=(1e-4, 3e-8)),
+    SolverSpec("our_dcfr", "discounted CFR (ours)", algorithms.DCFRSolver, algorithm="DCFR",
+               engine=True, cost=(1e-4, 3e-8)),
+    SolverSpec("cs_cfr", "chance-sampling CFR (ours)", algorithms.ChanceSamplingCFRSolver,
+               algorithm="CS-CFR", seeded=True, sampled=True, engine=True, in_report=True,
+               cost=(1.5e-4, 3e-8)),
+    SolverSpec("cs_cfr_simultaneous", "chance-sampling CFR, simultaneous updates (ours)",
+               algorithms.ChanceSamplingCFRSolver, {"alternating_updates": False},
+               algorithm="CS-CFR", seeded=True, sampled=True, engine=True,
+               cost=(1e-4, 2e-8)),
+    # CFR-AVG and its relatives (algorithms.CFRAvgSolver), full game and depth-limited.
+    _cfr_avg("cfr_avg", "CFR-AVG, no depth limit (ours)", None),
+    _cfr_avg("cfr_avg_linear", "CFR-AVG, no depth limit, linear (ours)", None,
+             weighting="linear"),
+    _cfr_avg("cfr_avg_d1", "CFR-AVG, depth limit 1 (ours)", 1, in_report=True),
+    _cfr_avg("cfr_avg_d1_linear", "CFR-AVG, depth limit 1, linear (ours)", 1, weighting="linear"),
+    _cfr_avg("cfr_avg_d2", "CFR-AVG, depth limit 2 (ours)", 2),
+    _cfr_avg("cfr_avg_d2_linear", "CFR-AVG, depth limit 2, linear (ours)", 2, weighting="linear"),
+    _cfr_avg("cfr_d_d1", "CFR-D, depth limit 1 (ours)", 1, beliefs="current"),
+    _cfr_avg("cfr_d_d1_linear", "CFR-D, depth limit 1, linear (ours)", 1, beliefs="current",
+             weighting="linear"),
+    _cfr_avg("cfr_d_d2", "CFR-D, depth limit 2 (ours)", 2, beliefs="current"),
+    _cfr_avg("cfr_d_d2_linear", "CFR-D, depth limit 2, linear (ours)", 2, beliefs="current",
+             weighting="linear"),
+    _cfr_avg("cfr_avg_mod_d1", "modified CFR-AVG, depth limit 1 (ours)", 1, variant="modified"),
+    _cfr_avg("cfr_avg_mod_d1_linear", "modified CFR-AVG, depth limit 1, linear (ours)", 1,
+             variant="modified", weighting="linear"),
+    _cfr_avg("cfr_avg_mod_d2", "modified CFR-AVG, depth limit 2 (ours)", 2, variant="modified"),
+    _cfr_avg("cfr_avg_mod_d2_linear", "modified CFR-AVG, depth limit 2, linear (ours)", 2,
+             variant="modified", weighting="linear"),
+]}
+
+
+def available_solvers() -> List[str]:
+  """Names of the registered solvers."""
+  return list(SOLVERS)
+
+
+def report_solvers() -> List[str]:
+  """Names of the solvers of the default report (``in_report``), in registry order."""
+  return [name for name, spec in SOLVERS.items() if spec.in_report]
+
+
+def get_solver(name: str) -> SolverSpec:
+  """The spec of solver ``name``; ValueError naming the available solvers if there is none."""
+  spec = SOLVERS.get(name)
+  if spec is None:
+    raise ValueError(f"unknown solver {name!r}; available solvers: "
+                     f"{', '.join(available_solvers())}")
+  return spec
+
+
+def tabular_average_policy(game: pyspiel.Game, solver: Any) -> policy_lib.TabularPolicy:
+  """The solver's average policy as a ``TabularPolicy`` (converted if it is not one)."""
+  average = solver.average_policy()
+  if isinstance(average, policy_lib.TabularPolicy):
+    return average
+  return policy_lib.tabular_policy_from_callable(game, average)
+
+
+def policy_table(tabular: policy_lib.TabularPolicy) -> Dict[str, List[float]]:
+  """{information state string: action probabilities} of a tabular policy (JSON-friendly)."""
+  return {state: [float(p) for p in tabular.action_probability_array[index]]
+          for state, index in tabular.state_lookup.items()}
+
+
+def run_iterations(instance, iterations: int, marks: Collection[int] = (),
+                   on_mark: Optional[Callable[[int], None]] = None,
+                   description: Optional[str] = None) -> List[float]:
+  """Runs ``iterations`` iterations of a solver with OpenSpiel's CFR interface.
+
+  Args:
+    instance: the solver (``evaluate_and_update_policy()``).
+    iterations: how many iterations.
+    marks: iterations after which ``on_mark(t)`` is called; its time is not counted.
+    on_mark: the measurement at a mark.
+    description: a tqdm progress bar with this label; None for no bar.
+
+  Returns:
+    The solver's own time (seconds, measurements excluded) up to each mark, in order.
+  """
+  seconds, elapsed = [], 0.0
+  for t in tqdm.trange(1, iterations + 1, desc=description, disable=description is None,
+                       leave=False):
+    start = time.perf_counter()
+    instance.evaluate_and_update_policy()
+    elapsed += time.perf_counter() - start
+    if t in marks:
+      seconds.append(elapsed)
+      if on_mark is not None:
+        on_mark(t)
+  return seconds
+
+
+@dataclasses.dataclass
+class Solved:
+  """What ``solve`` measured.
+
+  Attributes:
+    measure: the measure's name ("exploitability" or "NashConv", ``experiments.harness.measures``).
+    iterations: the measuring points, increasing, ending at T.
+    curve: the measure of the average policy at each point (the project's exact computation).
+    seconds: the solver's own time up to each point (measurements excluded).
+    openspiel: OpenSpiel's computation of the measure at T (the independent reference).
+    returns: every player's expected return when all play the final average policy.
+    policy: the final average policy {information state: probabilities}, if kept.
+  """
+
+  measure: str
+  iterations: List[int]
+  curve: List[float]
+  seconds: List[float]
+  openspiel: float
+  returns: List[float]
+  policy: Optional[Dict[str, List[float]]] = None
+
+
+def solve(game: pyspiel.Game, solver: str, seed: int, iterations: int,
+          measure_at: Sequence[int] = (), keep_policy: bool = False,
+          options: Optional[Mapping[str, Any]] = None) -> Solved:
+  """Runs a registered solver and measures its average policy.
+
+  The measure along the run is the project's exact one (``experiments.harness.measures``, on the game
+  tree for two-player zero-sum games); at the final iteration OpenSpiel's computation of it is
+  recorded too, as the independent reference, and the expected returns of the final average
+  policy (OpenSpiel's ``expected_game_score.policy_value``).
+
+  Args:
+    game: the game.
+    solver: a registered solver name.
+    seed: seed of a sampled solver.
+    iterations: number of iterations T (> 0).
+    measure_at: iterations (1..T) at which to measure; T is always included.
+    keep_policy: include the final average policy's table.
+    options: constructor options replacing some of the registry entry's.
+
+  Raises:
+    ValueError: for a bad T or measuring point, or an unknown solver.
+  """
+  if not isinstance(iterations, int) or iterations <= 0:
+    raise ValueError(f"iterations must be a positive integer, got {iterations!r}")
+  bad = [t for t in measure_at if not 1 <= t <= iterations]
+  if bad:
+    raise ValueError(f"measuring points must lie in 1..{iterations}, got {bad}")
+  instance = get_solver(solver).build(game, seed, options=options)
+  measure = measures.measure_for(game, getattr(instance, "tree", None))
+  marks = set(measure_at) | {iterations}
+  curve: List[float] = []
+  average = None
+
+  def on_mark(_):
+    nonlocal average
+    average = tabular_average_policy(game, instance)
+    curve.append(measure.exact(average))
+
+  seconds = run_iterations(instance, iterations, marks, on_mark)
+  return _solved(game, measure, sorted(marks), curve, seconds, average, keep_policy)
+
+
+def _solved(game: pyspiel.Game, measure: measures.Measure, marks: List[int], curve: List[float],
+            seconds: List[float], average: policy_lib.TabularPolicy, keep_policy: bool) -> Solved:
+  """``Solved`` from a run's measurements and its final average policy: OpenSpiel's measure
+  and the expected returns of that policy are computed here."""
+  returns = expected_game_score.policy_value(game.new_initial_state(),
+                                             [average] * game.num_players())
+  return Solved(measure.name, marks, curve, seconds, measure.openspiel(average),
+                [float(r) for r in returns], policy_table(average) if keep_policy else None)
+
+
+def batch_key(game: pyspiel.Game) -> Optional[Tuple[int, int, bool]]:
+  """What games of one batch share: (players, deck, simplified) of a Kuhn game (the shape of
+  its tree), or None for a game that is not batched."""
+  rules = kuhn_poker_ante.rules_of(game, num_players=None)
+  return None if rules is None else (rules.num_players, rules.deck_size, rules.simplified)
+
+
+def solve_batch(game_list: Sequence[pyspiel.Game], solver: str, iterations: int,
+                measure_at: Sequence[int] = (), keep_policy: bool = False) -> List[Solved]:
+  """``solve`` for several games of one shape (``batch_key``) at once, with the solver's
+  ``batch`` class: every game's iterations run in one compiled call per measuring point, and
+  each game's result is the one ``solve`` gives for it (the same policies, so the same
+  measures), except ``seconds``, the batch's time shared equally among its games.
+
+  Raises:
+    ValueError: for a bad T or measuring point, a solver without a batch class, or games of
+      different shapes.
+  """
+  spec = get_solver(solver)
+  if spec.batch is None:
+    raise ValueError(f"solver {solver!r} has no batched form")
+  if not isinstance(iterations, int) or iterations <= 0:
+    raise ValueError(f"iterations must be a positive integer, got {iterations!r}")
+  bad = [t for t in measure_at if not 1 <= t <= iterations]
+  if bad:
+    raise ValueError(f"measuring points must lie in 1..{iterations}, got {bad}")
+  batch = spec.batch(list(game_list))
+  marks = sorted(set(measure_at) | {iterations})
+  game_measures = [measures.measure_for(g) for g in game_list]  # Each on its own payoffs.
+  curves: List[List[float]] = [[] for _ in game_list]
+  seconds: List[float] = []
+  elapsed, done = 0.0, 0
+  for mark in marks:
+    start = time.perf_counter()
+    batch.solve(mark - done)
+    elapsed += time.perf_counter() - start
+    done = mark
+    seconds.append(elapsed / len(game_list))
+    for i, measure in enumerate(game_measures):
+      curves[i].append(measure.exact(batch.average_policy(i)))
+  return [_solved(g, m, marks, curve, seconds, batch.average_policy(i), keep_policy)
+          for i, (g, m, curve) in enumerate(zip(game_list, game_measures, curves))]
