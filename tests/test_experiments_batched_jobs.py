@@ -1,5 +1,5 @@
-"""Batched sweeps (experiments.harness.jobs.batches, run_batch; Context.run_jobs(batch=True)): the same
-results as one job at a time, grouped only where a batched solver applies."""
+"""Batched sweeps (experiments.harness.jobs.batches, run_batch; Context.run_jobs(batch=True)): the
+same results as one job at a time, grouped only where a batched solver applies."""
 
 import dataclasses
 

@@ -1,5 +1,6 @@
-"""Tests of the sweep runner (experiments.harness.context) and the job results (experiments.harness.jobs): resume,
-code fingerprints, --fresh, failures, interruption, and the refusals before work."""
+"""Tests of the sweep runner (experiments.harness.context) and the job results
+(experiments.harness.jobs): resume, code fingerprints, --fresh, failures, interruption, and the
+refusals before work."""
 
 import dataclasses
 import json
@@ -152,5 +153,6 @@ def test_too_long_and_too_large_sweeps_are_refused_before_work(tmp_path, monkeyp
 
 def test_history_count_stops_at_the_cap():
   game = game_loader.load_game("kuhn_poker")
-  assert game_loader.count_histories(game, 1000) == 58  # 1 + 6 deals x (1 + 2 x ...) = 58 (OpenSpiel).
+  # 1 + 6 deals x (1 + 2 x ...) = 58 (OpenSpiel).
+  assert game_loader.count_histories(game, 1000) == 58
   assert game_loader.count_histories(game, 10) == 11  # "More than 10."

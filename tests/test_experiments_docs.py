@@ -9,7 +9,7 @@ from experiments import cli
 from experiments.commands import reference_check
 from experiments.harness import report
 from experiments.harness.checks import Check
-from experiments.harness.script_runner import docs
+from experiments.scripts import docs
 from experiments.harness.section import ReportSection
 
 
@@ -105,10 +105,10 @@ def test_committed_markers_are_well_formed_and_every_generator_is_used():
                                   "kuhn3-family-values", "summary", "reference-check",
                                   "rebel-table", "three-player-table", "headlines"])
 def test_committed_region_equals_the_code_output(name):
-  """The cheap deterministic generators (the closed forms of algorithms.exact.kuhn_equilibria, the LP,
-  the three-player family) and the copies of the published tables: the committed text is what
-  ``python -m experiments.scripts.docs --tables`` writes. (what-works is left to ``--check``: it runs
-  OpenSpiel's C++ CFR on Python games, about a minute.)"""
+  """The cheap deterministic generators (the closed forms of algorithms.exact.kuhn_equilibria, the
+  LP, the three-player family) and the copies of the published tables: the committed text is what
+  ``python -m experiments.scripts.docs --tables`` writes. (what-works is left to ``--check``: it
+  runs OpenSpiel's C++ CFR on Python games, about a minute.)"""
   wanted = docs.GENERATORS[name](DOCS).rstrip("\n") + "\n"
   bodies = [text[start:end] for path, text in _committed().items()
             for n, start, end in docs.regions(text, str(path)) if n == name]

@@ -1,5 +1,5 @@
-"""Tests of the executors (experiments.harness.executors): every executor gives the serial results and a
-worker killed mid-job is survived (the unreachable scheduler: test_experiments_scenarios)."""
+"""Tests of the executors (experiments.harness.executors): every executor gives the serial results
+and a worker killed mid-job is survived (the unreachable scheduler: test_experiments_scenarios)."""
 
 import functools
 import os

@@ -1,5 +1,5 @@
-"""Tests of the head-to-head experiment and the named policies (experiments/commands/head_to_head.py,
-experiments/harness/policies.py)."""
+"""Tests of the head-to-head experiment and the named policies
+(experiments/commands/head_to_head.py, experiments/harness/policies.py)."""
 
 import numpy as np
 import pandas as pd

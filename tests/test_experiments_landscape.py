@@ -1,4 +1,5 @@
-"""Tests of the simplified game's landscape experiment (experiments/commands/landscape/__init__.py)."""
+"""Tests of the simplified game's landscape experiment
+(experiments/commands/landscape/__init__.py)."""
 
 import dataclasses
 
@@ -27,8 +28,8 @@ def game_and_surface(request):
 
 
 def formula_utility(ante, p, q):
-  # The closed form of experiments/commands/landscape/__init__.py's docstring with B = 1: summing the six deals,
-  # U = [q + (2 S - 1) p - (2 S + 1) p q] / 6.
+  # The closed form of experiments/commands/landscape/__init__.py's docstring with B = 1: summing
+  # the six deals, U = [q + (2 S - 1) p - (2 S + 1) p q] / 6.
   return (q + (2 * ante - 1) * p - (2 * ante + 1) * p * q) / 6
 
 
@@ -151,12 +152,14 @@ def test_plot_thins_the_current_strategy_and_leaves_no_band_under_the_title():
   assert summary["title_bbox"][1] - top < 0.08
 
 
-# The equilibrium map (experiments/commands/landscape/equilibrium_map.py): the (ante, bet) grid solved in one batch.
+# The equilibrium map (experiments/commands/landscape/equilibrium_map.py): the (ante, bet) grid
+# solved in one batch.
 
 def hand_closed_form(ante, bet):
-  # The simplified game's equilibrium (experiments/commands/landscape/__init__.py's docstring: the saddle point of
-  # U = [B q + (2S - B) p - (2S + B) p q] / 6): p = B / (2S + B), q = (2S - B) / (2S + B) when
-  # 2S > B, else p = q = 0 (the lowest member of the family p in [0, 1/2] at 2S = B).
+  # The simplified game's equilibrium (experiments/commands/landscape/__init__.py's docstring: the
+  # saddle point of U = [B q + (2S - B) p - (2S + B) p q] / 6): p = B / (2S + B),
+  # q = (2S - B) / (2S + B) when 2S > B, else p = q = 0 (the lowest member of the family
+  # p in [0, 1/2] at 2S = B).
   if 2 * ante > bet:
     return bet / (2 * ante + bet), (2 * ante - bet) / (2 * ante + bet)
   return 0.0, 0.0
@@ -275,8 +278,8 @@ def test_equilibrium_map_figure(tmp_path, small_map):
 
 @pytest.mark.slow
 def test_cli_default_grid_checks_pass(tmp_path):
-  # The default 40 x 40 map: the command's checks (tolerances in experiments/commands/landscape/equilibrium_map.py)
-  # pass, so the exit code is 0.
+  # The default 40 x 40 map: the command's checks (tolerances in
+  # experiments/commands/landscape/equilibrium_map.py) pass, so the exit code is 0.
   assert cli.main(["landscape", "--iterations", "50", "--quiet", "--out", str(tmp_path)]) == 0
   table = pd.read_csv(tmp_path / "landscape" / landscape.MAP_TABLE)
   assert len(table) == 40**2

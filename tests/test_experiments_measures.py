@@ -1,5 +1,5 @@
-"""Tests of experiments.harness.measures and the n-player helpers of experiments.harness.game_loader and
-experiments.harness.jobs."""
+"""Tests of experiments.harness.measures and the n-player helpers of experiments.harness.game_loader
+and experiments.harness.jobs."""
 
 import numpy as np
 from open_spiel.python import policy as policy_lib

@@ -1,4 +1,5 @@
-"""Tests of experiments.harness.plotting: solver styles, the figure description and its legend check."""
+"""Tests of experiments.harness.plotting: solver styles, the figure description and its legend
+check."""
 
 import matplotlib.colors
 import matplotlib.text

@@ -1,5 +1,5 @@
-"""Tests of experiments.commands.reference_check and experiments.harness.references: golden file, family
-membership, solver checks, CLI."""
+"""Tests of experiments.commands.reference_check and experiments.harness.references: golden file,
+family membership, solver checks, CLI."""
 
 import fractions
 import json

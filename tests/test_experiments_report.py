@@ -1,5 +1,5 @@
-"""Tests of the report (experiments.harness.report): it never claims a commit that did not compute the
-numbers below it, and it says per experiment how many jobs were reused and from when."""
+"""Tests of the report (experiments.harness.report): it never claims a commit that did not compute
+the numbers below it, and it says per experiment how many jobs were reused and from when."""
 
 from experiments.harness import report
 from experiments.harness.checks import Check

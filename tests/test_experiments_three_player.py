@@ -1,4 +1,5 @@
-"""Tests of experiments.commands.three_player: the sweep, its checks, the family analysis and the figures."""
+"""Tests of experiments.commands.three_player: the sweep, its checks, the family analysis and the
+figures."""
 
 import copy
 import fractions

@@ -1,5 +1,5 @@
-"""Tests of algorithms.exact.kuhn3_equilibria: the Szafron-Gibson-Sturtevant family of three-player Kuhn
-equilibria (AAMAS 2013), certified exactly by algorithms.exact.exact_nash_conv (NashConv = 0 in
+"""Tests of algorithms.exact.kuhn3_equilibria: the Szafron-Gibson-Sturtevant family of three-player
+Kuhn equilibria (AAMAS 2013), certified exactly by algorithms.exact.exact_nash_conv (NashConv = 0 in
 Fractions) and cross-checked with OpenSpiel's exploitability.nash_conv, pyspiel.nash_conv and
 expected_game_score on the C++ game kuhn_poker(players=3)."""
 

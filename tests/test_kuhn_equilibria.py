@@ -1,5 +1,5 @@
-"""Tests of algorithms.exact.kuhn_equilibria: the closed forms against the sequence-form LP, OpenSpiel's
-exploitability, an exact expected-value computation from the rules, and Kuhn (1950)."""
+"""Tests of algorithms.exact.kuhn_equilibria: the closed forms against the sequence-form LP,
+OpenSpiel's exploitability, an exact expected-value computation from the rules, and Kuhn (1950)."""
 
 import fractions
 import itertools

@@ -648,8 +648,8 @@ def test_games_cross_process_boundaries():
     # Simplified rules, ante S, bet 1, 3 cards: player 0 bets the top card, passes the middle
     # one and bluffs the bottom one with p = 1 / (1 + 2S); player 1 calls with the middle card
     # with q = (2S - 1) / (2S + 1) (each makes the other indifferent: the derivation in
-    # algorithms/exact/kuhn_equilibria.py). Player 0 then wins S + q / 2 with the top card on average, 0
-    # with the middle one and loses S with the bottom one: value q / 6 for S >= 1/2.
+    # algorithms/exact/kuhn_equilibria.py). Player 0 then wins S + q / 2 with the top card on
+    # average, 0 with the middle one and loses S with the bottom one: value q / 6 for S >= 1/2.
     ("kuhn_poker_ante(simplified=True)", (2 - 1) / (6 * (2 + 1))),
     ("kuhn_poker_ante(ante=2.0,simplified=True)", (4 - 1) / (6 * (4 + 1))),
     # Two cards: the high card wins the antes whatever is played (value 0 by symmetry).

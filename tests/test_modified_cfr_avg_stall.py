@@ -1,8 +1,8 @@
 """Why modified CFR-AVG stalls (ReBeL's de-averaged leaf values; algorithms/rebel/cfr_avg.py).
 
-The derivation (algorithms/rebel/cfr_avg.py's docstring; measured by the rebel-learned experiment): the
-de-averaged values telescope, sum_{k <= T} w_k v^k = W_T V^T, so the trunk's cumulative regrets are
-those of CFR against the LATEST continuation sigma^T, while the reported average policy averages
+The derivation (algorithms/rebel/cfr_avg.py's docstring; measured by the rebel-learned experiment):
+the de-averaged values telescope, sum_{k <= T} w_k v^k = W_T V^T, so the trunk's cumulative regrets
+are those of CFR against the LATEST continuation sigma^T, while the reported average policy averages
 sigma^1..sigma^T. With an exact (discontinuous) leaf solver sigma^t keeps switching vertex where the
 equilibrium trunk makes the opponent indifferent, the trunk settles on one side, and the averaged
 continuation is that vertex; with a leaf solver continuous in the belief sigma^t converges and so

@@ -5,7 +5,8 @@
   extensions) equals the sequence-form LP's value (``algorithms.exact.sequence_form_lp``; Koller,
   Megiddo, von Stengel 1994) up to the LP's rounding, the closed-form equilibrium has OpenSpiel
   exploitability 0, and the LP's equilibrium lies in the closed-form family.
-* Game strings: any text gives a game or a one-line ValueError (``experiments.harness.game_loader.load_game``,
+* Game strings: any text gives a game or a one-line ValueError
+(``experiments.harness.game_loader.load_game``,
   the command line's ``--game``), never another exception.
 * Checkpoint bytes: any mutation of a saved solver file gives a one-line ValueError from
   ``CFRSolver.load``, or (for bytes no reader looks at) the very same solver; never a different

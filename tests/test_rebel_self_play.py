@@ -1,4 +1,5 @@
-"""Tests of ReBeL self-play (algorithms/rebel/learning/self_play.py); need PyTorch (the 'learn' extra).
+"""Tests of ReBeL self-play (algorithms/rebel/learning/self_play.py); need PyTorch (the 'learn'
+extra).
 
 References: CFR-AVG's own leaf PBS (CFRAvgSolver.last_leaf_beliefs), the target leaf solver at
 the recorded beliefs, and Bayes' rule for the uniform trunk policy.

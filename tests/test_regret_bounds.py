@@ -19,8 +19,8 @@ import spiel_games  # noqa: F401 (registers kuhn_poker_ante)
     ("kuhn_poker", 4.0, 12),
     # Ante 2, bet 1: payoffs in [-3, 3]; the same 12 information sets.
     ("kuhn_poker_ante(ante=2.0,bet=1.0)", 6.0, 12),
-    # The simplified game of experiments.commands.landscape: player 0 decides with each card (3), player 1
-    # only facing a bet (3); payoffs in [-2, 2].
+    # The simplified game of experiments.commands.landscape: player 0 decides with each card (3),
+    # player 1 only facing a bet (3); payoffs in [-2, 2].
     ("kuhn_poker_ante(simplified=True)", 4.0, 6),
 ])
 def test_bound_is_delta_times_infosets_times_sqrt_actions_over_sqrt_t(game_string, delta,

@@ -4,8 +4,8 @@ For both rule sets of three-card Kuhn poker (standard, and simplified: player 0'
 hand), a solver runs on ``kuhn_poker_ante`` over a range of antes a (bet b = 1) and of bets
 (a = 1). Payoffs are homogeneous in (a, b), so the equilibria depend on r = a / b only, and the
 value scales with b: each quantity is plotted against r, the value as value / b, with the closed
-form of ``algorithms.exact.kuhn_equilibria`` (H. W. Kuhn 1950 for r = 1; the variable-ante closed forms
-for the rest) drawn as a line, or as a band where the equilibrium is a family, and the regime
+form of ``algorithms.exact.kuhn_equilibria`` (H. W. Kuhn 1950 for r = 1; the variable-ante closed
+forms for the rest) drawn as a line, or as a band where the equilibrium is a family, and the regime
 boundaries marked.
 
 Checks, for every solved game (``references.solver_run_checks``, as in the reference check):

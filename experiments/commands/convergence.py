@@ -11,18 +11,18 @@ information", NeurIPS 2007, Theorem 4).
 
 Games with more than two players (e.g. ``kuhn_poker(players=3)``) or not zero-sum have no
 exploitability: there NashConv, sum_i (max_{s_i} u_i(s_i, sbar_-i) - u_i(sbar)), is measured
-instead (``experiments.harness.measures``), and no game value exists. CFR's bound does not hold there
-either; the guide line is drawn for comparison only.
+instead (``experiments.harness.measures``), and no game value exists. CFR's bound does not hold
+there either; the guide line is drawn for comparison only.
 
 Checks, at the final point of every run: the tree exploitability (or NashConv) equals OpenSpiel's
 ``exploitability.exploitability`` (or ``exploitability.nash_conv``); in two-player zero-sum games
 the value of the average policy is within its NashConv (2 exploitability) of the game value
 (closed form for three-card Kuhn games, else the sequence-form LP, skipped above
-``game_loader.LP_MAX_HISTORIES``); and when both are run, OpenSpiel's C++ CFR and this project's CFR and
-CFR+ agree with OpenSpiel's Python CFR and CFR+ (same algorithm, so the same numbers up to
+``game_loader.LP_MAX_HISTORIES``); and when both are run, OpenSpiel's C++ CFR and this project's CFR
+and CFR+ agree with OpenSpiel's Python CFR and CFR+ (same algorithm, so the same numbers up to
 rounding), except on games where two actions tie at the uniform first iterate
-(``game_loader.uniform_profile_ties``, e.g. three- and four-player Kuhn poker), where rounding decides
-what each implementation plays next and both runs are correct CFR.
+(``game_loader.uniform_profile_ties``, e.g. three- and four-player Kuhn poker), where rounding
+decides what each implementation plays next and both runs are correct CFR.
 
 Default solvers that cannot run on a game are left out of it (``jobs.skip_reason``: CFR-AVG with
 a depth limit needs two players; OpenSpiel's full-traversal solvers are too slow on Python games
@@ -172,7 +172,8 @@ def game_values(game_strings: Sequence[str]) -> Dict[str, Tuple[float, str]]:
   found = {}
   for game in game_strings:
     loaded = game_loader.load_game(game, two_player_zero_sum=False)
-    if game_loader.is_two_player_zero_sum(loaded) and game_loader.histories(game) <= game_loader.LP_MAX_HISTORIES:
+    if (game_loader.is_two_player_zero_sum(loaded)
+        and game_loader.histories(game) <= game_loader.LP_MAX_HISTORIES):
       found[game] = references.game_value(loaded)
   return found
 

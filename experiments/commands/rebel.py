@@ -163,7 +163,8 @@ def plot(frame: pd.DataFrame, game_strings: Sequence[str],
 
 def rebel_checks(results: Sequence[jobs_lib.JobResult]) -> List[Check]:
   """The experiment's checks (module docstring)."""
-  values = {g: references.game_value(game_loader.load_game(g)) for g in {r.job.game for r in results}}
+  values = {g: references.game_value(game_loader.load_game(g))
+            for g in {r.job.game for r in results}}
   found = []
   for r in results:
     job = r.job
@@ -187,7 +188,8 @@ def rebel_checks(results: Sequence[jobs_lib.JobResult]) -> List[Check]:
 
 def has_leaf(game: str, depth: int) -> bool:
   """Whether cutting ``game`` after ``depth`` betting actions leaves a non-terminal leaf."""
-  return bool(algorithms.CFRAvgSolver(game_loader.load_game(game), depth_limit=depth).public_tree.leaves)
+  solver = algorithms.CFRAvgSolver(game_loader.load_game(game), depth_limit=depth)
+  return bool(solver.public_tree.leaves)
 
 
 def leafless_cuts(game_strings: Sequence[str], depths: Sequence[int]) -> List[str]:

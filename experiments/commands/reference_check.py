@@ -6,15 +6,15 @@ The references (``experiments.harness.references``), recomputed on every run:
 * the closed form of three-card Kuhn poker for any ante a and bet b, both rule sets
   (``algorithms.exact.kuhn_equilibria``; H. W. Kuhn, "A simplified form of poker", 1950): the game
   value, the regime, and the equilibrium family (the free parameters and their ranges);
-* the sequence-form LP (``algorithms.exact.sequence_form_lp``; Koller, Megiddo, von Stengel 1994): the
-  game value of any small game (here also Leduc poker) and one equilibrium.
+* the sequence-form LP (``algorithms.exact.sequence_form_lp``; Koller, Megiddo, von Stengel 1994):
+  the game value of any small game (here also Leduc poker) and one equilibrium.
 
 * the Szafron-Gibson-Sturtevant family of three-player Kuhn poker at ante = bet = 1
   (``algorithms.exact.kuhn3_equilibria``; AAMAS 2013): the value formulas and a handful of members
   (``references.KUHN3_GOLDEN_MEMBERS``) with their exact values.
 
-They are compared with the golden file ``experiments/harness/golden/reference_equilibria.json`` (closed
-forms and the three-player family exactly, as fractions; LP values within rounding), with each
+They are compared with the golden file ``experiments/harness/golden/reference_equilibria.json``
+(closed forms and the three-player family exactly, as fractions; LP values within rounding), with each
 other, and OpenSpiel's exploitability of the closed-form equilibrium and of the LP equilibrium
 must be 0. Each recorded three-player member is certified again on the game: an exact best
 response in fractions gives NashConv exactly 0 and the values of the formulas
@@ -391,7 +391,8 @@ def _n_player_markdown(families: Sequence[Dict[str, Any]], frame: pd.DataFrame) 
     formulas = family["value_formulas"]
     text += (
         " On three-player Kuhn poker at ante = bet = 1 the reference is the "
-        "Szafron-Gibson-Sturtevant family (AAMAS 2013; `algorithms.exact.kuhn3_equilibria`): values "
+        "Szafron-Gibson-Sturtevant family (AAMAS 2013; `algorithms.exact.kuhn3_equilibria`): "
+        "values "
         f"P0 = {formulas['player_0']}, P1 = {formulas['player_1']}, P2 = "
         f"{formulas['player_2']} with beta = {formulas['beta']} in [0, 1/4]. "
         f"{len(family['members'])} members are recorded in the golden file and certified on "

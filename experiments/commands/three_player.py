@@ -3,8 +3,8 @@
 Games: OpenSpiel's ``kuhn_poker(players=3)`` and the project's ``kuhn_poker_ante(players=3)`` (the
 same game: four cards, ante and bet 1), which have the Szafron-Gibson-Sturtevant family of exact
 equilibria (D. Szafron, R. Gibson, N. Sturtevant, "A parameterized family of equilibrium profiles
-for three-player Kuhn poker", AAMAS 2013; ``algorithms.exact.kuhn3_equilibria``), and one game off the
-family, ``kuhn_poker_ante(players=3,ante=2.0)``, with no published closed form.
+for three-player Kuhn poker", AAMAS 2013; ``algorithms.exact.kuhn3_equilibria``), and one game off
+the family, ``kuhn_poker_ante(players=3,ante=2.0)``, with no published closed form.
 
 Every solver runs T iterations (``solver_registry.SAMPLED_BUDGET_FACTOR`` T for sampled solvers,
 over several seeds); OpenSpiel's own solvers run ``PYTHON_GAME_ITERATIONS`` on games implemented
@@ -13,9 +13,9 @@ second on ``kuhn_poker_ante(players=3)`` against 2,000 on ``kuhn_poker(players=3
 measured three ways:
 
 * NashConv of the average policy, sum_i (max_{s_i} u_i(s_i, sbar_-i) - u_i(sbar)), at log-spaced
-  iterations, exactly on the game tree (``experiments.harness.measures``); exploitability is not used
-  with three players (``measures``). CFR's regret bound gives no n-player equilibrium guarantee:
-  whether NashConv goes to 0 is measured, not assumed.
+  iterations, exactly on the game tree (``experiments.harness.measures``); exploitability is not
+  used with three players (``measures``). CFR's regret bound gives no n-player equilibrium
+  guarantee: whether NashConv goes to 0 is measured, not assumed.
 * The players' values u_i(sbar) at T / 10 and T (separate runs of the same seed).
 * On the family's games, the member nearest the average policy (``kuhn3_equilibria.nearest_member``:
   least squares over the 48 information states) and its values, which lie on the family's
@@ -143,7 +143,8 @@ Nearest = Dict[jobs_lib.Job, kuhn3_equilibria.NearestMember]
 def nearest_members(results: Sequence[jobs_lib.JobResult]) -> Nearest:
   """The family member nearest each final run on a game of the family."""
   return {r.job: references.nearest_kuhn3_member(r) for r in final_runs(results)
-          if references.has_kuhn3_family(game_loader.load_game(r.job.game, two_player_zero_sum=False))}
+          if references.has_kuhn3_family(
+              game_loader.load_game(r.job.game, two_player_zero_sum=False))}
 
 
 def runs_frame(results: Sequence[jobs_lib.JobResult], nearest: Nearest) -> pd.DataFrame:
@@ -254,7 +255,8 @@ def _value_runs(runs: pd.DataFrame, game_strings: Sequence[str]) -> pd.DataFrame
   for (_, solver), group in selected.groupby(["seed", "solver"], sort=False):
     best = group.loc[group["T"].idxmax(), "game"]
     spec = solver_registry.get_solver(solver)
-    if spec.engine or not game_loader.is_python_game(game_loader.load_game(best, two_player_zero_sum=False)):
+    if spec.engine or not game_loader.is_python_game(
+        game_loader.load_game(best, two_player_zero_sum=False)):
       keep.append(group[group.game == best])
   return pd.concat(keep) if keep else selected.iloc[0:0]
 

@@ -108,8 +108,8 @@ class Context:
     self.failures: List[JobFailure] = []
 
   def histories(self, game: str) -> int:
-    """The game's number of histories, capped at the engine's limit (``game_loader.histories``), with
-    a progress bar for a long count."""
+    """The game's number of histories, capped at the engine's limit (``game_loader.histories``),
+    with a progress bar for a long count."""
     if not self.progress or game_loader.is_counted(game):
       return game_loader.histories(game)
     with tqdm.tqdm(desc=f"counting histories of {game}", unit=" histories", leave=False,

@@ -160,8 +160,8 @@ def check_engine_size(text: str) -> int:
   size = histories(text)
   if size > ENGINE_MAX_HISTORIES:
     raise ValueError(f"game {text!r} has more than {ENGINE_MAX_HISTORIES:,} histories, the "
-                     "engine's limit (algorithms.tree.game_tree.DEFAULT_MAX_NODES); choose a smaller "
-                     "game")
+                     "engine's limit (algorithms.tree.game_tree.DEFAULT_MAX_NODES); choose a "
+                     "smaller game")
   return size
 
 

@@ -6,12 +6,13 @@ Names (``POLICY_NAMES`` lists them for help texts):
   ``algorithms.exact.kuhn_equilibria`` for the three-card ``kuhn_poker_ante`` games (both rule sets,
   any ante and bet); the default member of the Szafron-Gibson-Sturtevant family
   (``algorithms.exact.kuhn3_equilibria``) for three-player Kuhn poker at ante = bet = 1; else the
-  sequence-form LP of ``algorithms.exact.sequence_form_lp`` (any small two-player zero-sum game). Other
-  games with more than two players have no known exact equilibrium: the name is refused there;
+  sequence-form LP of ``algorithms.exact.sequence_form_lp`` (any small two-player zero-sum game).
+  Other games with more than two players have no known exact equilibrium: the name is refused there;
 * ``uniform``: every legal action with equal probability;
 * ``always-bet``: always the last legal action (in Kuhn poker Bet, or Call facing a bet);
-* ``SOLVER:ITERATIONS``: the average policy of a registered solver (``experiments.harness.solver_registry``,
-  e.g. ``cfr:1000``, ``cfr_plus:200``, ``cs_cfr:5000``) after that many iterations;
+* ``SOLVER:ITERATIONS``: the average policy of a registered solver
+  (``experiments.harness.solver_registry``, e.g. ``cfr:1000``, ``cfr_plus:200``,
+  ``cs_cfr:5000``) after that many iterations;
 * ``file:PATH``: a policy file written by ``algorithms.file_formats.policy_io``.
 
 Every name resolves to an OpenSpiel ``policy.TabularPolicy`` of the game, covering every player.

@@ -7,13 +7,13 @@
   algorithms for finding randomized strategies in game trees", STOC 1994): the value and one
   equilibrium of any small two-player zero-sum game.
 * The Szafron-Gibson-Sturtevant family of three-player Kuhn poker at ante = bet = 1
-  (``algorithms.exact.kuhn3_equilibria``; D. Szafron, R. Gibson, N. Sturtevant, "A parameterized family
-  of equilibrium profiles for three-player Kuhn poker", AAMAS 2013): the players' values
+  (``algorithms.exact.kuhn3_equilibria``; D. Szafron, R. Gibson, N. Sturtevant, "A parameterized
+  family of equilibrium profiles for three-player Kuhn poker", AAMAS 2013): the players' values
   (-1/48 - beta/24, -1/48, 1/24 + beta/24) and ``KUHN3_GOLDEN_MEMBERS``, a handful of members
   certified exactly (``algorithms.exact.exact_nash_conv``: NashConv = 0 in fractions).
-* The golden file ``experiments/harness/golden/reference_equilibria.json``: all of them, recorded, so that
-  a change of any is caught (closed forms and the family exactly, as fractions; LP values within
-  ``checks.ROUNDING``).
+* The golden file ``experiments/harness/golden/reference_equilibria.json``: all of them, recorded,
+  so that a change of any is caught (closed forms and the family exactly, as fractions; LP values
+  within ``checks.ROUNDING``).
 
 Tolerances of a solver's average policy after T iterations, two players: exploitability at most
 ``exploitability_tolerance`` (the O(1/sqrt(T)) rate of CFR's regret bound), and bluff and call
@@ -136,8 +136,8 @@ def describe_member(member: kuhn3_equilibria.Kuhn3Equilibrium) -> str:
 
 
 def reference_equilibrium(game: pyspiel.Game) -> Reference:
-  """The closed-form equilibrium (``algorithms.exact.kuhn_equilibria``, the default member of a family)
-  for three-card Kuhn games (``kuhn_poker_ante``, or two-player ``kuhn_poker``); the default
+  """The closed-form equilibrium (``algorithms.exact.kuhn_equilibria``, the default member of a
+  family) for three-card Kuhn games (``kuhn_poker_ante``, or two-player ``kuhn_poker``); the default
   member of the Szafron-Gibson-Sturtevant family (``kuhn3_equilibria.kuhn3_equilibrium()``: every
   free parameter 0, c33 = 1/2; values -1/48, -1/48, 1/24) for three-player Kuhn poker at
   ante = bet = 1; else the sequence-form LP's (``algorithms.exact.sequence_form_lp``).
@@ -390,8 +390,9 @@ def write_golden(references: Sequence[Dict[str, Any]],
   path.parent.mkdir(parents=True, exist_ok=True)
   atomic_file.atomic_write_json(path, {
       "description": "Reference equilibria: closed forms (algorithms.exact.kuhn_equilibria, exact "
-                     "fractions), sequence-form LP values (algorithms.exact.sequence_form_lp) and the "
-                     "three-player Kuhn family (algorithms.exact.kuhn3_equilibria, exact fractions).",
+                     "fractions), sequence-form LP values (algorithms.exact.sequence_form_lp) "
+                     "and the three-player Kuhn family (algorithms.exact.kuhn3_equilibria, exact "
+                     "fractions).",
       "regenerate": REGENERATE_COMMAND,
       "games": {r["game"]: r for r in references}})
 

@@ -327,8 +327,8 @@ def solve(game: pyspiel.Game, solver: str, seed: int, iterations: int,
           options: Optional[Mapping[str, Any]] = None) -> Solved:
   """Runs a registered solver and measures its average policy.
 
-  The measure along the run is the project's exact one (``experiments.harness.measures``, on the game
-  tree for two-player zero-sum games); at the final iteration OpenSpiel's computation of it is
+  The measure along the run is the project's exact one (``experiments.harness.measures``, on the
+  game tree for two-player zero-sum games); at the final iteration OpenSpiel's computation of it is
   recorded too, as the independent reference, and the expected returns of the final average
   policy (OpenSpiel's ``expected_game_score.policy_value``).
 

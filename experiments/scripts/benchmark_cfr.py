@@ -1,9 +1,10 @@
 """Benchmark of the compiled CFR engine against its peers, row by row of the speed targets.
 
   python -m experiments.scripts.benchmark_cfr                  # every row (about 10 minutes)
-  python -m experiments.scripts.benchmark_cfr --quick          # shorter repeats and runs, no tree walk
-  python -m experiments.scripts.benchmark_cfr --rows leduc sampling
-  python -m experiments.scripts.benchmark_cfr --scaling        # tree build time and memory by deck size
+  python -m experiments.scripts.benchmark_cfr --quick          # shorter repeats and runs, no tree
+  walk python -m experiments.scripts.benchmark_cfr --rows leduc sampling
+  python -m experiments.scripts.benchmark_cfr --scaling        # tree build time and memory by deck
+  size
 
 Rows (each prints its measurements, then all of them are summed up in one table with the
 targets):

@@ -33,8 +33,9 @@ utility gradients (dU/dp, -dU/dq), the direction each player's regret pushes it;
 equilibrium, so the current strategy cycles while the average spirals in. The gradient of U
 itself has a saddle there.
 
-The second figure (``experiments.commands.landscape.equilibrium_map``): the solved (p, q) over a dense grid of antes
-and bets, all games solved in one batch by CFR+, against the closed form's regimes.
+The second figure (``experiments.commands.landscape.equilibrium_map``): the solved (p, q) over a
+dense grid of antes and bets, all games solved in one batch by CFR+, against the closed form's
+regimes.
 """
 
 import argparse

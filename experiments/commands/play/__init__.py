@@ -5,9 +5,9 @@ person's card, the betting so far, the pot and the moves with the keys that choo
 each hand the opponent's card, the result and the running total with its 95% interval
 (mean +- 1.96 s / sqrt(n), s the sample standard deviation: the central limit theorem). Before
 the first hand the exact expected chips per hand of the match-up are printed for each seat the
-person takes (``experiments.commands.play.play_values``): what an equilibrium player and what a best responder
-would earn against this opponent, and the game value. ``--hints`` shows, before each decision,
-the exact value of each move against the opponent's policy.
+person takes (``experiments.commands.play.play_values``): what an equilibrium player and what a best
+responder would earn against this opponent, and the game value. ``--hints`` shows, before each
+decision, the exact value of each move against the opponent's policy.
 
 Games: Kuhn poker variants (``kuhn_poker``, ``kuhn_poker_ante(...)``), the referee game
 ``kuhn_poker_referee(...)``, where a move is an announcement typed as one probability per card

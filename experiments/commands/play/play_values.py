@@ -4,8 +4,9 @@ The opponent plays a fixed policy sigma_o; the person sits in seat p. Three numb
 match-up, each the exact expected chips per hand for seat p:
 
 * the equilibrium player's value u_p(sigma*_p, sigma_o), where sigma* is the reference
-  equilibrium (``experiments.harness.policies.reference_equilibrium``: the closed form for three-card
-  Kuhn, else the sequence-form LP), computed with OpenSpiel's ``expected_game_score.policy_value``;
+  equilibrium (``experiments.harness.policies.reference_equilibrium``: the closed form for
+  three-card Kuhn, else the sequence-form LP), computed with OpenSpiel's
+  ``expected_game_score.policy_value``;
 * the best responder's value max_pi u_p(pi, sigma_o), the most any person can expect, from
   OpenSpiel's ``best_response.BestResponsePolicy``;
 * the game value of seat p, u_p(sigma*), what an equilibrium player expects against an
@@ -118,7 +119,8 @@ def make_opponent(game: pyspiel.Game, name: str, seed: int, progress: bool) -> O
   if is_referee(game) and name in ("equilibrium", "uniform", "always-bet"):
     if name == "equilibrium":
       return Opponent(name, MinimaxAnnouncer(game),
-                      "subgame-perfect equilibrium (exact expectiminimax, algorithms.exact.pbs_minimax)")
+                      "subgame-perfect equilibrium (exact expectiminimax, "
+                      "algorithms.exact.pbs_minimax)")
     if name == "uniform":
       return Opponent(name, policy_lib.UniformRandomPolicy(game),
                       "uniform over the legal announcements")

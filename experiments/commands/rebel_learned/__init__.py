@@ -499,7 +499,8 @@ PER_HAND = "chips per hand"
 
 
 def _per_cut_figure(cuts: Sequence[CutSetting], title: str,
-                    draw: Callable[[matplotlib.axes.Axes, CutSetting], None]) -> matplotlib.figure.Figure:
+                    draw: Callable[[matplotlib.axes.Axes, CutSetting], None]
+                    ) -> matplotlib.figure.Figure:
   """One panel per cut, drawn by ``draw(ax, cut)`` and titled with the cut, one legend below the
   panels (``plotting.legend_below``) and ``title`` above."""
   columns = min(len(cuts), 3 if len(cuts) > 4 else 2)
