@@ -9,8 +9,8 @@ from experiments import cli
 from experiments.commands import reference_check
 from experiments.harness import report
 from experiments.harness.checks import Check
-from experiments.scripts import docs
 from experiments.harness.section import ReportSection
+from experiments.scripts import docs
 
 
 def _results(folder):

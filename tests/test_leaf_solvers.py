@@ -19,6 +19,7 @@ from algorithms.rebel.public_tree import PublicTree
 from algorithms.tree.game_tree import GameTree
 from algorithms.tree.tree_layout import TreeArrays
 import spiel_games  # noqa: F401  (registers the project's games with pyspiel)
+from spiel_games.kuhn_rules import KuhnRules
 
 
 @pytest.fixture(scope="module")
@@ -88,7 +89,7 @@ def test_completion_gives_best_response_where_pbs_has_no_mass(kuhn_leaves):
   # equilibrium says nothing; player 1 bets with some cards, so J's counterfactual value matters:
   # the completion must fold J (calling loses 2 against Q or K, folding loses 1).
   leaf = kuhn_leaves["p"]
-  card_0 = np.array([leaf.rules.deals()[d][0] for d in leaf.deals])
+  card_0 = np.array([KuhnRules().deals()[d][0] for d in leaf.deals])  # kuhn_poker's deals.
   belief = np.where(card_0 == 0, 0.0, 1.0)
   belief /= belief.sum()
   solution = SequenceFormLPSolver()(leaf, belief)

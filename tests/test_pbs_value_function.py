@@ -20,6 +20,7 @@ from algorithms.rebel.learning.value_function import PBSValueFunction
 from algorithms.rebel.learning.value_function import cut_of
 from algorithms.rebel.learning.value_function import deal_belief
 from algorithms.rebel.learning.value_function import infostate_values
+from algorithms.rebel.learning.value_function import leaf_rules
 from algorithms.rebel.learning.value_function import value_errors
 from algorithms.rebel.leaves.hedge import HedgeLeafSolver
 from algorithms.rebel.leaves.solvers import CFRLeafSolver
@@ -224,7 +225,7 @@ def _largest_step(solver, leaf, num_points):
   """Largest change of the root values between neighbouring beliefs on a line through the
   point where player 1 holding Q is indifferent between call and fold (leaf b of kuhn_poker:
   P(J | bet) = 1/4, i.e. player 0 bets J with 1/3 when it always bets K and nearly never Q)."""
-  deals = np.array(leaf.rules.deals())[leaf.deals]
+  deals = np.array(leaf_rules(leaf).deals())[leaf.deals]
   previous, largest = None, 0.0
   for bluff in np.linspace(0.32, 0.345, num_points):
     reach = np.array([bluff, 1e-3, 1.0])[deals[:, 0]]

@@ -14,8 +14,8 @@ The references (``experiments.harness.references``), recomputed on every run:
   (``references.KUHN3_GOLDEN_MEMBERS``) with their exact values.
 
 They are compared with the golden file ``experiments/harness/golden/reference_equilibria.json``
-(closed forms and the three-player family exactly, as fractions; LP values within rounding), with each
-other, and OpenSpiel's exploitability of the closed-form equilibrium and of the LP equilibrium
+(closed forms and the three-player family exactly, as fractions; LP values within rounding), with
+each other, and OpenSpiel's exploitability of the closed-form equilibrium and of the LP equilibrium
 must be 0. Each recorded three-player member is certified again on the game: an exact best
 response in fractions gives NashConv exactly 0 and the values of the formulas
 (``algorithms.exact.exact_nash_conv``), and OpenSpiel's ``nash_conv`` of it is 0 up to rounding.

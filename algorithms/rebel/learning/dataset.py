@@ -20,6 +20,7 @@ from typing import Optional, Sequence
 import numpy as np
 
 from algorithms.rebel.learning.value_function import LeafDomain
+from algorithms.rebel.learning.value_function import leaf_rules
 from algorithms.rebel.leaves.solvers import LeafSolver
 from algorithms.rebel.leaves.solvers import SequenceFormLPSolver
 from algorithms.rebel.public_tree import LeafSubgame
@@ -64,7 +65,7 @@ def beliefs_from_reaches(leaf: LeafSubgame, reach_0: np.ndarray,
 
   beta(d) = pi_c(d) r_0(c_0(d)) r_1(c_1(d)) / sum, for the deals that are roots of the leaf.
   """
-  deals = np.array(leaf.rules.deals())
+  deals = np.array(leaf_rules(leaf).deals())
   mass = np.zeros((len(reach_0), len(deals)))
   c0, c1 = deals[leaf.deals, 0], deals[leaf.deals, 1]
   mass[:, leaf.deals] = leaf.root_chance * reach_0[:, c0] * reach_1[:, c1]
@@ -73,7 +74,7 @@ def beliefs_from_reaches(leaf: LeafSubgame, reach_0: np.ndarray,
 
 def sample_beliefs(leaf: LeafSubgame, n: int, rng: np.random.Generator) -> np.ndarray:
   """Draws n beliefs over the deals, (n, D), from the module's distribution."""
-  deck = leaf.rules.deck_size
+  deck = leaf_rules(leaf).deck_size
   acting = trunk_players(leaf)
   reaches = [rng.random((n, deck)) if i in acting else np.ones((n, deck)) for i in (0, 1)]
   return beliefs_from_reaches(leaf, *reaches)

@@ -109,9 +109,14 @@ class LeafDomain:
     return out
 
 
+def leaf_rules(leaf: LeafSubgame) -> KuhnRules:
+  """The ``KuhnRules`` of the Kuhn game a leaf belongs to (its deals index ``rules.deals()``)."""
+  return kuhn_poker_ante.rules_of(leaf.tree.game)
+
+
 def deal_belief(leaf: LeafSubgame, belief: np.ndarray) -> np.ndarray:
   """A belief over the leaf's roots as a belief over the deals (``KuhnRules.deals`` order)."""
-  out = np.zeros(len(leaf.rules.deals()))
+  out = np.zeros(len(leaf_rules(leaf).deals()))
   np.add.at(out, leaf.deals, belief)
   return out
 
@@ -221,7 +226,7 @@ class PBSValueFunction:
     Raises:
       ValueError: for a leaf of another game or cut.
     """
-    if leaf.rules != self.cut.rules:
+    if leaf_rules(leaf) != self.cut.rules:
       raise ValueError(f"leaf {leaf.public_state!r} belongs to another game than the model's "
                        f"{self.cut.game}")
     index = self.cut.leaf_index(leaf)
