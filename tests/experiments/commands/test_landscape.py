@@ -15,8 +15,8 @@ from experiments import cli
 from experiments.commands import landscape
 from experiments.commands.landscape import equilibrium_map
 from experiments.harness import plotting
+from helpers import kuhn_value
 from spiel_games import kuhn_rules
-from test_experiments_head_to_head import kuhn_value
 
 ANTES = [0.25, 0.5, 1.0, 2.0]  # Passive, boundary, and bluffing regimes of the simplified game.
 

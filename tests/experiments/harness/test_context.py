@@ -2,7 +2,6 @@
 (experiments.harness.jobs): resume, code fingerprints, --fresh, failures, interruption, and the
 refusals before work."""
 
-import dataclasses
 import json
 
 import pytest
@@ -12,21 +11,8 @@ from experiments.harness import executors
 from experiments.harness import game_loader
 from experiments.harness import jobs
 from experiments.harness import provenance
-
-
-def _jobs():
-  # A deterministic solver, a seeded sampled solver (two seeds) and OpenSpiel's MCCFR, which
-  # draws from NumPy's global generator (the registry swaps a per-solver state in under a lock).
-  return [jobs.Job("t", "kuhn_poker", "our_cfr", 0, 20, measure_at=(1, 5)),
-          jobs.Job("t", "kuhn_poker", "cs_cfr", 0, 40),
-          jobs.Job("t", "kuhn_poker", "cs_cfr", 1, 40),
-          jobs.Job("t", "kuhn_poker", "mccfr_external", 3, 30, keep_policy=True)]
-
-
-def numbers(results):
-  """What a result computed, without its timings and provenance."""
-  return [(r.job, {k: v for k, v in dataclasses.asdict(r.solved).items() if k != "seconds"})
-          for r in results]
+from helpers import numbers
+from helpers import sweep_jobs
 
 
 class _Recording(executors.Serial):
@@ -50,7 +36,7 @@ def test_job_rejects_non_positive_iterations():
 
 
 def test_job_keys_are_distinct_and_stable():
-  made = _jobs()
+  made = sweep_jobs()
   assert len({j.key for j in made}) == len(made)
   assert made[0].key == jobs.Job("t", "kuhn_poker", "our_cfr", 0, 20, measure_at=[1, 5]).key
   assert made[0].key != jobs.Job("t", "kuhn_poker", "our_cfr", 0, 20).key
@@ -59,36 +45,36 @@ def test_job_keys_are_distinct_and_stable():
 def test_results_are_saved_and_reused_by_the_same_code(tmp_path):
   first = _Recording()
   ctx = context.Context("t", tmp_path, executor=first)
-  results = ctx.run_jobs(_jobs())
-  assert first.ran == _jobs() and ctx.stats.computed == 4 and ctx.stats.reused == 0
+  results = ctx.run_jobs(sweep_jobs())
+  assert first.ran == sweep_jobs() and ctx.stats.computed == 4 and ctx.stats.reused == 0
   # The result on disk is the typed result, stamped with the code that computed it.
-  saved = json.loads(jobs.result_path(tmp_path / "jobs", _jobs()[0]).read_text())
+  saved = json.loads(jobs.result_path(tmp_path / "jobs", sweep_jobs()[0]).read_text())
   assert saved["format"] == jobs.FORMAT and saved["computed_by"] == provenance.code_stamp()
   assert saved["solved"]["iterations"] == [1, 5, 20] and saved["solved"]["policy"] is None
   assert jobs.JobResult.from_json(saved) == results[0]
   second = _Recording()
   again = context.Context("t", tmp_path, executor=second)
-  assert numbers(again.run_jobs(_jobs())) == numbers(results)
+  assert numbers(again.run_jobs(sweep_jobs())) == numbers(results)
   assert second.ran == [] and again.stats.reused == 4
   assert again.stats.reused_finished == [r.finished for r in results]
   fresh = _Recording()
-  context.Context("t", tmp_path, executor=fresh, fresh=True).run_jobs(_jobs())
-  assert fresh.ran == _jobs()
+  context.Context("t", tmp_path, executor=fresh, fresh=True).run_jobs(sweep_jobs())
+  assert fresh.ran == sweep_jobs()
 
 
 def test_changed_code_reruns_every_job(tmp_path, monkeypatch):
-  context.Context("t", tmp_path).run_jobs(_jobs()[:2])
+  context.Context("t", tmp_path).run_jobs(sweep_jobs()[:2])
   stamp = dict(provenance.code_stamp(), fingerprint="0" * 16)
   monkeypatch.setattr(provenance, "code_stamp", lambda: stamp)
   rerun = _Recording()
   ctx = context.Context("t", tmp_path, executor=rerun)
-  results = ctx.run_jobs(_jobs()[:2])
-  assert rerun.ran == _jobs()[:2] and ctx.stats.reused == 0
+  results = ctx.run_jobs(sweep_jobs()[:2])
+  assert rerun.ran == sweep_jobs()[:2] and ctx.stats.reused == 0
   assert all(r.computed_by["fingerprint"] == "0" * 16 for r in results)
 
 
 def test_unreadable_or_foreign_result_files_are_recomputed(tmp_path):
-  job = _jobs()[0]
+  job = sweep_jobs()[0]
   folder = tmp_path / "jobs"
   folder.mkdir()
   for content in ["{not json", json.dumps({"format": "other"}), ""]:
@@ -104,7 +90,7 @@ def test_a_failing_job_is_recorded_and_the_sweep_goes_on(tmp_path):
   # liars_dice has no public-state observation, which a depth-limited CFR-AVG needs: the job
   # raises after its tree walk.
   bad = jobs.Job("t", "liars_dice(numdice=1,dice_sides=2)", "cfr_avg_d1", 0, 2)
-  good = _jobs()[:2]
+  good = sweep_jobs()[:2]
   ctx = context.Context("t", tmp_path)
   results = ctx.run_jobs([good[0], bad, good[1]])
   assert [r.job for r in results] == good
@@ -119,7 +105,7 @@ def test_a_failing_job_is_recorded_and_the_sweep_goes_on(tmp_path):
 
 
 def test_an_interrupted_sweep_keeps_finished_jobs_and_resumes(tmp_path):
-  made = _jobs()
+  made = sweep_jobs()
   ctx = context.Context("t", tmp_path, executor=_Recording(interrupt_on=made[2]))
   with pytest.raises(KeyboardInterrupt):
     ctx.run_jobs(made)
@@ -132,7 +118,7 @@ def test_an_interrupted_sweep_keeps_finished_jobs_and_resumes(tmp_path):
 
 def test_a_repeated_job_is_refused(tmp_path):
   with pytest.raises(ValueError, match="same job twice"):
-    context.Context("t", tmp_path).run_jobs([_jobs()[0], _jobs()[0]])
+    context.Context("t", tmp_path).run_jobs([sweep_jobs()[0], sweep_jobs()[0]])
 
 
 def test_too_long_and_too_large_sweeps_are_refused_before_work(tmp_path, monkeypatch):
@@ -147,7 +133,7 @@ def test_too_long_and_too_large_sweeps_are_refused_before_work(tmp_path, monkeyp
   monkeypatch.setattr(game_loader, "ENGINE_MAX_HISTORIES", 50)
   monkeypatch.setattr(game_loader, "_HISTORIES", {})
   with pytest.raises(ValueError, match="more than 50 histories, the engine's limit"):
-    ctx.run_jobs([_jobs()[0]])  # kuhn_poker: 58 histories.
+    ctx.run_jobs([sweep_jobs()[0]])  # kuhn_poker: 58 histories.
   assert recording.ran == []
 
 

@@ -25,8 +25,9 @@ from experiments.commands import reference_check
 from experiments.harness import context
 from experiments.harness import jobs
 from experiments.harness import report
+import helpers
 
-REPO = pathlib.Path(__file__).resolve().parent.parent
+REPO = helpers.REPO
 # Two fast solvers on three reference games: 6 jobs of a few tenths of a second.
 SMALL_GAMES = ("kuhn_poker", "kuhn_poker_ante(ante=2.0)",
                "kuhn_poker_ante(ante=0.25,simplified=True)")

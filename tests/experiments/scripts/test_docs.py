@@ -1,6 +1,5 @@
 """Tests of experiments.scripts.docs: what is copied to docs/, and nothing when the run fails."""
 
-import pathlib
 
 import pandas as pd
 import pytest
@@ -11,6 +10,7 @@ from experiments.harness import report
 from experiments.harness.checks import Check
 from experiments.harness.section import ReportSection
 from experiments.scripts import docs
+import helpers
 
 
 def _results(folder):
@@ -85,7 +85,7 @@ def test_failed_run_leaves_docs_unchanged(tmp_path, monkeypatch, capsys, failing
 
 # Generated regions of README.md and docs/*.md (experiments.scripts.docs.GENERATORS).
 
-CHECKOUT = pathlib.Path(__file__).resolve().parent.parent  # The README's and docs/'s folder.
+CHECKOUT = helpers.REPO  # The README's and docs/'s folder.
 DOCS = CHECKOUT / "docs"
 
 

@@ -12,8 +12,8 @@ from algorithms.tree.game_tree import CHANCE
 from algorithms.tree.game_tree import TERMINAL
 from algorithms.tree.game_tree import GameTree
 from algorithms.tree.tree_layout import TreeArrays
-from extra_games import constant_sum_kuhn
-from extra_games import load
+from helpers import constant_sum_kuhn
+from helpers import load
 import spiel_games  # noqa: F401  (registers the project's games with pyspiel)
 
 GAMES = ["kuhn_poker", "python_kuhn_poker", "leduc_poker", "kuhn_poker_ante(ante=2.0)",

@@ -3,7 +3,7 @@
 Every number the program prints is recomputed here another way: hand results from Kuhn's rules
 (``spiel_games.kuhn_rules``) applied to the cards and moves shown on screen; the exact match-up
 values from OpenSpiel's ``expected_game_score.policy_value`` and brute force over pure strategies
-(``tests/pure_strategies.py``); hints by a recursion over the opponent's possible cards weighted by
+(``tests/helpers.py``); hints by a recursion over the opponent's possible cards weighted by
 the opponent's policy (the posterior), independent of OpenSpiel's best-response code.
 """
 
@@ -21,7 +21,7 @@ import pytest
 
 from experiments.commands import play
 from experiments.harness import policies
-import pure_strategies
+import helpers
 from spiel_games.kuhn_rules import KuhnRules
 
 pexpect = pytest.importorskip("pexpect", reason="pexpect not installed (test extra)")
@@ -173,7 +173,7 @@ def test_printed_exact_values_equal_policy_value_and_brute_force(game_string, op
     pair = [opponent_policy, opponent_policy]
     pair[seat] = reference.policy
     equilibrium = expected_game_score.policy_value(root, pair)[seat]
-    best = pure_strategies.best_response_value(game, opponent_policy, seat)
+    best = helpers.best_response_value(game, opponent_policy, seat)
     value = reference.value if seat == 0 else -reference.value
     assert table["an equilibrium player"][seat] == pytest.approx(equilibrium, abs=1e-9)
     assert table["a best responder"][seat] == pytest.approx(best, abs=1e-9)

@@ -7,6 +7,8 @@ call) and ``iterate()`` one at a time.
 """
 
 import numpy as np
+import numpy_reference
+from numpy_reference import ReferenceEngine
 import pyspiel
 import pytest
 
@@ -17,9 +19,7 @@ from algorithms.cfr.cfr_engine import PassValues
 from algorithms.cfr.cfr_engine import UpdateRule
 from algorithms.tree.game_tree import GameTree
 from algorithms.tree.tree_layout import TreeArrays
-from extra_games import load
-import numpy_reference
-from numpy_reference import ReferenceEngine
+from helpers import load
 import spiel_games  # noqa: F401  (registers the project's games with pyspiel)
 
 RULES = {

@@ -1,5 +1,5 @@
 """Tests of the executors (experiments.harness.executors): every executor gives the serial results
-and a worker killed mid-job is survived (the unreachable scheduler: test_experiments_scenarios)."""
+and a worker killed mid-job is survived (the unreachable scheduler: test_scenarios)."""
 
 import functools
 import os
@@ -13,7 +13,7 @@ import pytest
 from experiments.harness import context
 from experiments.harness import executors
 from experiments.harness import jobs
-import test_experiments_context as sweeps
+import helpers
 
 
 def kill_worker_once(marker, job):
@@ -35,17 +35,17 @@ def always_kill(job):
 
 @pytest.fixture(scope="module")
 def serial(tmp_path_factory):
-  return sweeps.numbers(context.Context("t", tmp_path_factory.mktemp("serial")).run_jobs(
-      sweeps._jobs()))
+  return helpers.numbers(context.Context("t", tmp_path_factory.mktemp("serial")).run_jobs(
+      helpers.sweep_jobs()))
 
 
 def _outcomes(executor, fn):
   """{job: what it computed (timings dropped)} of the executor's run."""
   found = {}
-  for job, outcome in executor.run(fn, sweeps._jobs()):
+  for job, outcome in executor.run(fn, helpers.sweep_jobs()):
     solved, _ = outcome
     found[job] = {k: v for k, v in solved.__dict__.items() if k != "seconds"}
-  return sorted(found.items(), key=lambda item: sweeps._jobs().index(item[0]))
+  return sorted(found.items(), key=lambda item: helpers.sweep_jobs().index(item[0]))
 
 
 def test_workers_must_be_positive():
@@ -57,7 +57,7 @@ def test_workers_must_be_positive():
 def test_process_pool_gives_the_serial_results(serial, tmp_path):
   with executors.make_executor(workers=2) as pool:
     ctx = context.Context("t", tmp_path, executor=pool)
-    assert sweeps.numbers(ctx.run_jobs(sweeps._jobs())) == serial
+    assert helpers.numbers(ctx.run_jobs(helpers.sweep_jobs())) == serial
 
 
 def test_process_pool_survives_a_killed_worker(serial, tmp_path):
@@ -69,10 +69,10 @@ def test_process_pool_survives_a_killed_worker(serial, tmp_path):
   assert (tmp_path / "killed").exists()  # A worker really died.
   pool = executors.LocalPool(2)
   try:  # A job that kills every worker it runs on fails after MAX_ATTEMPTS; the others finish.
-    outcomes = dict(pool.run(always_kill, sweeps._jobs()[:1]))
+    outcomes = dict(pool.run(always_kill, helpers.sweep_jobs()[:1]))
   finally:
     pool.close()
-  failure = outcomes[sweeps._jobs()[0]]
+  failure = outcomes[helpers.sweep_jobs()[0]]
   assert isinstance(failure, jobs.Failure) and f"died {executors.MAX_ATTEMPTS} times" in (
       failure.message)
 
@@ -93,7 +93,7 @@ def test_dask_worker_processes_give_the_serial_results(serial, dask_cluster, tmp
   with executors.make_executor(dask_address=dask_cluster.scheduler_address) as cluster:
     assert cluster.parallelism == 2  # Two single-threaded workers.
     ctx = context.Context("t", tmp_path, executor=cluster)
-    assert sweeps.numbers(ctx.run_jobs(sweeps._jobs())) == serial
+    assert helpers.numbers(ctx.run_jobs(helpers.sweep_jobs())) == serial
 
 
 def test_dask_survives_a_worker_killed_mid_job(serial, dask_cluster, tmp_path):

@@ -3,7 +3,7 @@
 References: the lockstep walk compares every state's returns and chance probabilities exactly;
 NashConv on our game comes from OpenSpiel's Python ``exploitability.nash_conv``, on the twin from
 C++ ``pyspiel.nash_conv``; best-response values are checked against brute force over pure
-strategies (``tests/pure_strategies.py``); OpenSpiel's Python CFR on our game is an independent
+strategies (``tests/helpers.py``); OpenSpiel's Python CFR on our game is an independent
 implementation of the C++ CFR run on the twin.
 """
 
@@ -17,7 +17,7 @@ import pytest
 
 from algorithms.exact import kuhn_equilibria
 from algorithms.exact import sequence_form_lp
-import pure_strategies
+import helpers
 from spiel_games import cpp_twin
 
 GAMES = ["kuhn_poker_ante", "kuhn_poker_ante(ante=2.5,bet=0.5)",
@@ -108,7 +108,7 @@ def test_uniform_nash_conv_of_three_card_kuhn_is_eleven_twelfths():
   game = pyspiel.load_game("kuhn_poker_ante")
   twin = cpp_twin.CppTwin(game)
   uniform = policy_lib.TabularPolicy(twin.twin)
-  expected = 2 * pure_strategies.exploitability(game, policy_lib.TabularPolicy(game))
+  expected = 2 * helpers.exploitability(game, policy_lib.TabularPolicy(game))
   assert expected == pytest.approx(11 / 12, abs=1e-12)
   assert pyspiel.nash_conv(twin.twin, policy_lib.python_policy_to_pyspiel_policy(uniform)) == (
       pytest.approx(expected, abs=1e-12))
@@ -167,7 +167,7 @@ def test_cpp_tabular_best_response_on_the_twin_equals_brute_force(player):
   cpp_policy = policy_lib.python_policy_to_pyspiel_policy(twin.to_twin_policy(ours))
   best = pyspiel.TabularBestResponse(twin.twin, player, cpp_policy)
   cpp_value = best.value_from_state(twin.twin.new_initial_state())
-  assert cpp_value == pytest.approx(pure_strategies.best_response_value(game, ours, player),
+  assert cpp_value == pytest.approx(helpers.best_response_value(game, ours, player),
                                     abs=1e-12)
   # The best response itself, carried back to our game, earns that value there.
   response = twin.from_twin_policy(best.get_best_response_policy())

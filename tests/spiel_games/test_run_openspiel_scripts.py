@@ -2,7 +2,7 @@
 
 Each test runs the real command in a subprocess and checks the numbers the script prints against
 values computed here independently: playthroughs against ``generate_playthrough`` and the golden
-files, exploitabilities against brute force over pure strategies (``tests/pure_strategies.py``).
+files, exploitabilities against brute force over pure strategies (``tests/helpers.py``).
 """
 
 import re
@@ -14,7 +14,7 @@ from open_spiel.python.algorithms import generate_playthrough
 import pyspiel
 import pytest
 
-import pure_strategies
+import helpers
 import spiel_games  # noqa: F401  (registers the project's games with pyspiel)
 from spiel_games import cpp_twin
 from spiel_games import playthroughs
@@ -30,7 +30,7 @@ def run(*args: str) -> subprocess.CompletedProcess:
 
 def uniform_exploitability(game_string: str) -> float:
   game = pyspiel.load_game(game_string)
-  return pure_strategies.exploitability(game, policy_lib.TabularPolicy(game))
+  return helpers.exploitability(game, policy_lib.TabularPolicy(game))
 
 
 def test_playthrough_example_writes_the_golden_playthrough(tmp_path):

@@ -9,6 +9,7 @@ import pathlib
 from open_spiel.python.algorithms import generate_playthrough
 import pytest
 
+import helpers
 import spiel_games
 from spiel_games import playthroughs
 
@@ -32,7 +33,7 @@ def test_golden_files_are_package_data_of_spiel_games():
   tomllib = pytest.importorskip("tomllib")  # Python >= 3.11.
   package = pathlib.Path(spiel_games.__file__).resolve().parent
   assert FOLDER.parent == package
-  pyproject_path = pathlib.Path(__file__).resolve().parents[1] / "pyproject.toml"
+  pyproject_path = helpers.REPO / "pyproject.toml"
   pyproject = tomllib.loads(pyproject_path.read_text(encoding="utf-8"))
   patterns = pyproject["tool"]["setuptools"]["package-data"]["spiel_games"]
   for path in FOLDER.iterdir():

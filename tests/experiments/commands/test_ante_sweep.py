@@ -55,7 +55,7 @@ def test_command_solves_checks_and_draws(tmp_path):
                               "game value / bet (bets per hand)")
     assert "closed form" in axes["lines"]
     assert axes["collections"] >= 3  # The family band and the two sweeps' points.
-    # Every regime named, in the strip above the data (tested in test_experiments_plotting).
+    # Every regime named, in the strip above the data (tested in test_plotting).
     assert sorted(axes["texts"]) == sorted(regimes)
   # Information state "1b" (player 1 facing a bet): action 1 is a call.
   assert figure["axes"][4]["ylabel"] == "probability of calling"

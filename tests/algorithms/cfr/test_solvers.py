@@ -7,8 +7,6 @@ implementation: ``cfr.CFRSolver``, ``cfr.CFRPlusSolver``, ``cfr._CFRSolver``,
 ``exploitability.exploitability`` (C++ ``pyspiel.exploitability`` for more than two players).
 """
 
-import collections
-import fractions
 
 import numpy as np
 from open_spiel.python import policy as policy_lib
@@ -28,7 +26,8 @@ from algorithms.cfr.tree_exploitability import TreeEvaluator
 from algorithms.rebel.public_tree import PublicTree
 from algorithms.tree.game_tree import GameTree
 from algorithms.tree.tree_layout import TreeArrays
-from extra_games import load
+from helpers import load
+from helpers import uniform_profile_ties
 import spiel_games  # noqa: F401  (registers the project's games with pyspiel)
 
 ITERATIONS = 100
@@ -64,7 +63,7 @@ N_PLAYER_SETTINGS = [
     pytest.param("kuhn_poker_ante(players=3,ante=0.75)", "uniform", marks=pytest.mark.slow),
     pytest.param("kuhn_poker_ante(players=3,ante=0.5,bet=2.0)", "uniform",
                  marks=pytest.mark.slow),
-    ("constant_sum_kuhn", "uniform"),  # extra_games: 3-player Kuhn with payoffs + 2.
+    ("constant_sum_kuhn", "uniform"),  # helpers: 3-player Kuhn with payoffs + 2.
     ("first_sealed_auction(players=3,max_value=3)", "uniform"),  # General-sum, chance.
     ("first_sealed_auction(max_value=3)", "uniform"),
     ("turn_based_simultaneous_game(game=matching_pennies_3p())", "random"),  # No chance.
@@ -112,41 +111,6 @@ def start_from_random_regrets(ours, reference, seed=0):
   cfr._update_current_policy(reference.current_policy(), nodes)  # pylint: disable=protected-access
   ours.engine.restore(0, regrets, np.zeros(a.num_sequences))
   assert max_policy_difference(ours.current_policy(), reference.current_policy()) <= TOLERANCE
-
-
-def uniform_profile_ties(game):
-  """The information states where two actions have exactly equal counterfactual values when
-  every player plays uniformly, by an exact walk in fractions (chance probabilities and returns
-  read as the nearest fractions with denominators up to 10^6: all are simple fractions here)."""
-  num_players = game.num_players()
-
-  def exact(v):
-    return fractions.Fraction(v).limit_denominator(10**6)
-
-  values = collections.defaultdict(lambda: collections.defaultdict(fractions.Fraction))
-
-  def walk(state, reach):  # reach: each player's, then chance's; returns every player's value.
-    if state.is_terminal():
-      return [exact(r) for r in state.returns()]
-    if state.is_chance_node():
-      outcomes = [(a, exact(p)) for a, p in state.chance_outcomes()]
-    else:
-      pl = state.current_player()
-      outcomes = [(a, fractions.Fraction(1, len(state.legal_actions())))
-                  for a in state.legal_actions()]
-      others = np.prod([reach[j] for j in range(num_players + 1) if j != pl])
-    total = [fractions.Fraction(0)] * num_players
-    for a, p in outcomes:
-      child_reach = list(reach)
-      child_reach[-1 if state.is_chance_node() else pl] *= p
-      child = walk(state.child(a), child_reach)
-      if not state.is_chance_node():
-        values[state.information_state_string(pl)][a] += others * child[pl]
-      total = [t + p * c for t, c in zip(total, child)]
-    return total
-
-  walk(game.new_initial_state(), [fractions.Fraction(1)] * (num_players + 1))
-  return sorted(k for k, q in values.items() if len(set(q.values())) < len(q))
 
 
 @pytest.mark.parametrize("game_string", KUHN_GAMES)

@@ -10,7 +10,7 @@ import pytest
 from experiments.harness import game_loader
 from experiments.harness import jobs
 from experiments.harness import measures
-from test_solvers import uniform_profile_ties
+from helpers import uniform_profile_ties
 
 
 def random_policy(game, seed):
@@ -34,7 +34,7 @@ def test_measures_of_more_players(game_string):
     assert measure.exact(pol) == pytest.approx(exploitability.nash_conv(game, pol), abs=1e-10)
     assert measure.openspiel(pol) == exploitability.nash_conv(game, pol)
   if game_string == "kuhn_poker(players=3)":
-    # Uniform play (OpenSpiel's nash_conv; the engine's number in test_experiments_convergence).
+    # Uniform play (OpenSpiel's nash_conv; the engine's number in test_convergence).
     assert measure.exact(policy_lib.TabularPolicy(game)) == pytest.approx(2.0625, abs=1e-12)
 
 

@@ -11,25 +11,8 @@ from algorithms.file_formats import policy_io
 from experiments import cli
 from experiments.commands import head_to_head
 from experiments.harness import policies
+from helpers import kuhn_value
 from spiel_games import kuhn_rules
-
-
-def kuhn_value(rules, bet_0, bet_1):
-  """Player 0's expected return by direct enumeration of deals and betting histories with
-  ``KuhnRules`` (independent of OpenSpiel's tree walk); bet_i(card, history) is player i's
-  probability of action 1 (bet/call)."""
-  total = 0.0
-  for cards in rules.deals():
-    stack = [("", 1.0)]
-    while stack:
-      history, reach = stack.pop()
-      if rules.is_terminal(history):
-        total += float(rules.deal_probability()) * reach * rules.returns(history, cards)[0]
-        continue
-      player = rules.current_player(history)
-      p_bet = (bet_0, bet_1)[player](cards[player], history)
-      stack += [(history + "p", reach * (1 - p_bet)), (history + "b", reach * p_bet)]
-  return total
 
 
 @pytest.fixture(scope="module")
