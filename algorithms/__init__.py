@@ -1,5 +1,16 @@
-"""CFR solvers (n players, any utility type), exact two-player equilibria and exploitability for
-OpenSpiel games."""
+"""The public API: CFR solvers (n players, any utility type), ReBeL's CFR-AVG, exact references
+and exploitability for OpenSpiel games.
+
+Everything a user imports comes from here (``from algorithms import CFRSolver, kuhn_equilibria``);
+the subpackages hold the implementation, one layer each (``docs/architecture.md``):
+
+* ``algorithms.tree``: the game tree in flat arrays and the game-specific shortcuts;
+* ``algorithms.cfr``: the compiled CFR engine and the OpenSpiel-compatible solvers;
+* ``algorithms.exact``: closed forms, the three-player family, the sequence-form LP, exact
+  NashConv, regret bounds and the referee game's expectiminimax;
+* ``algorithms.file_formats``: checkpoints and policy files;
+* ``algorithms.rebel``: the public-state cut, CFR-AVG / CFR-D, leaf solvers and learned values.
+"""
 
 from algorithms.cfr.batched_solver import BatchedCFRPlusSolver
 from algorithms.cfr.batched_solver import BatchedCFRSolver
@@ -9,10 +20,26 @@ from algorithms.cfr.solvers import ChanceSamplingCFRSolver
 from algorithms.cfr.solvers import DCFRSolver
 from algorithms.cfr.solvers import LCFRSolver
 from algorithms.cfr.tree_exploitability import TreeEvaluator
+from algorithms.exact import exact_nash_conv
+from algorithms.exact import kuhn3_equilibria
+from algorithms.exact import kuhn_equilibria
+from algorithms.exact import pbs_minimax
+from algorithms.exact import regret_bounds
+from algorithms.exact import sequence_form_lp
+from algorithms.file_formats import checkpoint
+from algorithms.file_formats import policy_io
 from algorithms.rebel.cfr_avg import CFRAvgSolver
+from algorithms.rebel.public_tree import PublicTree
 from algorithms.tree.game_tree import GameTree
 
 __all__ = [
+    # Solvers (drop-ins for OpenSpiel's CFR classes) and exact evaluation on the tree.
     "BatchedCFRPlusSolver", "BatchedCFRSolver", "CFRAvgSolver", "CFRPlusSolver", "CFRSolver",
-    "ChanceSamplingCFRSolver", "DCFRSolver", "GameTree", "LCFRSolver", "TreeEvaluator",
+    "ChanceSamplingCFRSolver", "DCFRSolver", "GameTree", "LCFRSolver", "PublicTree",
+    "TreeEvaluator",
+    # Exact references, as modules.
+    "exact_nash_conv", "kuhn3_equilibria", "kuhn_equilibria", "pbs_minimax", "regret_bounds",
+    "sequence_form_lp",
+    # File formats, as modules.
+    "checkpoint", "policy_io",
 ]

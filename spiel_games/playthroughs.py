@@ -4,7 +4,8 @@ A playthrough records one hand of a game with every string, tensor, legal action
 return at every state, in OpenSpiel's own format; ``tests/spiel_games/test_playthroughs.py``
 replays each file and fails when the game's behaviour changes. The files are package data of
 ``spiel_games`` (``spiel_games/golden_playthroughs``), so that an installed copy of the package,
-editable or not, can check itself. After an intended change, regenerate them from a source checkout with::
+editable or not, can check itself. After an intended change, regenerate them from a source
+checkout with::
 
   python -m spiel_games.playthroughs            # rewrites spiel_games/golden_playthroughs/*.txt
   python -m spiel_games.playthroughs --check    # exit status 1 if any file is out of date
