@@ -24,7 +24,7 @@ Two levels of API:
 
 * ``solve_sequence_form(payoff, constraints_0, constraints_1, rhs_0, rhs_1)``: the LPs at the
   matrix level, for callers that build their own sequence form (``payoff_matrix`` for other
-  terminal weights, ``solve_lp`` for the HiGHS call; e.g. the leaf LPs of ``leaf_solvers``);
+  terminal weights, ``solve_lp`` for the HiGHS call; e.g. the leaf LPs of ``leaves.solvers``);
 * ``solve_game(game)``: builds the sequence form of an OpenSpiel game from
   ``algorithms.tree.game_tree.GameTree`` and returns the value and an equilibrium as a
   ``policy.TabularPolicy``.
@@ -206,7 +206,7 @@ def solve_lp(cost: np.ndarray, a_ub: sparse.spmatrix, b_ub: np.ndarray, a_eq: sp
   """Minimises cost^T z subject to a_ub z <= b_ub, a_eq z = b_eq and ``bounds`` (linprog's form).
 
   HiGHS dual simplex (a vertex) at feasibility tolerances ``_LP_TOLERANCE``; shared with the
-  leaf solver of ``leaf_solvers`` so that every sequence-form LP is solved the same way.
+  leaf solver of ``leaves.solvers`` so that every sequence-form LP is solved the same way.
 
   Returns:
     The optimal z.

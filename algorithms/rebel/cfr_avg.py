@@ -19,16 +19,16 @@ Each pass of an iteration t updating player(s) P:
 4. the leaf solver (default: exact sequence-form LP) returns a continuation sigma^t and player
    0's value u_0(h) from every root h of the leaf; the continuation is completed by best
    responses where the PBS gives a player's own plan zero mass
-   (``leaf_solvers.complete_with_best_response``);
+   (``leaves.solvers.complete_with_best_response``);
 5. player i's counterfactual leaf value at its trunk sequence s is
    v_i(s) = sum_{roots h of a leaf, seq_i(h) = s} pi_c(h) pi^t_{-i}(h) u_i(h),
    u_1(h) = c - u_0(h) (c the game's constant utility sum), with the opponent's CURRENT trunk
    reach; these are the terminal values of the trunk's CFR update (regrets of P's trunk
    sequences, RM+ clipping if asked). The per-root values are the leaf solution's
    ``root_values``, so a leaf solver that predicts them (a value function,
-   ``value_leaf_solving``) serves as well as one that solves; for an exact solver they are the
+   ``leaves.value_functions``) serves as well as one that solves; for an exact solver they are the
    expected utilities of its continuation. At a root whose belief is 0 (at most
-   ``leaf_solvers.UNREACHED_MASS``; CFR-D, where a player's current trunk reach can be 0) the
+   ``leaves.solvers.UNREACHED_MASS``; CFR-D, where a player's current trunk reach can be 0) the
    PBS says nothing about the play, and u_0(h) is the completed continuation's value there
    (Burch et al.'s best-response values), whatever the solver returned;
 6. P's average numerators get w_t x_P(s) for the full profile (pi^t on the trunk, sigma^t
@@ -67,7 +67,7 @@ two-player constructions.
 ``save(path)`` / ``CFRAvgSolver.load(path)`` are the other solvers' checkpoints
 (``solvers.EngineSolver``) plus W_t, the modified variant's V^t and the last continuations; the
 project's leaf solvers (learned value functions included, by their model file) are recorded by
-their JSON descriptions (``leaf_solver_specs``), a custom one makes ``save`` refuse.
+their JSON descriptions (``leaves.specs``), a custom one makes ``save`` refuse.
 """
 
 import functools
@@ -198,7 +198,7 @@ class CFRAvgSolver(EngineSolver):
     return {s: leaves[s].pbs(b) for s, b in self._last_beliefs.items()}
 
   def options(self) -> dict:
-    """The constructor options; the leaf solver by its description (``leaf_solver_specs``).
+    """The constructor options; the leaf solver by its description (``leaves.specs``).
 
     Raises:
       ValueError: for a leaf solver that has no description (it cannot be recorded), so

@@ -3,7 +3,7 @@ sweep runner that resumes, refuses too-long work, saves each result at once and 
 
 ``Context.run_jobs`` runs a sweep:
 
-1. it counts the histories of each game (capped at the engine's limit, ``games``) and refuses,
+1. it counts the histories of each game (capped at the engine's limit, ``game_loader``) and refuses,
    before any work, a game the engine cannot hold or a sweep estimated (from the solvers'
    measured costs, ``SolverSpec.cost``) to take longer than ``--max-minutes``;
 2. it reuses every job already saved in ``<folder>/jobs/`` by the same code (``jobs.load``),

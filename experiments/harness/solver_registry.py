@@ -117,7 +117,7 @@ class SolverSpec:
     label: name in plots and tables.
     cls: the solver class; ``cls(game, **options)`` builds it.
     options: constructor keyword options (JSON data); a ``leaf_solver`` option is a
-      ``leaf_solver_specs`` description.
+      ``leaves.specs`` description.
     algorithm: the algorithm's short name, shared by the variants that plots group together
       (e.g. "CFR", "CFR-AVG", "CFR-D").
     seeded: pass the job's seed as ``seed=``.

@@ -25,7 +25,7 @@ Algorithm 1), adapted to one cut of a small game. What is implemented:
   targets here do not bootstrap (ReBeL's do, through leaves deeper in the game); the root PBS's
   own values are not recorded (the model is never asked about the root).
 * **Learning**: the examples of all rounds so far form the replay buffer; after each round the
-  network (``pbs_value_training.Trainer``, Adam state kept) takes ``train_steps`` steps on it.
+  network (``learning.training.Trainer``, Adam state kept) takes ``train_steps`` steps on it.
 
 Everything is seeded (numpy ``default_rng(seed)`` for the episodes, the trainer's seed for the
 network), so a run is reproducible.

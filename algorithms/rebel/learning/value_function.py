@@ -15,11 +15,11 @@ cfv_0(c) = sum_{d: c_0(d) = c} beta(d) u_0(z, d) and cfv_1(c) = -sum_{d: c_1(d) 
 u_0(z, d) (``infostate_values``); they sum to the PBS value, and they are ReBeL's infostate values
 times the player's belief mass. The per-deal form keeps more than the 2 x deck infostate values:
 CFR-AVG weights the leaf values by the opponent's CURRENT trunk reach, which differs from the
-reach in beta, and per-deal values give those weighted values exactly (``value_leaf_solving``).
+reach in beta, and per-deal values give those weighted values exactly (``leaves.value_functions``).
 
 The model is ReBeL's value network, small: input [one-hot of the leaf, beta over the deals],
 ``len(hidden)`` blocks Linear -> LayerNorm -> GELU (2 x 256 in ReBeL), a linear output of one value
-per deal, in units of the game's largest payoff (ante + bet). Training (``pbs_value_training``)
+per deal, in units of the game's largest payoff (ante + bet). Training (``learning.training``)
 needs PyTorch; evaluating a saved model needs only numpy and scipy (the same forward pass; equal to
 PyTorch's to float32 rounding, tested), so the core install can use models.
 
@@ -27,7 +27,7 @@ Files: the project's checkpoint format (``checkpoint``: an ``.npz`` with a JSON 
 written atomically) with header field ``kind = "pbs-value-function"`` and ``model_version``; loading
 checks that the model fits the game and cut, and any bad file gives a one-line ``ValueError``. A
 model saved or loaded remembers its file and the digest of its weights (``path``, ``digest``):
-the leaf-solver description that names it (``leaf_solver_specs``) records both, so a run with
+the leaf-solver description that names it (``leaves.specs``) records both, so a run with
 learned leaves can be rebuilt, and refuses a file whose weights changed.
 """
 

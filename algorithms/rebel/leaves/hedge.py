@@ -60,7 +60,7 @@ class HedgeLeafSolver:
   """N alternating Hedge iterations on the leaf at the belief; the average policy (module doc).
 
   Described in checkpoints and the solver registry by its iterations and eta
-  (``leaf_solver_specs``).
+  (``leaves.specs``).
   """
 
   def __init__(self, iterations: int, eta: float):

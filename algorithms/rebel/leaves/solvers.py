@@ -13,10 +13,10 @@ expected utility from each root under it; the PBS value is sum_h beta(h) u_0(h).
 * ``CFRLeafSolver``: N iterations of the project's CFR engine on the leaf; its average policy is an
   approximate equilibrium, to measure what inexact leaves cost.
 
-Other leaf solvers: ``smooth_leaf_solver.HedgeLeafSolver`` (continuous in the belief) and
-``value_leaf_solving.ValueFunctionLeafSolver`` (values from a value function). The project's leaf
-solvers are recorded in checkpoints and in the solver registry by their JSON descriptions
-(``leaf_solver_specs``); any other callable cannot be serialised.
+Other leaf solvers: ``leaves.hedge.HedgeLeafSolver`` (continuous in the belief) and
+``leaves.value_functions.ValueFunctionLeafSolver`` (values from a value function). The project's
+leaf solvers are recorded in checkpoints and in the solver registry by their JSON descriptions
+(``leaves.specs``); any other callable cannot be serialised.
 
 ``complete_with_best_response`` is the completion of step 4 in ``cfr_avg``'s docstring: an
 equilibrium leaves a player's play arbitrary where the PBS gives the player's own plan zero mass,

@@ -6,12 +6,12 @@ takes a ``leaf_solver`` option in this form. The descriptions:
 
 * ``{"name": "SequenceFormLPSolver"}`` (the exact LP; its caches are rebuilt on demand);
 * ``{"name": "CFRLeafSolver", "iterations": N, "rule": {UpdateRule fields}}``;
-* ``{"name": "HedgeLeafSolver", "iterations": N, "eta": eta}`` (``smooth_leaf_solver``);
+* ``{"name": "HedgeLeafSolver", "iterations": N, "eta": eta}`` (``leaves.hedge``);
 * ``{"name": "ValueFunctionLeafSolver", "value_function": V, "continuation": S or None}``
-  (``value_leaf_solving``) with S a leaf-solver description and V a value function's:
+  (``leaves.value_functions``) with S a leaf-solver description and V a value function's:
 
   - ``{"name": "PBSValueFunction", "path": FILE, "sha256": DIGEST}``: a saved model
-    (``pbs_value_function``), read from FILE, whose weights must have the digest DIGEST (so a
+    (``learning.value_function``), read from FILE, whose weights must have the digest DIGEST (so a
     description names one model, and a run rebuilt from it is the run recorded);
   - ``{"name": "ExactValueFunction", "solver": S}``: a leaf solver's values;
   - ``{"name": "PerturbedValueFunction", "value_function": V, "delta": d, "seed": k}``.

@@ -3,14 +3,14 @@
 A value function maps a leaf and a belief over its roots to player 0's value from each root,
 ``value_function.root_values(leaf, belief) -> (R,)``:
 
-* ``pbs_value_function.PBSValueFunction``: a learned one (ReBeL's value network);
+* ``learning.value_function.PBSValueFunction``: a learned one (ReBeL's value network);
 * ``ExactValueFunction``: a leaf solver's values, the "perfect value function" (with the exact LP,
   the leaf subgame's equilibrium values);
 * ``PerturbedValueFunction``: another value function plus a smooth perturbation of known size,
   to measure how depth-limited solving degrades with the value error.
 
 ``ValueFunctionLeafSolver(value_function, continuation)`` is a leaf solver
-(``leaf_solvers.LeafSolver``) whose ``LeafSolution`` carries the value function's ``root_values``
+(``leaves.solvers.LeafSolver``) whose ``LeafSolution`` carries the value function's ``root_values``
 and, for the policy, the continuation of a second leaf solver (uniform play without one).
 ``CFRAvgSolver`` takes the trunk's leaf values from ``root_values`` (step 5 of its docstring), so
 the values drive the search; the continuation only completes the reported average policy into a
@@ -18,7 +18,7 @@ full-game policy that can be measured (a value function has no policy). ReBeL (B
 Lerer, Gong, NeurIPS 2020, arXiv 2007.13544, Section 4) plays that continuation by searching
 again at the leaf; here the exact LP at the same leaf PBS stands for that search.
 
-All three and the solver have JSON descriptions (``leaf_solver_specs``), so a run with learned
+All three and the solver have JSON descriptions (``leaves.specs``), so a run with learned
 leaves is a solver-registry option and can be checkpointed.
 """
 
@@ -60,7 +60,7 @@ class PerturbedValueFunction:
 
   u~_0(h) = u_0(h) + delta U tanh((A beta + b)_h) (``smooth_perturbation``). Every per-root
   value is off by at most delta U, so every counterfactual value at the PBS, a belief-weighted
-  sum of per-root values (``pbs_value_function.value_errors``), is off by at most delta U too;
+  sum of per-root values (``learning.value_function.value_errors``), is off by at most delta U too;
   the perturbation is a smooth function of the belief, as a trained network's error is.
 
   Args:

@@ -1,4 +1,5 @@
-"""Tests of the leaf subgames (algorithms/rebel/public_tree.py) and leaf solvers (leaf_solvers.py).
+"""Tests of the leaf subgames (algorithms/rebel/public_tree.py) and leaf solvers
+(algorithms/rebel/leaves/solvers.py).
 
 References: the project's two-LP sequence-form solver ``solve_sequence_form`` (one LP per
 player), exact exploitability in the leaf (``TreeEvaluator``), and hand computations in Kuhn.

@@ -1,9 +1,9 @@
 """Tests of the PBS value function, its data, training and use as CFR-AVG's leaves.
 
-(algorithms/rebel/learning/value_function.py, pbs_value_data.py, pbs_value_training.py,
-value_leaf_solving.py.) References: CFRAvgSolver with the leaf solver itself (the plumbing with a
-perfect value function), the leaf solvers' own PBS values, PyTorch's forward pass, OpenSpiel's
-exploitability.
+(algorithms/rebel/learning/value_function.py, learning/dataset.py, learning/training.py,
+leaves/value_functions.py.) References: CFRAvgSolver with the leaf solver itself (the plumbing
+with a perfect value function), the leaf solvers' own PBS values, PyTorch's forward pass,
+OpenSpiel's exploitability.
 Tests that train need PyTorch (the ``learn`` extra) and are skipped without it.
 """
 
