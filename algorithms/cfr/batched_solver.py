@@ -114,14 +114,14 @@ class BatchedCFRSolver:
     self.rule = UpdateRule.from_options(alternating_updates, linear_averaging,
                                         regret_matching_plus)
     self._kernel_rule = self.rule.kernel_rule()
-    # Each game's weights as TreeArrays computes them for that game alone.
+    # w_p(z) = u_p(z) pi_c(z) per game, as TreeArrays computes them for that game alone.
     self.weights = np.stack([u * c[:, None] for u, c in zip(utilities, chance)])
     self._utility_sums = self._fixed_sums(utilities, tree)
     b, g = len(games), self.arrays.num_sequences
     self.regrets = np.zeros((b, g))
     self.cumulative = np.zeros((b, g))
     self.sigma = np.empty((b, g))
-    self.sigma[:] = self._match(np.zeros(g))
+    self.sigma[:] = self._match(np.zeros(g))  # R = 0: sigma uniform
     self.iterations = np.zeros(b, dtype=np.int64)
     self._template: Optional[policy_lib.TabularPolicy] = None
 
@@ -135,8 +135,8 @@ class BatchedCFRSolver:
 
   def _match(self, regrets: np.ndarray) -> np.ndarray:
     n = self.arrays.num_players
-    out = np.ones(len(regrets))
-    out[n:] = rm.regret_matching(regrets[n:], self.arrays.blocks)
+    out = np.ones(len(regrets))  # 1 on the empty sequences
+    out[n:] = rm.regret_matching(regrets[n:], self.arrays.blocks)  # sigma = R+ / sum R+, or uniform
     return out
 
   @property
@@ -198,6 +198,7 @@ class BatchedCFRSolver:
     n = self.arrays.num_players
     out = np.ones((len(self._indices(games)), self.arrays.num_sequences))
     for row, b in enumerate(self._indices(games)):
+      # sigma_bar(I, a) = S(I, a) / sum_b S(I, b) of game b
       out[row, n:] = rm.normalize_average(self.cumulative[b, n:], self.arrays.blocks)
     return out
 
@@ -235,7 +236,7 @@ class BatchedCFRSolver:
                  average: bool = True) -> np.ndarray:
     """Exact NashConv sum_i (BR_i - v_i) of each game's average (or current) policy."""
     _, best, on_policy = self._values(games, average)
-    return np.sum(best - on_policy, axis=1)
+    return np.sum(best - on_policy, axis=1)  # sum_i (BR_i - v_i)
 
   def exploitabilities(self, games: Optional[Sequence[int]] = None,
                        average: bool = True) -> np.ndarray:
@@ -249,8 +250,8 @@ class BatchedCFRSolver:
       raise ValueError("exploitability is defined for zero- and constant-sum games only; use "
                        "nash_convs for general-sum games")
     idx, best, _ = self._values(games, average)
-    sums = np.array([self._utility_sums[b] for b in idx])
-    return (best.sum(axis=1) - sums) / self.arrays.num_players
+    sums = np.array([self._utility_sums[b] for b in idx])  # sum_i u_i(z), the same for every z
+    return (best.sum(axis=1) - sums) / self.arrays.num_players  # (sum_i BR_i - sum_i u_i) / N
 
 
 class BatchedCFRPlusSolver(BatchedCFRSolver):

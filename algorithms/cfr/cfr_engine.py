@@ -134,13 +134,14 @@ class CFREngine:
     g = arrays.num_sequences
     self.regrets = np.zeros(g)
     self.cumulative = np.zeros(g)
-    self.sigma = np.ones(g)
+    self.sigma = np.ones(g)  # 1 on the empty sequences
     self.iteration = 0
-    self._refresh_policy()
+    self._refresh_policy()  # R = 0: sigma uniform
 
   def _refresh_policy(self) -> None:
     """Sets sigma = regret matching of the cumulative regrets (Hart and Mas-Colell 2000)."""
     n = self.arrays.num_players
+    # sigma(I, a) = R+(I, a) / sum_b R+(I, b), uniform where the sum is 0.
     self.sigma[n:] = rm.regret_matching(self.regrets[n:], self.arrays.blocks)
 
   def restore(self, iteration: int, regrets: np.ndarray, cumulative: np.ndarray) -> None:
@@ -170,7 +171,7 @@ class CFREngine:
     a = self.arrays
     cfr_kernel.exact_iterations(a.kernel, self._kernel_rule, a.weighted_utility, self.sigma,
                                 self.regrets, self.cumulative, self.iteration, int(iterations))
-    self.iteration += int(iterations)
+    self.iteration += int(iterations)  # t of the last pass
 
   def iterate(self, terminal_values: Optional[TerminalValues] = None) -> None:
     """One CFR iteration: t += 1, then ``update`` for every pass of ``passes()``.
@@ -181,7 +182,7 @@ class CFREngine:
     if terminal_values is None:
       self.solve(1)
       return
-    self.iteration += 1
+    self.iteration += 1  # t += 1
     for player in self.passes():
       self.update(player, terminal_values)
 
@@ -200,14 +201,16 @@ class CFREngine:
         c_i[s] = sum_{z: seq_i(z) = s} u_i(z) pi_c(z) prod_{j != i} x[seq_j(z)].
     """
     a = self.arrays
-    x = self.plans()  # Step 1.
-    if terminal_values is None:  # Step 2.
+    x = self.plans()  # Step 1: x[(I, a)] = x[parent(I)] sigma(I, a), top-down.
+    # Step 2: c_i[s] = sum_{z: seq_i(z) = s} u_i(z) pi_c(z) prod_{j != i} x[seq_j(z)].
+    if terminal_values is None:
       c, average_reach = tree_passes.terminal_values(a, x, a.weighted_utility, player), x
-    else:
+    else:  # The hook's values replace step 2.
       c, average_reach = terminal_values(x, player)
       if average_reach is None:
-        average_reach = x
-    cfr_kernel.hook_update(  # Steps 3-5.
+        average_reach = x  # S += w_t x, x[(I, a)] = pi_i(I) sigma(I, a)
+    # Steps 3-5: q, v bottom-up; R += q - v; S += w_t average_reach; clip, discount; sigma.
+    cfr_kernel.hook_update(
         a.kernel, self._kernel_rule, self.iteration, np.array(c, dtype=np.float64),
         np.ascontiguousarray(average_reach, dtype=np.float64),
         -1 if player is None else int(player), self.sigma, self.regrets, self.cumulative)
@@ -237,11 +240,11 @@ class CFREngine:
       raise ValueError(f"draws must have a multiple of {passes} rows (one per pass), got shape "
                        f"{draws.shape}")
     a = self.arrays
-    iterations = len(draws) // passes
+    iterations = len(draws) // passes  # len(passes()) passes per iteration
     cfr_kernel.sampled_iterations(a.kernel, tables, self._kernel_rule, a.tree.utility, draws,
                                   self.sigma, self.regrets, self.cumulative, self.iteration,
                                   iterations)
-    self.iteration += iterations
+    self.iteration += iterations  # t of the last pass
 
   def average_increment(self, player: Optional[int], reach: np.ndarray) -> np.ndarray:
     """The average numerators' increment w_t reach[s] on ``player``'s sequences (G,).
@@ -264,7 +267,9 @@ class CFREngine:
         unchanged), e.g. an ``average_increment`` of the current iteration.
     """
     n = self.arrays.num_players
+    # S, plus the pending increment w_t reach if given.
     numerators = self.cumulative if pending is None else self.cumulative + pending
-    out = np.ones(self.arrays.num_sequences)
+    out = np.ones(self.arrays.num_sequences)  # 1 on the empty sequences
+    # sigma_bar(I, a) = S(I, a) / sum_b S(I, b), uniform where the sum is 0.
     out[n:] = rm.normalize_average(numerators[n:], self.arrays.blocks)
     return out

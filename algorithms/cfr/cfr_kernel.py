@@ -1,12 +1,15 @@
 """The compiled CFR kernel: update rules, passes, whole runs of iterations, sampled passes.
 
-Every numba-compiled function of the project lives in this module. Numba caches machine code
-on disk (``cache=True``: the first call in a fresh checkout compiles, later processes load the
-code) and invalidates a function's cache when the source file that defines it changes; a
-compiled function carries inlined copies of the compiled functions it calls, so callers and
-callees stay in one file, and editing any of them recompiles them all. ``regret_matching``,
-``tree_passes``, ``cfr_engine``, ``chance_sampling``, ``batched_solver`` and
-``tree_exploitability`` are the Python side.
+Every numba-compiled function of the project lives in this module, which is why it is one
+module of over 500 lines. Numba caches machine code on disk (``cache=True``: the first call in a
+fresh checkout compiles, later processes load the code) and checks a cached function against its
+own source file only (numba issue #1833), while a compiled function carries inlined copies of the
+compiled functions it calls (``update_infosets`` calls ``backup``, the block rules and the
+weights; the iteration loops call ``realize``, the terminal values and ``update_infosets``). A
+callee in another file could change while its callers went on loading stale code from the cache;
+in one file, editing any of them recompiles them all. ``regret_matching``, ``tree_passes``,
+``cfr_engine``, ``chance_sampling``, ``batched_solver`` and ``tree_exploitability`` are the
+Python side.
 
 Sections:
 
@@ -45,7 +48,7 @@ Sums run in a fixed order: terminals in list order (for every terminal, in incre
 per sequence), a block's actions as a_0 + (a_1 + ... + a_{k-1}) (numpy's ``np.add.reduceat``
 order for blocks of up to 8 actions), children of a sequence in increasing index per level,
 added to the sequence's own value at the end of the level; so the kernel reproduces the numpy
-engine it replaced bit for bit (``tests/numpy_reference.py``).
+engine it replaced bit for bit (``tests/algorithms/cfr/numpy_reference.py``).
 """
 
 from typing import NamedTuple, Tuple
@@ -100,8 +103,8 @@ def block_sum(values: np.ndarray, start: int, size: int) -> float:
   """sum_a values[start + a] as a_0 + (a_1 + ... + a_{size-1}) (module docstring)."""
   rest = 0.0
   for s in range(start + 1, start + size):
-    rest += values[s]
-  return values[start] + rest
+    rest += values[s]  # a_1 + ... + a_{k-1}
+  return values[start] + rest  # a_0 + (a_1 + ... + a_{k-1}), np.add.reduceat's order
 
 
 @numba.njit(cache=True, error_model="numpy")
@@ -114,13 +117,13 @@ def match_block(regrets: np.ndarray, out: np.ndarray, start: int, size: int) -> 
   """
   rest = 0.0
   for s in range(start + 1, start + size):
-    rest += max(regrets[s], 0.0)
-  total = max(regrets[start], 0.0) + rest
+    rest += max(regrets[s], 0.0)  # sum_{b > 0} R+(I, b), R+ = max(R, 0)
+  total = max(regrets[start], 0.0) + rest  # sum_b R+(I, b)
   positive = total > 0.0
-  divisor = total if positive else 1.0
-  uniform = 0.0 if positive else 1.0 / size
+  divisor = total if positive else 1.0  # d = sum_b R+(I, b), or 1 when the sum is 0
+  uniform = 0.0 if positive else 1.0 / size  # u = 0, or 1 / |A(I)| when the sum is 0
   for s in range(start, start + size):
-    out[s] = max(regrets[s], 0.0) / divisor + uniform
+    out[s] = max(regrets[s], 0.0) / divisor + uniform  # sigma(I, a) = R+(I, a) / d + u
 
 
 @numba.njit(cache=True, error_model="numpy")
@@ -130,12 +133,12 @@ def normalize_block(cumulative: np.ndarray, out: np.ndarray, start: int, size: i
   sigma_bar(I, a) = S(I, a) / sum_b S(I, b), uniform where the sum is zero (an information set
   never reached), as OpenSpiel's ``cfr._update_average_policy``; numerators are >= 0.
   """
-  total = block_sum(cumulative, start, size)
+  total = block_sum(cumulative, start, size)  # sum_b S(I, b)
   positive = total > 0.0
-  divisor = total if positive else 1.0
-  uniform = 0.0 if positive else 1.0 / size
+  divisor = total if positive else 1.0  # sum_b S(I, b), or 1 at a set never reached
+  uniform = 0.0 if positive else 1.0 / size  # 0, or 1 / |A(I)| at a set never reached
   for s in range(start, start + size):
-    out[s] = cumulative[s] / divisor + uniform
+    out[s] = cumulative[s] / divisor + uniform  # sigma_bar(I, a) = S(I, a) / sum_b S(I, b)
 
 
 @numba.njit(cache=True, error_model="numpy")
@@ -147,6 +150,7 @@ def discount_factors(iteration: int, alpha: float, beta: float) -> Tuple[float, 
   linear CFR's regret weighting. Returns (positive factor, negative factor).
   """
   t = float(iteration)
+  # DCFR: R >= 0 is scaled by t^alpha / (t^alpha + 1), R < 0 by t^beta / (t^beta + 1).
   return t**alpha / (t**alpha + 1.0), t**beta / (t**beta + 1.0)
 
 
@@ -155,6 +159,7 @@ def discount_block(regrets: np.ndarray, start: int, size: int, positive: float,
                    negative: float) -> None:
   """Applies ``discount_factors`` to one information set's regrets, in place."""
   for s in range(start, start + size):
+    # R(I, a) *= t^alpha / (t^alpha + 1) if R(I, a) >= 0, else t^beta / (t^beta + 1)
     regrets[s] *= positive if regrets[s] >= 0.0 else negative
 
 
@@ -162,7 +167,7 @@ def discount_block(regrets: np.ndarray, start: int, size: int, positive: float,
 def clip_block(regrets: np.ndarray, start: int, size: int) -> None:
   """Regret matching+ (Tammelin 2014): R <- max(R, 0), in place, after each regret update."""
   for s in range(start, start + size):
-    regrets[s] = max(regrets[s], 0.0)
+    regrets[s] = max(regrets[s], 0.0)  # RM+ (CFR+): R(I, a) = max(R(I, a), 0)
 
 
 @numba.njit(cache=True, error_model="numpy")
@@ -173,8 +178,9 @@ def averaging_weight(iteration: int, gamma: float) -> float:
   Tammelin 2014; linear CFR), gamma = 2 discounted CFR's default (Brown and Sandholm 2019).
   """
   if gamma == 0.0:
-    return 1.0
-  return float(iteration)**gamma
+    return 1.0  # w_t = 1: vanilla CFR's uniform average
+  # t^gamma gives the normalised average of DCFR's S *= (t / (t + 1))^gamma per iteration.
+  return float(iteration)**gamma  # w_t = t^gamma (1: linear, CFR+; 2: DCFR)
 
 
 
@@ -184,7 +190,7 @@ def match_blocks(regrets: np.ndarray, starts: np.ndarray, sizes: np.ndarray,
                  out: np.ndarray) -> None:
   """``match_block`` of every block (first item ``starts[b]``, ``sizes[b]`` items)."""
   for b in range(len(starts)):
-    match_block(regrets, out, starts[b], sizes[b])
+    match_block(regrets, out, starts[b], sizes[b])  # sigma(I, .) = regret matching of R(I, .)
 
 
 @numba.njit(cache=True, error_model="numpy")
@@ -192,7 +198,7 @@ def normalize_blocks(cumulative: np.ndarray, starts: np.ndarray, sizes: np.ndarr
                      out: np.ndarray) -> None:
   """``normalize_block`` of every block."""
   for b in range(len(starts)):
-    normalize_block(cumulative, out, starts[b], sizes[b])
+    normalize_block(cumulative, out, starts[b], sizes[b])  # sigma_bar(I, .) = S / sum_b S
 
 
 # Passes ------------------------------------------------------------------------------------
@@ -206,12 +212,12 @@ def realize(lay: KernelLayout, sigma: np.ndarray, x: np.ndarray, infosets: np.nd
   The list must put every set after the set of its parent sequence (increasing global index
   does); x must hold 1 on the empty sequences.
   """
-  for m in range(lo, hi):
+  for m in range(lo, hi):  # Top-down: each set after its parent sequence's set.
     k = infosets[m]
-    parent = x[lay.infoset_parent[k]]
+    parent = x[lay.infoset_parent[k]]  # x[parent(I)] = pi_i(I), the owner's reach of I
     start = lay.infoset_start[k]
     for s in range(start, start + lay.infoset_num_actions[k]):
-      x[s] = parent * sigma[s]
+      x[s] = parent * sigma[s]  # x[(I, a)] = x[parent(I)] sigma(I, a)
 
 
 @numba.njit(cache=True, error_model="numpy")
@@ -236,11 +242,11 @@ def add_terminal_values(lay: KernelLayout, x: np.ndarray, weights: np.ndarray, p
     for i in range(n):
       if player >= 0 and i != player:
         continue
-      value = weights[z, i]
+      value = weights[z, i]  # w_i(z): u_i(z) pi_c(z), or u_i(z) for a sampled z
       for j in range(n):
         if j != i:
-          value = value * x[seq[z, j]]
-      c[seq[z, i]] += value
+          value = value * x[seq[z, j]]  # * x[seq_j(z)]: the other players' reach of z
+      c[seq[z, i]] += value  # c_i[seq_i(z)] += w_i(z) prod_{j != i} x[seq_j(z)]
 
 
 @numba.njit(cache=True, error_model="numpy")
@@ -251,7 +257,7 @@ def player_weights(lay: KernelLayout, weights: np.ndarray) -> np.ndarray:
   out = np.empty(order.shape)
   for i in range(n):
     for m in range(order.shape[1]):
-      out[i, m] = weights[order[i, m], i]
+      out[i, m] = weights[order[i, m], i]  # w_i(z) of player i's m-th terminal z
   return out
 
 
@@ -280,21 +286,21 @@ def add_all_terminal_values(lay: KernelLayout, x: np.ndarray, sorted_weights: np
     count = seq.shape[0]
     m = 0
     while m < count:
-      s = seq[m, i]
+      s = seq[m, i]  # s = seq_i(z), shared by a run of terminals
       total = 0.0
       if n == 2:  # The common case without the inner loop.
         while m < count and seq[m, i] == s:
-          total += weights[m] * x[seq[m, 1 - i]]
+          total += weights[m] * x[seq[m, 1 - i]]  # w_i(z) x[seq_{1-i}(z)]
           m += 1
       else:
         while m < count and seq[m, i] == s:
-          value = weights[m]
+          value = weights[m]  # w_i(z)
           for j in range(n):
             if j != i:
-              value = value * x[seq[m, j]]
-          total += value
+              value = value * x[seq[m, j]]  # * x[seq_j(z)], j != i
+          total += value  # w_i(z) prod_{j != i} x[seq_j(z)]
           m += 1
-      c[s] += total
+      c[s] += total  # c_i[s] += sum_{z: seq_i(z) = s} w_i(z) prod_{j != i} x[seq_j(z)]
 
 
 @numba.njit(cache=True, error_model="numpy")
@@ -309,11 +315,12 @@ def backup(lay: KernelLayout, c: np.ndarray, sigma: np.ndarray, v: np.ndarray, a
   top-level sets (the empty ones included) receive their sums too.
   """
   m = hi
-  while m > lo:
+  while m > lo:  # Bottom-up: one depth level per round, deepest first.
     level = lay.infoset_level[infosets[m - 1]]
     first = m - 1
     while first > lo and lay.infoset_level[infosets[first - 1]] == level:
       first -= 1
+    # The level's c already holds q: deeper levels were added to it.
     for q in range(first, m):
       k = infosets[q]
       start = lay.infoset_start[k]
@@ -321,29 +328,29 @@ def backup(lay: KernelLayout, c: np.ndarray, sigma: np.ndarray, v: np.ndarray, a
       if best:
         value = c[start]
         for s in range(start + 1, start + size):
-          value = max(value, c[s])
+          value = max(value, c[s])  # v(I) = max_a q(I, a): the best response
       else:
         rest = 0.0
         for s in range(start + 1, start + size):
-          rest += sigma[s] * c[s]
-        value = sigma[start] * c[start] + rest
+          rest += sigma[s] * c[s]  # sum_{a > 0} sigma(I, a) q(I, a)
+        value = sigma[start] * c[start] + rest  # v(I) = sum_a sigma(I, a) q(I, a)
       v[k] = value
-      acc[lay.infoset_parent[k]] += value
+      acc[lay.infoset_parent[k]] += value  # acc[parent(I)] += v(I)
     for q in range(first, m):
       parent = lay.infoset_parent[infosets[q]]
-      c[parent] += acc[parent]
-      acc[parent] = 0.0
+      c[parent] += acc[parent]  # q(I', a') = c[(I', a')] + sum_{J: parent(J) = (I', a')} v(J)
+      acc[parent] = 0.0  # Reset: a parent shared in the level adds once.
     m = first
 
 
 @numba.njit(cache=True, error_model="numpy")
 def regrets_from_values(lay: KernelLayout, c: np.ndarray, v: np.ndarray) -> None:
   """c[(I, a)] -= v(I) on every sequence, 0 on the empty ones: q becomes r (step 4)."""
-  c[:lay.num_players] = 0.0
+  c[:lay.num_players] = 0.0  # r = 0 on the empty sequences
   for k in range(len(lay.infoset_start)):
     start = lay.infoset_start[k]
     for s in range(start, start + lay.infoset_num_actions[k]):
-      c[s] -= v[k]
+      c[s] -= v[k]  # r(I, a) = q(I, a) - v(I)
 
 
 @numba.njit(cache=True, error_model="numpy")
@@ -355,9 +362,9 @@ def policy_values(lay: KernelLayout, weights: np.ndarray, x: np.ndarray) -> np.n
   for z in range(seq.shape[0]):
     reach = 1.0
     for p in range(n):
-      reach *= x[seq[z, p]]
+      reach *= x[seq[z, p]]  # prod_p x[seq_p(z)]: the players' reach of z
     for i in range(n):
-      out[i] += weights[z, i] * reach
+      out[i] += weights[z, i] * reach  # v_i += w_i(z) prod_p x[seq_p(z)]
   return out
 
 
@@ -372,9 +379,9 @@ def best_response_values(lay: KernelLayout, weights: np.ndarray, sigma: np.ndarr
   n = lay.num_players
   g = len(sigma)
   x = np.empty(g)
-  x[:n] = 1.0
+  x[:n] = 1.0  # x[empty_p] = 1
   ptr = lay.pass_infoset_ptr
-  realize(lay, sigma, x, lay.pass_infosets, ptr[n], ptr[n + 1])
+  realize(lay, sigma, x, lay.pass_infosets, ptr[n], ptr[n + 1])  # x of every player, top-down
   c = np.empty(g)
   v = np.empty(len(lay.infoset_start))
   acc = np.zeros(g)
@@ -382,9 +389,9 @@ def best_response_values(lay: KernelLayout, weights: np.ndarray, sigma: np.ndarr
   sorted_weights = player_weights(lay, weights)
   for i in range(n):
     c[:] = 0.0
-    add_all_terminal_values(lay, x, sorted_weights, i, c)
-    backup(lay, c, sigma, v, acc, lay.pass_infosets, ptr[i], ptr[i + 1], True)
-    out[i] = c[i]
+    add_all_terminal_values(lay, x, sorted_weights, i, c)  # c_i against the others' x
+    backup(lay, c, sigma, v, acc, lay.pass_infosets, ptr[i], ptr[i + 1], True)  # max_a q
+    out[i] = c[i]  # BR_i = q(empty_i), i's best-response value
   return out
 
 
@@ -415,27 +422,31 @@ def update_infosets(lay: KernelLayout, rule: KernelRule, t: int, c: np.ndarray,
     v: (K,) scratch.
     acc: (G,) scratch, zero on entry and on return.
   """
-  backup(lay, c, sigma, v, acc, infosets, lo, hi, False)
-  w = averaging_weight(t, rule.averaging_gamma)
+  backup(lay, c, sigma, v, acc, infosets, lo, hi, False)  # Step 3: c -> q, v = sum_a sigma q
+  w = averaging_weight(t, rule.averaging_gamma)  # w_t = t^gamma
   positive, negative = 1.0, 1.0
   if rule.discount:
+    # DCFR: t^alpha / (t^alpha + 1) for R >= 0, t^beta / (t^beta + 1) for R < 0.
     positive, negative = discount_factors(t, rule.discount_alpha, rule.discount_beta)
   for q in range(lo, hi):
     k = infosets[q]
     start = lay.infoset_start[k]
     size = lay.infoset_num_actions[k]
-    value, count = v[k], visits[k]
+    value, count = v[k], visits[k]  # v(I) and n(I)
     for s in range(start, start + size):
-      regrets[s] += c[s] - value
-      cumulative[s] += w * (reach[s] * count)
+      # q, v are counterfactual: they carry pi_{-i}, the others' and chance's reach.
+      regrets[s] += c[s] - value  # R(I, a) += r(I, a) = q(I, a) - v(I)
+      # reach(I, a) = x[(I, a)] = pi_i(I) sigma(I, a) for CFR.
+      cumulative[s] += w * (reach[s] * count)  # S(I, a) += w_t reach(I, a) n(I)
     if rule.regret_matching_plus:
-      clip_block(regrets, start, size)
+      clip_block(regrets, start, size)  # RM+: R(I, a) = max(R(I, a), 0)
     if rule.discount:
-      discount_block(regrets, start, size, positive, negative)
+      discount_block(regrets, start, size, positive, negative)  # DCFR: R *= the factor of R's sign
+    # sigma(I, a) = R+(I, a) / sum_b R+(I, b), or 1 / |A(I)| if the sum is 0.
     match_block(regrets, sigma, start, size)
   if rule.regret_matching_plus and clip_all:  # The others' (the updated ones are clipped).
     for s in range(lay.num_players, len(regrets)):
-      regrets[s] = max(regrets[s], 0.0)
+      regrets[s] = max(regrets[s], 0.0)  # R = max(R, 0) on every set
 
 
 @numba.njit(cache=True, error_model="numpy")
@@ -446,14 +457,14 @@ def average_increment(lay: KernelLayout, rule: KernelRule, t: int, reach: np.nda
   The increment ``update_infosets`` adds for a full-width pass, in the same arithmetic.
   """
   out = np.zeros(len(reach))
-  w = averaging_weight(t, rule.averaging_gamma)
+  w = averaging_weight(t, rule.averaging_gamma)  # w_t = t^gamma
   n = lay.num_players
   group = player if player >= 0 else n
   for q in range(lay.pass_infoset_ptr[group], lay.pass_infoset_ptr[group + 1]):
     k = lay.pass_infosets[q]
     start = lay.infoset_start[k]
     for s in range(start, start + lay.infoset_num_actions[k]):
-      out[s] = w * reach[s]
+      out[s] = w * reach[s]  # w_t reach(I, a), S's increment with n(I) = 1
   return out
 
 
@@ -465,6 +476,7 @@ def hook_update(lay: KernelLayout, rule: KernelRule, t: int, c: np.ndarray, reac
   n = lay.num_players
   group = player if player >= 0 else n
   k = len(lay.infoset_start)
+  # Steps 3-5 at the player's sets, n(I) = 1 (full width); RM+ clips every regret.
   update_infosets(lay, rule, t, c, reach, np.ones(k), sigma, regrets, cumulative,
                   lay.pass_infosets, lay.pass_infoset_ptr[group],
                   lay.pass_infoset_ptr[group + 1], True, np.empty(k), np.zeros(len(c)))
@@ -485,25 +497,26 @@ def exact_iterations(lay: KernelLayout, rule: KernelRule, weights: np.ndarray,
   g = len(sigma)
   k = len(lay.infoset_start)
   ptr = lay.pass_infoset_ptr
-  sorted_weights = player_weights(lay, weights)
+  sorted_weights = player_weights(lay, weights)  # w_i(z) = u_i(z) pi_c(z)
   x = np.empty(g)
-  x[:n] = 1.0
-  realize(lay, sigma, x, lay.pass_infosets, ptr[n], ptr[n + 1])
+  x[:n] = 1.0  # x[empty_p] = 1
+  realize(lay, sigma, x, lay.pass_infosets, ptr[n], ptr[n + 1])  # Step 1: x of sigma, top-down
   c = np.empty(g)
   v = np.empty(k)
   acc = np.zeros(g)
-  ones = np.ones(k)
+  ones = np.ones(k)  # n(I) = 1: a full-width pass visits all
   passes = n if rule.alternating else 1
   for it in range(count):
-    t = iteration + it + 1
+    t = iteration + it + 1  # t of w_t and the discounts
     for p in range(passes):
-      player = p if rule.alternating else -1
+      player = p if rule.alternating else -1  # i = p, or every player (-1)
       group = player if player >= 0 else n
       c[:] = 0.0
-      add_all_terminal_values(lay, x, sorted_weights, player, c)
+      add_all_terminal_values(lay, x, sorted_weights, player, c)  # Step 2: c_i
+      # Steps 3-5: q, v; R += q - v; S += w_t x; clip, discount; sigma.
       update_infosets(lay, rule, t, c, x, ones, sigma, regrets, cumulative, lay.pass_infosets,
                       ptr[group], ptr[group + 1], True, v, acc)
-      realize(lay, sigma, x, lay.pass_infosets, ptr[group], ptr[group + 1])
+      realize(lay, sigma, x, lay.pass_infosets, ptr[group], ptr[group + 1])  # x of the new sigma
 
 
 @numba.njit(cache=True, error_model="numpy")
@@ -515,7 +528,7 @@ def exact_batch(lay: KernelLayout, rule: KernelRule, weights: np.ndarray, sigma:
   for b in games:
     exact_iterations(lay, rule, weights[b], sigma[b], regrets[b], cumulative[b], iterations[b],
                      count)
-    iterations[b] += count
+    iterations[b] += count  # t of game b
 
 
 @numba.njit(cache=True, error_model="numpy")
@@ -529,9 +542,9 @@ def batch_values(lay: KernelLayout, weights: np.ndarray, sigma: np.ndarray
   x[:n] = 1.0
   ptr = lay.pass_infoset_ptr
   for b in range(num_games):
-    best[b] = best_response_values(lay, weights[b], sigma[b])
-    realize(lay, sigma[b], x, lay.pass_infosets, ptr[n], ptr[n + 1])
-    on_policy[b] = policy_values(lay, weights[b], x)
+    best[b] = best_response_values(lay, weights[b], sigma[b])  # BR_i against sigma_b
+    realize(lay, sigma[b], x, lay.pass_infosets, ptr[n], ptr[n + 1])  # x of sigma_b
+    on_policy[b] = policy_values(lay, weights[b], x)  # v_i of sigma_b
   return best, on_policy
 
 
@@ -568,20 +581,20 @@ def visit(tables: SampleTables, draws: np.ndarray, terminals: np.ndarray, infose
       num_terminals += 1
     for m in range(tables.seg_decision_ptr[s], tables.seg_decision_ptr[s + 1]):
       k = tables.seg_decision_infoset[m]
-      if visits[k] == 0.0:
+      if visits[k] == 0.0:  # First visit of I: list it.
         infosets[num_infosets] = k
         num_infosets += 1
-      visits[k] += 1.0
+      visits[k] += 1.0  # n(I) += 1, one more visited history of I
     for m in range(tables.seg_chance_ptr[s], tables.seg_chance_ptr[s + 1]):
       chance = tables.seg_chance[m]
-      u = draws[tables.chance_depth[chance]]
+      u = draws[tables.chance_depth[chance]]  # u_d, the draw of this node's depth d
       e = tables.chance_edge_ptr[chance]
       last = tables.chance_edge_ptr[chance + 1] - 1
-      total = tables.edge_prob[e]
-      while e < last and u >= total:
+      total = tables.edge_prob[e]  # p_0
+      while e < last and u >= total:  # Until p_0 + ... + p_{e-1} <= u < p_0 + ... + p_e
         e += 1
-        total += tables.edge_prob[e]
-      stack[top] = tables.edge_segment[e]
+        total += tables.edge_prob[e]  # p_0 + ... + p_e
+      stack[top] = tables.edge_segment[e]  # Visit outcome e's segment: P(e) = p_e.
       top += 1
   return num_terminals, num_infosets
 
@@ -598,9 +611,9 @@ def by_level(lay: KernelLayout, infosets: np.ndarray, count: int, level_count: n
   ``level_count`` (L + 1,) is zero on entry and on return.
   """
   for q in range(count):
-    level_count[lay.infoset_level[infosets[q]] + 1] += 1
+    level_count[lay.infoset_level[infosets[q]] + 1] += 1  # Sets per level.
   for d in range(1, len(level_count)):
-    level_count[d] += level_count[d - 1]
+    level_count[d] += level_count[d - 1]  # Prefix sums: level d's first slot.
   for q in range(count):
     d = lay.infoset_level[infosets[q]]
     out[level_count[d]] = infosets[q]
@@ -625,11 +638,11 @@ def sampled_iterations(lay: KernelLayout, tables: SampleTables, rule: KernelRule
   g = len(sigma)
   k = len(lay.infoset_start)
   x = np.empty(g)
-  x[:n] = 1.0
+  x[:n] = 1.0  # x[empty_p] = 1
   c = np.empty(g)
   v = np.empty(k)
   acc = np.zeros(g)
-  visits = np.zeros(k)
+  visits = np.zeros(k)  # n(I)
   terminals = np.empty(len(lay.all_terminals), dtype=np.int64)
   infosets = np.empty(k, dtype=np.int64)
   ordered = np.empty(k, dtype=np.int64)
@@ -642,24 +655,27 @@ def sampled_iterations(lay: KernelLayout, tables: SampleTables, rule: KernelRule
     t = iteration + it + 1
     for p in range(passes):
       player = p if rule.alternating else -1
+      # Sample chance: z is visited with probability q(z) = pi_c(z).
       num_terminals, num_infosets = visit(tables, draws[row], terminals, infosets, visits,
                                           stack)
       row += 1
-      by_level(lay, infosets, num_infosets, level_count, ordered)
-      realize(lay, sigma, x, ordered, 0, num_infosets)
+      by_level(lay, infosets, num_infosets, level_count, ordered)  # Parents first.
+      realize(lay, sigma, x, ordered, 0, num_infosets)  # Step 1 at the visited sets only
       num_updated = 0
       c[:n] = 0.0
       for q in range(num_infosets):
         j = ordered[q]
-        if player < 0 or lay.infoset_player[j] == player:
+        if player < 0 or lay.infoset_player[j] == player:  # The updated player's visited sets:
           updated[num_updated] = j
           num_updated += 1
           start = lay.infoset_start[j]
           for s in range(start, start + lay.infoset_num_actions[j]):
-            c[s] = 0.0
+            c[s] = 0.0  # c_i = 0 before the sums
+      # c~_i[s] = sum_{z visited: seq_i(z) = s} u_i(z) prod_{j != i} x[seq_j(z)] (pi_c / q = 1)
       add_terminal_values(lay, x, utility, player, terminals, 0, num_terminals, c)
+      # E[c~_i] = c_i, so R's update is unbiased; S += w_t x n(I), n(I) = visits.
       update_infosets(lay, rule, t, c, x, visits, sigma, regrets, cumulative, updated, 0,
                       num_updated, False, v, acc)
       for q in range(num_infosets):
-        visits[infosets[q]] = 0.0
+        visits[infosets[q]] = 0.0  # n = 0 for the next pass
 

@@ -79,6 +79,7 @@ class ChanceSampler:
     chance_depth = np.zeros(tree.num_nodes, dtype=np.int64)  # Chance nodes strictly above.
     for d in range(1, int(tree.node_depth.max()) + 1):
       nodes = np.flatnonzero(tree.node_depth == d)
+      # d(h) = d(parent(h)) + 1[parent(h) is a chance node]
       chance_depth[nodes] = chance_depth[parent[nodes]] + is_chance[parent[nodes]]
     self.num_draws = int(chance_depth[chance_nodes].max()) + 1 if len(chance_nodes) else 0
     # Outcome edges (children of chance nodes), grouped by chance node in outcome order
@@ -95,6 +96,7 @@ class ChanceSampler:
     decision_ptr, decision_infoset = _csr(segment[decision], decision_infoset, num_segments)
     chance_ptr, seg_chance = _csr(segment[chance_nodes], np.arange(len(chance_nodes)),
                                   num_segments)
+    # edge_prob[e] = p_e; z is visited w.p. q(z) = prod of the p_e above z = pi_c(z).
     self.tables = SampleTables(
         seg_terminal_ptr=terminal_ptr, seg_terminals=terminals, seg_decision_ptr=decision_ptr,
         seg_decision_infoset=decision_infoset, seg_chance_ptr=chance_ptr, seg_chance=seg_chance,
@@ -103,7 +105,7 @@ class ChanceSampler:
 
   def draw(self, passes: int) -> np.ndarray:
     """Uniform numbers for ``passes`` passes: (passes, D), from ``rng`` in row order."""
-    return self.rng.random((passes, self.num_draws))
+    return self.rng.random((passes, self.num_draws))  # u_d ~ U[0, 1) per pass and depth d
 
   def sample(self, draws: Optional[np.ndarray] = None) -> Tuple[np.ndarray, np.ndarray]:
     """The histories one pass visits: (visited terminals, visited histories of each global
@@ -113,7 +115,7 @@ class ChanceSampler:
       draws = self.draw(1)[0]
     terminals = np.empty(a.num_terminals, dtype=np.int64)
     infosets = np.empty(a.num_infosets, dtype=np.int64)
-    visits = np.zeros(a.num_infosets)
+    visits = np.zeros(a.num_infosets)  # n(I)
     num_terminals, _ = cfr_kernel.visit(
         self.tables, np.ascontiguousarray(draws, dtype=np.float64), terminals, infosets, visits,
         np.empty(len(self.tables.seg_terminal_ptr), dtype=np.int64))

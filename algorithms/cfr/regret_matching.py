@@ -29,6 +29,7 @@ def regret_matching(regrets: np.ndarray, blocks: Blocks) -> np.ndarray:
   """Regret matching of every block: sigma(I, a) = R+(I, a) / sum_b R+(I, b), uniform where the
   sum is 0 (``cfr_kernel.match_block``, as OpenSpiel's ``cfr._regret_matching``)."""
   out = np.empty(len(regrets))
+  # Per block I: sigma(I, a) = R+(I, a) / d + u, (d, u) = (sum_b R+(I, b), 0) or (1, 1 / |A(I)|).
   cfr_kernel.match_blocks(np.ascontiguousarray(regrets, dtype=np.float64), blocks.starts,
                           blocks.sizes, out)
   return out
@@ -38,6 +39,7 @@ def normalize_average(cumulative: np.ndarray, blocks: Blocks) -> np.ndarray:
   """The average policy of every block: S(I, a) / sum_b S(I, b), uniform where the sum is 0
   (``cfr_kernel.normalize_block``, as OpenSpiel's ``cfr._update_average_policy``)."""
   out = np.empty(len(cumulative))
+  # Per block I: sigma_bar(I, a) = S(I, a) / sum_b S(I, b), or 1 / |A(I)| if the sum is 0.
   cfr_kernel.normalize_blocks(np.ascontiguousarray(cumulative, dtype=np.float64),
                               blocks.starts, blocks.sizes, out)
   return out

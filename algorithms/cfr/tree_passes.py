@@ -39,7 +39,8 @@ def _all_infosets(layout: TreeArrays):
 def realization(layout: TreeArrays, sigma: np.ndarray) -> np.ndarray:
   """Every player's realization plan of the behavioural policy ``sigma`` (G,), in one array."""
   x = np.empty(layout.num_sequences)
-  x[:layout.num_players] = 1.0
+  x[:layout.num_players] = 1.0  # x[empty_p] = 1
+  # Top-down: x[(I, a)] = x[parent(I)] sigma(I, a).
   cfr_kernel.realize(layout.kernel, np.ascontiguousarray(sigma, dtype=np.float64), x,
                      *_all_infosets(layout))
   return x
@@ -68,13 +69,14 @@ def terminal_values(layout: TreeArrays, x: np.ndarray, weights: np.ndarray,
   else:
     terminals = np.asarray(terminals, dtype=np.int64)
     table = np.zeros((layout.num_terminals, layout.num_players))
-    table[terminals] = weights
+    table[terminals] = weights  # w_p(z) = 0 off the listed terminals
   c = np.zeros(layout.num_sequences)
   x = np.ascontiguousarray(x, dtype=np.float64)
   player = -1 if player is None else int(player)
   if terminals is lay.all_terminals:
+    # c_i[s] += sum_{z: seq_i(z) = s} w_i(z) prod_{j != i} x[seq_j(z)], per player i.
     cfr_kernel.add_all_terminal_values(lay, x, cfr_kernel.player_weights(lay, table), player, c)
-  else:
+  else:  # The same sums over the listed terminals only.
     cfr_kernel.add_terminal_values(lay, x, table, player, terminals, 0, len(terminals), c)
   return c
 
@@ -84,7 +86,10 @@ def _backup(layout: TreeArrays, c: np.ndarray, sigma: Optional[np.ndarray]) -> n
     raise ValueError("c must be a contiguous float64 array (it is updated in place)")
   v = np.empty(layout.num_infosets)
   best = sigma is None
+  # The max backup never reads sigma (c stands in for it).
   sigma = c if best else np.ascontiguousarray(sigma, dtype=np.float64)
+  # Bottom-up: q(I, a) = c[(I, a)] + sum_{J: parent(J) = (I, a)} v(J);
+  # v(I) = sum_a sigma(I, a) q(I, a), or max_a q(I, a) if best.
   cfr_kernel.backup(layout.kernel, c, sigma, v, np.zeros(layout.num_sequences),
                     *_all_infosets(layout), best)
   return v
@@ -114,6 +119,6 @@ def counterfactual_regrets(layout: TreeArrays, c: np.ndarray, sigma: np.ndarray)
   on every sequence whose c and descendants' c are 0, e.g. those of the players not updated.
   """
   v = _backup(layout, c, sigma)
-  cfr_kernel.regrets_from_values(layout.kernel, c, v)
+  cfr_kernel.regrets_from_values(layout.kernel, c, v)  # r(I, a) = q(I, a) - v(I)
   return c
 
