@@ -162,6 +162,11 @@ def params_from_rules(rules: kuhn_rules.KuhnRules) -> Dict[str, Any]:
           "players": int(rules.num_players), "simplified": bool(rules.simplified)}
 
 
+def game_from_rules(rules: kuhn_rules.KuhnRules) -> pyspiel.Game:
+  """The ``kuhn_poker_ante`` game with ``rules`` (the inverse of ``rules_of``)."""
+  return pyspiel.load_game(SHORT_NAME, params_from_rules(rules))
+
+
 def game_info(rules: kuhn_rules.KuhnRules) -> pyspiel.GameInfo:
   """Exact ``GameInfo``: one chance outcome per card, 2 actions, N players, utilities from
   -(ante + bet) (a caller who loses) to (N - 1)(ante + bet) (everyone calls and loses to the

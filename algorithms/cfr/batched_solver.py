@@ -7,16 +7,18 @@ its CFR state; ``solve(n)`` runs ``cfr_kernel.exact_batch``, the single-game ker
 game in turn, so each game's regrets, numerators and policies are exactly those of solving it
 alone with ``solvers.CFRSolver`` (the same options) for the same number of iterations::
 
-  rules = [KuhnRules(ante=a, bet=b) for a, b in grid]
-  solver = BatchedCFRPlusSolver(rules).solve_until(1e-4)
+  games = [kuhn_poker_ante.game_from_rules(KuhnRules(ante=a, bet=b)) for a, b in grid]
+  solver = BatchedCFRPlusSolver(games).solve_until(1e-4)
   solver.exploitabilities()          # (B,), exact, one compiled call
   solver.average_policy(7)           # TabularPolicy of game 7
 
-Games are ``pyspiel.Game`` objects or ``KuhnRules``; rules are turned into trees by
-``kuhn_tree`` without loading a game for each (``game(i)`` loads one on demand).
+Games are ``pyspiel.Game`` objects. The first game's tree is built; for a game with registered
+shortcuts (``algorithms.tree.game_shortcuts``; Kuhn poker) of the same registered shape as the
+first, only its payoffs are computed (``GameShortcuts.terminal_utility``), without its tree, and
+any other game's tree is built and compared with the first's.
 """
 
-from typing import List, Optional, Sequence, Union
+from typing import List, Optional, Sequence
 
 import numpy as np
 from open_spiel.python import policy as policy_lib
@@ -25,18 +27,10 @@ import pyspiel
 from algorithms.cfr import cfr_kernel
 from algorithms.cfr import regret_matching as rm
 from algorithms.cfr.cfr_engine import UpdateRule
-from algorithms.tree import kuhn_tree
+from algorithms.tree import game_shortcuts
 from algorithms.tree.game_tree import DEFAULT_MAX_NODES
 from algorithms.tree.game_tree import GameTree
 from algorithms.tree.tree_layout import TreeArrays
-from spiel_games import kuhn_poker_ante
-from spiel_games.kuhn_rules import KuhnRules
-
-GameOrRules = Union[pyspiel.Game, KuhnRules]
-
-
-def _kuhn_shape(rules: KuhnRules) -> tuple:
-  return rules.num_players, rules.deck_size, rules.simplified
 
 
 def _same_shape(tree: GameTree, other: GameTree) -> bool:
@@ -67,49 +61,49 @@ class BatchedCFRSolver:
     iterations: (B,) each game's number of iterations.
   """
 
-  def __init__(self, games: Sequence[GameOrRules], *, alternating_updates: bool = True,
+  def __init__(self, games: Sequence[pyspiel.Game], *, alternating_updates: bool = True,
                linear_averaging: bool = False, regret_matching_plus: bool = False,
                max_nodes: int = DEFAULT_MAX_NODES):
     """Builds the shared layout and every game's weights.
 
     Args:
-      games: one or more ``pyspiel.Game`` (all of one tree shape) or ``KuhnRules`` (all with
-        the same players, deck and rule set); not mixed.
+      games: one or more ``pyspiel.Game``, all of one tree shape (for Kuhn poker: the same
+        players, deck and rule set; ``kuhn_poker_ante.game_from_rules`` loads a ``KuhnRules``).
       alternating_updates: as ``CFRSolver``'s.
       linear_averaging: as ``CFRSolver``'s.
       regret_matching_plus: as ``CFRSolver``'s.
       max_nodes: refuse games with more histories.
 
     Raises:
-      ValueError: for no games, mixed kinds, or games of different shapes (naming the first
-        one that differs).
+      ValueError: for no games, an argument that is not a game, or games of different shapes
+        (naming the first one that differs).
     """
     games = list(games)
     if not games:
       raise ValueError("BatchedCFRSolver needs at least one game")
-    if all(isinstance(g, KuhnRules) for g in games):
-      self._rules: Optional[List[KuhnRules]] = games
-      self._games: List[Optional[pyspiel.Game]] = [None] * len(games)
-      for i, rules in enumerate(games):
-        if _kuhn_shape(rules) != _kuhn_shape(games[0]):
-          raise ValueError(f"game {i} has (players, deck_size, simplified) = "
-                           f"{_kuhn_shape(rules)}, game 0 has {_kuhn_shape(games[0])}: batched "
-                           "games must share one tree shape")
-      tree = GameTree.from_game(self.game(0), max_nodes)
-      utilities = [tree.utility] + [kuhn_tree.terminal_utility(r) for r in games[1:]]
-      chance = [tree.chance_reach] * len(games)
-    elif all(isinstance(g, pyspiel.Game) for g in games):
-      self._rules, self._games = None, games
-      trees = [GameTree.from_game(g, max_nodes) for g in games]
-      tree = trees[0]
-      for i, other in enumerate(trees):
-        if not _same_shape(tree, other):
-          raise ValueError(f"game {i} ({games[i]}) has another tree shape than game 0 "
-                           f"({games[0]}): batched games must share one tree shape")
-      utilities = [t.utility for t in trees]
-      chance = [t.chance_reach for t in trees]
-    else:
-      raise ValueError("games must be all pyspiel.Game objects or all KuhnRules")
+    not_games = [i for i, g in enumerate(games) if not isinstance(g, pyspiel.Game)]
+    if not_games:
+      i = not_games[0]
+      raise ValueError(f"game {i} is a {type(games[i]).__name__}, not a pyspiel.Game (load "
+                       "KuhnRules with spiel_games.kuhn_poker_ante.game_from_rules)")
+    self._games = games
+    tree = GameTree.from_game(games[0], max_nodes)
+    first = game_shortcuts.for_game(games[0])
+    first_shape = first.shape(games[0]) if first else None
+    utilities, chance = [tree.utility], [tree.chance_reach]
+    for i, game in enumerate(games[1:], start=1):
+      if (first_shape is not None and game_shortcuts.for_game(game) is first
+          and first.shape(game) == first_shape):
+        # Same registered shape: the same tree but for the payoffs, which need no tree.
+        utilities.append(first.terminal_utility(game))
+        chance.append(tree.chance_reach)
+        continue
+      other = GameTree.from_game(game, max_nodes)
+      if not _same_shape(tree, other):
+        raise ValueError(f"game {i} ({game}) has another tree shape than game 0 "
+                         f"({games[0]}): batched games must share one tree shape")
+      utilities.append(other.utility)
+      chance.append(other.chance_reach)
     self.arrays = TreeArrays(tree)
     self.rule = UpdateRule.from_options(alternating_updates, linear_averaging,
                                         regret_matching_plus)
@@ -144,10 +138,7 @@ class BatchedCFRSolver:
     return len(self.weights)
 
   def game(self, i: int) -> pyspiel.Game:
-    """Game i (loaded from its rules on first use when the solver was given rules)."""
-    if self._games[i] is None:
-      params = kuhn_poker_ante.params_from_rules(self._rules[i])
-      self._games[i] = pyspiel.load_game(kuhn_poker_ante.SHORT_NAME, params)
+    """Game i."""
     return self._games[i]
 
   def _indices(self, games: Optional[Sequence[int]]) -> np.ndarray:
@@ -258,6 +249,6 @@ class BatchedCFRPlusSolver(BatchedCFRSolver):
   """Batched CFR+ (Tammelin 2014): RM+, alternating updates, linear averaging, as
   ``solvers.CFRPlusSolver``."""
 
-  def __init__(self, games: Sequence[GameOrRules], *, max_nodes: int = DEFAULT_MAX_NODES):
+  def __init__(self, games: Sequence[pyspiel.Game], *, max_nodes: int = DEFAULT_MAX_NODES):
     super().__init__(games, alternating_updates=True, linear_averaging=True,
                      regret_matching_plus=True, max_nodes=max_nodes)

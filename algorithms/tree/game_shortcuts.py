@@ -1,9 +1,10 @@
 """The one seam for game-specific shortcuts: a registry keyed by a game's short name.
 
-Generic code (``game_tree.GameTree.from_game``, ``algorithms.rebel.public_tree``) works on any
-OpenSpiel game through its state API. A game whose structure allows more (a tree generated from
-its rules instead of walked, its leaf beliefs as the game's own public-belief-state type) says
-so by registering a ``GameShortcuts`` under its short name; the generic code asks
+Generic code (``game_tree.GameTree.from_game``, ``algorithms.cfr.batched_solver``,
+``algorithms.rebel.public_tree``) works on any OpenSpiel game through its state API. A game whose
+structure allows more (a tree generated from its rules instead of walked, the payoffs of a variant
+without its tree, its leaf beliefs as the game's own public-belief-state type) says so by
+registering a ``GameShortcuts`` under its short name; the generic code asks
 ``for_game(game)`` and never tests for a game itself. A new game adds an entry here (by calling
 ``register`` from its own module), never an ``if`` in generic code.
 
@@ -12,7 +13,7 @@ the package ``algorithms.tree`` imports, so it is in place whenever a tree can b
 """
 
 import dataclasses
-from typing import Callable, Dict, Optional, Protocol, Sequence
+from typing import Callable, Dict, Hashable, Optional, Protocol, Sequence
 
 import numpy as np
 import pyspiel
@@ -38,10 +39,17 @@ class GameShortcuts:
       (e.g. parameters the shortcut does not handle), and the walk is used.
     public_beliefs: ``game -> PublicBeliefs`` for two-player instances whose leaf beliefs have
       a game-specific type, else None.
+    shape: ``game -> key``: games of one registered name with equal keys have the same tree
+      but for the utilities (same histories, information sets and chance probabilities); None
+      where unknown. Batched solving checks shapes with it instead of building every tree.
+    terminal_utility: ``game -> u_p(z)`` (T, N), equal to ``GameTree.from_game(game).utility``
+      (same terminal order), computed without building the tree.
   """
 
   tree_fields: Callable[[pyspiel.Game, int], Optional[Dict[str, object]]]
   public_beliefs: Callable[[pyspiel.Game], Optional[PublicBeliefs]]
+  shape: Callable[[pyspiel.Game], Optional[Hashable]]
+  terminal_utility: Callable[[pyspiel.Game], np.ndarray]
 
 
 _REGISTRY: Dict[str, GameShortcuts] = {}

@@ -330,6 +330,19 @@ def _public_beliefs(game: pyspiel.Game) -> Optional[KuhnPublicBeliefs]:
   return None if rules is None else KuhnPublicBeliefs(rules)
 
 
+def _shape(game: pyspiel.Game) -> Optional[Tuple[int, int, bool]]:
+  """(players, deck, simplified): the rest of the rules (ante, bet) changes only payoffs."""
+  rules = kuhn_poker_ante.rules_of(game, num_players=None)
+  return None if rules is None else (rules.num_players, rules.deck_size, rules.simplified)
+
+
+def _terminal_utility(game: pyspiel.Game) -> np.ndarray:
+  return terminal_utility(kuhn_poker_ante.rules_of(game, num_players=None))
+
+
+# One entry for OpenSpiel's kuhn_poker and for kuhn_poker_ante: equal rules give equal trees.
+KUHN_SHORTCUTS = game_shortcuts.GameShortcuts(
+    tree_fields=_tree_fields, public_beliefs=_public_beliefs, shape=_shape,
+    terminal_utility=_terminal_utility)
 for _name in ("kuhn_poker", kuhn_poker_ante.SHORT_NAME):
-  game_shortcuts.register(_name, game_shortcuts.GameShortcuts(
-      tree_fields=_tree_fields, public_beliefs=_public_beliefs))
+  game_shortcuts.register(_name, KUHN_SHORTCUTS)

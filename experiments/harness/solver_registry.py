@@ -23,7 +23,18 @@ otherwise); ``run_iterations`` is the timed iteration loop shared by every calle
 import dataclasses
 import threading
 import time
-from typing import Any, Callable, Collection, Dict, List, Mapping, Optional, Sequence, Tuple
+from typing import (
+  Any,
+  Callable,
+  Collection,
+  Dict,
+  Hashable,
+  List,
+  Mapping,
+  Optional,
+  Sequence,
+  Tuple,
+)
 
 import numpy as np
 from open_spiel.python import policy as policy_lib
@@ -36,8 +47,8 @@ import tqdm
 
 import algorithms
 from algorithms.rebel.leaves import specs
+from algorithms.tree import game_shortcuts
 from experiments.harness import measures
-from spiel_games import kuhn_poker_ante
 
 # Sampled solvers touch one chance outcome per iteration instead of all; experiments give them
 # this many times the iterations of full-traversal solvers.
@@ -374,11 +385,12 @@ def _solved(game: pyspiel.Game, measure: measures.Measure, marks: List[int], cur
                 [float(r) for r in returns], policy_table(average) if keep_policy else None)
 
 
-def batch_key(game: pyspiel.Game) -> Optional[Tuple[int, int, bool]]:
-  """What games of one batch share: (players, deck, simplified) of a Kuhn game (the shape of
-  its tree), or None for a game that is not batched."""
-  rules = kuhn_poker_ante.rules_of(game, num_players=None)
-  return None if rules is None else (rules.num_players, rules.deck_size, rules.simplified)
+def batch_key(game: pyspiel.Game) -> Optional[Hashable]:
+  """What games of one batch share: the shape of their tree as the game's registered shortcuts
+  give it (``algorithms.tree.game_shortcuts``; for Kuhn poker (players, deck, simplified)), or
+  None for a game without one, which is not batched."""
+  shortcuts = game_shortcuts.for_game(game)
+  return shortcuts.shape(game) if shortcuts else None
 
 
 def solve_batch(game_list: Sequence[pyspiel.Game], solver: str, iterations: int,

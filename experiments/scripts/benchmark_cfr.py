@@ -60,6 +60,7 @@ from algorithms.tree.game_tree import GameTree
 from experiments.harness import game_loader
 from experiments.harness import script_runner
 from experiments.harness import solver_registry
+from spiel_games import kuhn_poker_ante
 from spiel_games.kuhn_rules import KuhnRules
 
 ROWS = ("kuhn", "leduc", "ante", "sampling", "build", "batched", "compile")
@@ -313,7 +314,7 @@ def build_row(args, summary: List[Result]) -> None:
 def batched_row(args, summary: List[Result]) -> None:
   rules = [KuhnRules(ante=float(a), bet=float(b)) for a in BATCH_ANTES for b in BATCH_BETS]
   start = time.process_time()
-  batch = algorithms.BatchedCFRPlusSolver(rules)
+  batch = algorithms.BatchedCFRPlusSolver([kuhn_poker_ante.game_from_rules(r) for r in rules])
   built = time.process_time() - start
   batch.solve_until(BATCH_TARGET, check_every=BATCH_CHECK_EVERY)
   worst = float(batch.exploitabilities().max())
@@ -342,6 +343,7 @@ COMPILE_SNIPPET = """
 import time
 start = time.process_time()
 import pyspiel, algorithms
+from spiel_games.kuhn_poker_ante import game_from_rules
 from spiel_games.kuhn_rules import KuhnRules
 game = pyspiel.load_game("kuhn_poker")
 imported = time.process_time()
@@ -350,7 +352,8 @@ algorithms.CFRPlusSolver(game).solve(2)
 algorithms.DCFRSolver(game).solve(2)
 algorithms.ChanceSamplingCFRSolver(game, seed=0).solve(2)
 algorithms.CFRAvgSolver(game, depth_limit=1).solve(1)
-algorithms.BatchedCFRPlusSolver([KuhnRules(), KuhnRules(ante=2.0)]).solve(2).exploitabilities()
+algorithms.BatchedCFRPlusSolver([game_from_rules(KuhnRules()),
+                                 game_from_rules(KuhnRules(ante=2.0))]).solve(2).exploitabilities()
 print(imported - start, time.process_time() - imported)
 """
 

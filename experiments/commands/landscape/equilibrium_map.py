@@ -40,6 +40,7 @@ from experiments.harness import game_loader
 from experiments.harness import plotting
 from experiments.harness import solver_registry
 from experiments.harness.checks import Check
+from spiel_games import kuhn_poker_ante
 from spiel_games.kuhn_rules import KuhnRules
 
 BLUFF_STATE = "0"  # Player 0 holds the lowest card: bets with probability p.
@@ -147,8 +148,9 @@ def solve_grid(points: int, iterations: int = ITERATIONS,
     raise ValueError(f"iterations must be a positive integer, got {iterations}")
   ante, bet, rules = grid_rules(points)
   closed = [kuhn_equilibria.kuhn_equilibrium(r.ante, r.bet, simplified=True) for r in rules]
+  games = [kuhn_poker_ante.game_from_rules(r) for r in rules]
   start, start_cpu = time.perf_counter(), time.process_time()
-  batch = solver_registry.get_solver(SOLVER).batch(rules)
+  batch = solver_registry.get_solver(SOLVER).batch(games)
   rows, done = [], 0
   for mark in sorted({t for t in measure_at if 0 < t < iterations} | {iterations}):
     batch.solve(mark - done)
