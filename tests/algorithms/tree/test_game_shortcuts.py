@@ -1,0 +1,103 @@
+"""The game-shortcuts seam (algorithms/tree/game_shortcuts.py): generic code consults the registry
+and knows no game by name.
+
+References: the walk through OpenSpiel's state API (``game_tree._walk`` / ``_index``) for the
+trees, OpenSpiel's exploitability for the batched solver, and the modules' own import statements
+for "knows no game".
+"""
+
+import ast
+import dataclasses
+
+import numpy as np
+from open_spiel.python.algorithms import exploitability
+import pyspiel
+import pytest
+
+import algorithms
+from algorithms.rebel.public_tree import PublicTree
+from algorithms.tree import game_shortcuts
+from algorithms.tree import game_tree
+from algorithms.tree import kuhn_tree
+from algorithms.tree.game_tree import GameTree
+from algorithms.tree.tree_layout import TreeArrays
+import helpers
+import spiel_games  # noqa: F401  (registers the project's games with pyspiel)
+from spiel_games.kuhn_poker_ante import game_from_rules
+from spiel_games.kuhn_rules import KuhnRules
+
+# The generic modules: they work on any game and must reach game-specific code only through the
+# registry.
+GENERIC = ("algorithms/tree/game_tree.py", "algorithms/tree/tree_layout.py",
+           "algorithms/tree/sequence_form.py", "algorithms/rebel/public_tree.py",
+           "algorithms/cfr/batched_solver.py", "algorithms/cfr/cfr_engine.py",
+           "algorithms/cfr/solvers.py", "algorithms/cfr/tree_exploitability.py",
+           "experiments/harness/solver_registry.py")
+
+
+def _walked(game):
+  return game_tree._index(game, game_tree._walk(game, 10**6))  # pylint: disable=protected-access
+
+
+@pytest.mark.parametrize("path", GENERIC)
+def test_generic_modules_import_no_game_specific_code(path):
+  tree = ast.parse((helpers.REPO / path).read_text())
+  names = {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
+  names |= {f"{n.module}.{a.name}" for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)
+            for a in n.names}
+  specific = sorted(n for n in names if "kuhn" in n)
+  assert not specific, f"{path} imports game-specific code: {specific}"
+
+
+def test_kuhn_registers_one_entry_for_both_names():
+  for name in ("kuhn_poker", "kuhn_poker(players=3)", "kuhn_poker_ante(deck_size=5)"):
+    assert game_shortcuts.for_game(pyspiel.load_game(name)) is kuhn_tree.KUHN_SHORTCUTS
+  assert game_shortcuts.for_game(pyspiel.load_game("leduc_poker")) is None
+
+
+def test_a_registered_entry_is_consulted_and_none_falls_back_to_the_walk(monkeypatch):
+  # A new game adds an entry: here leduc_poker, whose "shortcut" is the walk itself, counted.
+  game = pyspiel.load_game("leduc_poker")
+  calls = []
+
+  def tree_fields(g, max_nodes):
+    calls.append(max_nodes)
+    fields = {f.name: getattr(_walked(g), f.name) for f in dataclasses.fields(GameTree)}
+    return fields if max_nodes > 10 else None  # None: not covered, the walk runs instead.
+
+  entry = game_shortcuts.GameShortcuts(tree_fields=tree_fields, public_beliefs=lambda g: None,
+                                       shape=lambda g: None, terminal_utility=None)
+  monkeypatch.setitem(game_shortcuts._REGISTRY, "leduc_poker", entry)  # pylint: disable=protected-access
+  tree = GameTree.from_game(game)
+  assert calls == [game_tree.DEFAULT_MAX_NODES]
+  np.testing.assert_array_equal(tree.utility, _walked(game).utility)
+  with pytest.raises(ValueError, match="more than max_nodes=10"):  # The walk refuses.
+    GameTree.from_game(game, max_nodes=10)
+  assert calls == [game_tree.DEFAULT_MAX_NODES, 10]
+
+
+def test_leaf_beliefs_come_from_the_registry():
+  # kuhn_poker: the referee game's PublicBeliefState, uniform over the deals under "p" after a
+  # uniform trunk; a game without registered beliefs gets a one-line error.
+  kuhn = PublicTree.cut(TreeArrays(GameTree.from_game(pyspiel.load_game("kuhn_poker"))), 1)
+  leaf = kuhn.leaves[0]
+  pbs = leaf.pbs(np.full(leaf.num_roots, 1.0 / leaf.num_roots))
+  assert pbs.belief == tuple([pbs.belief[0]] * 6) and sum(pbs.belief) == 1
+  leduc = PublicTree.cut(TreeArrays(GameTree.from_game(pyspiel.load_game("leduc_poker"))), 1)
+  assert leduc.leaves[0].deals is None
+  with pytest.raises(ValueError, match="registered public beliefs"):
+    leduc.leaves[0].pbs(np.ones(leduc.leaves[0].num_roots))
+
+
+def test_batched_payoffs_from_the_registry_equal_the_trees():
+  # Games of one registered shape get their payoffs without a tree; they equal the tree's, and
+  # the batch's exploitabilities equal OpenSpiel's on each game.
+  games = [game_from_rules(KuhnRules(ante=a, bet=b, simplified=True))
+           for a, b in ((1.0, 1.0), (0.5, 2.0), (3.0, 0.75))]
+  for g in games:
+    np.testing.assert_array_equal(kuhn_tree.KUHN_SHORTCUTS.terminal_utility(g),
+                                  GameTree.from_game(g).utility)
+  batch = algorithms.BatchedCFRPlusSolver(games).solve(40)
+  for i, g in enumerate(games):
+    assert batch.exploitabilities()[i] == pytest.approx(
+        exploitability.exploitability(g, batch.average_policy(i)), abs=1e-12)
