@@ -4,8 +4,8 @@ exact enumerations and the sweeps several test modules run.
 * ``constant_sum_kuhn`` / ``load``: OpenSpiel registers no constant-sum game (every registered game
   is zero-sum, general-sum or identical-interest), so ``constant_sum_kuhn`` builds one:
   ``kuhn_poker(players=n)`` exported by OpenSpiel's Gambit writer
-  (``algorithms.gambit.export_gambit``) with every payoff raised by the same constant, loaded back
-  with ``pyspiel.load_efg_game``, which types it CONSTANT_SUM.
+  (``open_spiel.python.algorithms.gambit.export_gambit``) with every payoff raised by the same
+  constant, loaded back with ``pyspiel.load_efg_game``, which types it CONSTANT_SUM.
 * ``best_response_value`` / ``exploitability``: exact best-response values by brute force over
   pure strategies. A best response to a fixed opponent policy is attained by a pure strategy (the
   expected value is linear in the responder's mixed strategy, and a linear function on a product

@@ -280,8 +280,8 @@ def _solver_classes(root: type) -> Dict[str, type]:
 
 def _load_game(game_string: str) -> pyspiel.Game:
   """Loads a game by string after registering the Python games this project knows (the
-  project's are registered on import, through ``algorithms.tree.game_tree``'s import of
-  ``spiel_games``)."""
+  project's are registered on import, through ``algorithms.tree``'s import of ``kuhn_tree``,
+  which imports ``spiel_games``)."""
   # pylint: disable-next=import-outside-toplevel
   from open_spiel.python import games  # noqa: F401  (registers OpenSpiel's Python games)
   return pyspiel.load_game(game_string)

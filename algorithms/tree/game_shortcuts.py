@@ -5,8 +5,9 @@ Generic code (``game_tree.GameTree.from_game``, ``algorithms.cfr.batched_solver`
 structure allows more (a tree generated from its rules instead of walked, the payoffs of a variant
 without its tree, its leaf beliefs as the game's own public-belief-state type) says so by
 registering a ``GameShortcuts`` under its short name; the generic code asks
-``for_game(game)`` and never tests for a game itself. A new game adds an entry here (by calling
-``register`` from its own module), never an ``if`` in generic code.
+``for_game(game)`` and never tests for a game itself. A new game adds an entry (by calling
+``register`` from its own module, which ``algorithms/tree/__init__.py`` imports), never an ``if``
+in generic code.
 
 Kuhn poker's entry (``kuhn_poker`` and ``kuhn_poker_ante``) is registered by ``kuhn_tree``, which
 the package ``algorithms.tree`` imports, so it is in place whenever a tree can be built.

@@ -37,7 +37,7 @@ OTHER_PACKAGES = ("tqdm", "dask", "distributed")
 SOURCE_PACKAGES = ("spiel_games", "algorithms", "experiments")
 _SOURCE_SUFFIXES = (".py", ".json")
 # The folder holding the packages (site-packages in an install, the checkout in a clone).
-_PACKAGE_ROOT = pathlib.Path(__file__).resolve().parent.parent
+_PACKAGE_ROOT = pathlib.Path(__file__).resolve().parents[2]  # experiments/harness/ -> the checkout.
 
 
 def now() -> str:

@@ -1,8 +1,8 @@
 """How the stand-alone scripts of ``experiments`` (benchmarks, diagnostics) end.
 
-A script runs as ``python -m experiments.<name>``; its ``main()`` returns the exit status. Ctrl-C
-ends it with one line on stderr and the shell's status for SIGINT, 128 + 2 = 130 (as the CLI,
-``experiments.cli``), not with a traceback.
+A script runs as ``python -m experiments.scripts.<name>``; its ``main()`` returns the exit status.
+Ctrl-C ends it with one line on stderr and the shell's status for SIGINT, 128 + 2 = 130 (as the
+CLI, ``experiments.cli``), not with a traceback.
 """
 
 import sys

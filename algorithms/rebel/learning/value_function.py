@@ -38,11 +38,11 @@ import numpy as np
 import pyspiel
 from scipy import special
 
-from algorithms.cfr.cfr_engine import TreeArrays
 from algorithms.file_formats import checkpoint
 from algorithms.rebel.public_tree import LeafSubgame
 from algorithms.rebel.public_tree import PublicTree
 from algorithms.tree.game_tree import GameTree
+from algorithms.tree.tree_layout import TreeArrays
 from spiel_games import kuhn_poker_ante
 from spiel_games.kuhn_rules import KuhnRules
 
@@ -279,7 +279,7 @@ class PBSValueFunction:
 
 
 def _arrays_of(game: pyspiel.Game) -> TreeArrays:
-  """The game's ``TreeArrays`` (walks the game)."""
+  """The game's ``TreeArrays`` (its tree walked, or built by the game's registered shortcut)."""
   return TreeArrays(GameTree.from_game(game))
 
 

@@ -13,6 +13,7 @@ import pytest
 
 from experiments import cli
 from experiments.commands import rebel_learned
+from experiments.commands.rebel_learned import sweep
 from experiments.harness import jobs
 from experiments.harness import plotting
 from experiments.harness import report
@@ -139,10 +140,10 @@ def test_without_pytorch_the_learned_parts_are_left_out_and_said_so(tmp_path, mo
 def test_every_search_is_a_registry_entry_with_a_leaf_solver_option():
   for depth in (1, 2):
     for variant in ("standard", "modified"):
-      spec = solver_registry.get_solver(rebel_learned.solver_name(depth, variant))
+      spec = solver_registry.get_solver(sweep.solver_name(depth, variant))
       assert spec.options["depth_limit"] == depth and spec.options["variant"] == variant
   job = jobs.Job(rebel_learned.NAME, "kuhn_poker", "cfr_avg_d2", 0, 30, options=jobs.options_json(
-      {"leaf_solver": rebel_learned.perturbed_leaves(0.0, 0)}))
+      {"leaf_solver": sweep.perturbed_leaves(0.0, 0)}))
   solved, _ = jobs.run_job(job)
   reference, _ = jobs.run_job(jobs.Job(rebel_learned.NAME, "kuhn_poker", "cfr_avg_d2", 0, 30))
   # delta = 0: the exact values behind the value-function interface, the exact run.
