@@ -33,6 +33,7 @@ rounded and the two implementations agree.)
 """
 
 import argparse
+import pathlib
 from typing import Dict, List, Sequence, Tuple
 
 import matplotlib.figure
@@ -403,6 +404,103 @@ def member_frame(runs: pd.DataFrame) -> pd.DataFrame:
   return pd.DataFrame(rows)
 
 
+def save_figures(curves: pd.DataFrame, runs: pd.DataFrame, game_strings: Sequence[str],
+                 solvers: Sequence[str], out: pathlib.Path) -> Tuple[List[str], List[str]]:
+  """Draws and saves the figures in ``out``: NashConv of the games played, the family's values if
+  a family game was run, every player's values on each game without a known equilibrium.
+
+  Returns:
+    The figures' file names and their captions, in the same order.
+  """
+  figures, captions = [], []
+  played = [g for g in game_strings if (curves.game == g).any()]
+  if played:
+    plotting.save_figure(plot_nash_conv(curves, played, solvers),
+                         out / "three_player_nash_conv.png")
+    figures.append("three_player_nash_conv.png")
+    captions.append(NASH_CONV_CAPTION)
+  if not _value_runs(runs, FAMILY_GAMES).empty:
+    plotting.save_figure(plot_family(runs, solvers), out / "three_player_family.png")
+    figures.append("three_player_family.png")
+    captions.append(FAMILY_CAPTION)
+  for game in played:
+    if game not in FAMILY_GAMES and not references.has_kuhn3_family(
+        game_loader.load_game(game, two_player_zero_sum=False)):
+      name = f"three_player_values_{plotting.slug(game)}.png"
+      plotting.save_figure(plot_values(runs, game, solvers), out / name)
+      figures.append(name)
+      captions.append(values_caption(name, game))
+  return figures, captions
+
+
+# The report's text ------------------------------------------------------------------------------
+
+
+TITLE = "Three-player Kuhn poker: convergence and the equilibrium family"
+NASH_CONV_CAPTION = (
+    "`three_player_nash_conv.png`: NashConv (chips) of each solver's average policy against "
+    "iterations (top) and solver time (bottom), one column per game, log-log; bands: min-max "
+    "over seeds; dashed: O(1/sqrt(T)).")
+FAMILY_CAPTION = (
+    "`three_player_family.png`: left, player 0's value against player 2's for every run (T/10, "
+    "large marker T) beside the family's segment of values (grey; dotted: to the nearest "
+    "member's values); right, player 1's value against T beside the family's constant -1/48.")
+FAMILY_PARAGRAPH = (
+    "**Which equilibrium.** On `kuhn_poker(players=3)` (= `kuhn_poker_ante(players=3)`, one "
+    "game: each engine solver gives identical numbers on both, checked) the reference is the "
+    "Szafron-Gibson-Sturtevant family (AAMAS 2013): values (-1/48 - beta/24, -1/48, "
+    "1/24 + beta/24) for players 0, 1, 2 (the paper's P1, P2, P3), beta = max(b11, b21) in "
+    "[0, 1/4]. The member nearest each average policy (least squares over the 48 information "
+    "states; distance: Euclidean, over the 48 probabilities of betting or calling):")
+NO_FAMILY_GAME = "(no family game run)"
+SUMMARY_PARAGRAPH = (
+    f"**Every run**, and `{NON_UNIT_GAME}`, which has no published closed form: NashConv at T, "
+    "its slope (least-squares slope of log NashConv against log T over the last decade of "
+    "iterations; -1/2 would be the two-player bound's rate), the values the runs reach and, on "
+    "the family's game, the nearest member with its free parameters.")
+
+
+def values_caption(name: str, game: str) -> str:
+  """The caption of figure ``name``, ``plot_values`` on ``game``."""
+  return (f"`{name}`: every player's value of the average policy against T on {game}, one panel "
+          "per player; no published equilibrium to compare with.")
+
+
+def intro_paragraph(iterations: int, num_seeds: int, seed: int, python_iterations: int) -> str:
+  """The section's opening: NashConv instead of exploitability, and the budgets of the run."""
+  return (
+      "Three-player Kuhn poker. With three players exploitability is replaced by **NashConv** "
+      "(the sum of the players' best-response gains, exact on the game tree and checked against "
+      "OpenSpiel's `exploitability.nash_conv`); CFR has no n-player convergence guarantee, so "
+      "whether NashConv goes to 0 is measured here. Full-traversal solvers run "
+      f"T = {iterations} iterations, sampled ones {solver_registry.SAMPLED_BUDGET_FACTOR}x "
+      f"with {num_seeds} seeds ({seed}..{seed + num_seeds - 1}); OpenSpiel's solvers run "
+      f"{python_iterations} (sampled: {solver_registry.SAMPLED_BUDGET_FACTOR}x) on games "
+      "written in Python, where each of their state steps crosses into Python, only to check "
+      "them against the engine there.")
+
+
+def report_markdown(intro: str, members: pd.DataFrame, summary: pd.DataFrame,
+                    captions: Sequence[str]) -> str:
+  """The section's text: ``intro``, the family members with their table, every run's summary
+  table, and the figures' captions."""
+  return "\n".join([
+      intro,
+      "",
+      FAMILY_PARAGRAPH,
+      "",
+      tables.markdown_table(members, digits=4) if not members.empty else NO_FAMILY_GAME,
+      "",
+      SUMMARY_PARAGRAPH,
+      "",
+      tables.markdown_table(summary, digits=4),
+      "",
+      "Figures: " + " ".join(captions)])
+
+
+# The experiment ---------------------------------------------------------------------------------
+
+
 def run(args: argparse.Namespace, ctx: Context) -> ReportSection:
   game_strings = args.game or list(DEFAULT_GAMES)
   solvers = args.solver or list(DEFAULT_SOLVERS)
@@ -417,61 +515,10 @@ def run(args: argparse.Namespace, ctx: Context) -> ReportSection:
   tables.write_csv(runs, ctx.out / "three_player_runs.csv")
   summary = summary_frame(runs, curves)
   tables.write_csv(summary, ctx.out / "three_player_summary.csv")
-  figures, captions = [], []
-  played = [g for g in game_strings if (curves.game == g).any()]
-  if played:
-    plotting.save_figure(plot_nash_conv(curves, played, solvers),
-                         ctx.out / "three_player_nash_conv.png")
-    figures.append("three_player_nash_conv.png")
-    captions.append("`three_player_nash_conv.png`: NashConv (chips) of each solver's average "
-                    "policy against iterations (top) and solver time (bottom), one column per "
-                    "game, log-log; bands: min-max over seeds; dashed: O(1/sqrt(T)).")
-  if not _value_runs(runs, FAMILY_GAMES).empty:
-    plotting.save_figure(plot_family(runs, solvers), ctx.out / "three_player_family.png")
-    figures.append("three_player_family.png")
-    captions.append("`three_player_family.png`: left, player 0's value against player 2's for "
-                    "every run (T/10, large marker T) beside the family's segment of "
-                    "values (grey; dotted: to the nearest member's values); right, player 1's "
-                    "value against T beside the family's constant -1/48.")
-  for game in played:
-    if game not in FAMILY_GAMES and not references.has_kuhn3_family(
-        game_loader.load_game(game, two_player_zero_sum=False)):
-      name = f"three_player_values_{plotting.slug(game)}.png"
-      plotting.save_figure(plot_values(runs, game, solvers), ctx.out / name)
-      figures.append(name)
-      captions.append(f"`{name}`: every player's value of the average policy against T on "
-                      f"{game}, one panel per player; no published equilibrium to compare with.")
-  members = member_frame(runs)
-  markdown = "\n".join([
-      "Three-player Kuhn poker. With three players exploitability is replaced by **NashConv** "
-      "(the sum of the players' best-response gains, exact on the game tree and checked against "
-      "OpenSpiel's `exploitability.nash_conv`); CFR has no n-player convergence guarantee, so "
-      "whether NashConv goes to 0 is measured here. Full-traversal solvers run "
-      f"T = {iterations} iterations, sampled ones {solver_registry.SAMPLED_BUDGET_FACTOR}x "
-      f"with {num_seeds} seeds ({ctx.seed}..{ctx.seed + num_seeds - 1}); OpenSpiel's solvers run "
-      f"{python_iterations} (sampled: {solver_registry.SAMPLED_BUDGET_FACTOR}x) on games "
-      "written in Python, where each of their state steps crosses into Python, only to check "
-      "them against the engine there.",
-      "",
-      "**Which equilibrium.** On `kuhn_poker(players=3)` (= `kuhn_poker_ante(players=3)`, one "
-      "game: each engine solver gives identical numbers on both, checked) the reference is the "
-      "Szafron-Gibson-Sturtevant family (AAMAS 2013): values (-1/48 - beta/24, -1/48, "
-      "1/24 + beta/24) for players 0, 1, 2 (the paper's P1, P2, P3), beta = max(b11, b21) in "
-      "[0, 1/4]. The member nearest each average policy (least squares over the 48 information "
-      "states; distance: Euclidean, over the 48 probabilities of betting or calling):",
-      "",
-      tables.markdown_table(members, digits=4) if not members.empty else "(no family game run)",
-      "",
-      f"**Every run**, and `{NON_UNIT_GAME}`, which has no published closed form: NashConv at "
-      "T, its slope (least-squares slope of log NashConv against log T over the last decade of "
-      "iterations; -1/2 would be the two-player bound's rate), the values the runs reach and, on "
-      "the family's game, the nearest member with its free parameters.",
-      "",
-      tables.markdown_table(summary, digits=4),
-      "",
-      "Figures: " + " ".join(captions)])
-  return ReportSection(title="Three-player Kuhn poker: convergence and the equilibrium family",
-                       markdown=markdown, figures=figures,
+  figures, captions = save_figures(curves, runs, game_strings, solvers, ctx.out)
+  markdown = report_markdown(intro_paragraph(iterations, num_seeds, ctx.seed, python_iterations),
+                             member_frame(runs), summary, captions)
+  return ReportSection(title=TITLE, markdown=markdown, figures=figures,
                        tables=["three_player_summary.csv", "three_player_runs.csv",
                                "three_player_curves.csv"],
                        checks=run_checks(results, nearest))
