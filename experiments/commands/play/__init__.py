@@ -7,25 +7,28 @@ each hand the opponent's card, the result and the running total with its 95% int
 the first hand the exact expected chips per hand of the match-up are printed for each seat the
 person takes (``experiments.commands.play.play_values``): what an equilibrium player and what a best
 responder would earn against this opponent, and the game value. ``--hints`` shows, before each
-decision, the exact value of each move against the opponent's policy.
+decision, the exact value of each move against the opponent's policy, beside what to type for it.
 
 Games: Kuhn poker variants (``kuhn_poker``, ``kuhn_poker_ante(...)``), the referee game
 ``kuhn_poker_referee(...)``, where a move is an announcement typed as one probability per card
-(``1/3 0 1``), and any other two-player zero-sum sequential game in its own words (e.g.
-``leduc_poker``). Opponents: ``experiments.harness.policies`` names (``equilibrium``, ``uniform``,
-``always-bet``, ``SOLVER:ITERATIONS``, ``file:PATH``).
+(``1/3 0 1``, also the form its hints show), and any other two-player zero-sum sequential game
+in its own words (e.g. ``leduc_poker``). Opponents: ``experiments.harness.policies`` names
+(``equilibrium``, ``uniform``, ``always-bet``, ``SOLVER:ITERATIONS``, ``file:PATH``).
 
 Deals and the opponent's choices of hand k come from random generators seeded with
 (seed, k), so a seed replays the same deals whatever the person plays. ``q``, Ctrl-D or Ctrl-C
 stop the match with a summary (exit status 0, or 130 after Ctrl-C); ``--transcript PATH`` keeps
-a plain-text record, rewritten atomically after every hand and at the end.
+a plain-text record, rewritten atomically after every hand and at the end (a PATH whose folder is
+missing or not writable is refused before the match starts, exit status 2).
 """
 
 import argparse
 import math
+import os
 import pathlib
 import secrets
 import sys
+import tempfile
 from typing import Callable, Dict, List, Optional, Sequence
 
 import numpy as np
@@ -34,6 +37,7 @@ import pyspiel
 from experiments.commands.play import play_values
 from experiments.commands.play import play_view
 from experiments.commands.play.play_view import chips
+from experiments.commands.play.play_view import counted
 from experiments.commands.play.play_view import line
 from experiments.harness import game_loader
 from experiments.harness import policies
@@ -102,7 +106,7 @@ class Scoreboard:
   def summary(self) -> str:
     """``+3 after 10 hands: +0.300 per hand, 95% interval [-0.52, +1.12]``."""
     n = len(self.results)
-    text = f"{chips(self.total)} after {n} hand{'s' if n != 1 else ''}"
+    text = f"{chips(self.total)} after {counted(n, 'hand')}"
     if n < 2:
       return text + " (the 95% interval needs 2 hands)"
     mean = self.total / n
@@ -181,7 +185,7 @@ class Match:
             else f"always {self.view.seat_name(int(self.args.seat))}")
     out = [*self.view.title().splitlines(),
            f"Opponent: {self.opponent.name}, {self.opponent.description}",
-           f"{hands} hand{'s' if hands != 1 else ''}, {seat}; seed {self.seed}", ""]
+           f"{counted(hands, 'hand')}, {seat}; seed {self.seed}", ""]
     out += self.value_table()
     if self.args.hints and not self.hints:
       out.append(f"Hints are off: the tree has about {self.values.tree_size:,.0f} nodes, over "
@@ -205,10 +209,12 @@ class Match:
     key_width = max(len(moves[a].key) for a in shown)
     for a in shown:
       mark = "   best" if values[a] >= best - 1e-12 else ""
-      lines.append(f"{moves[a].key:>{key_width}}  {moves[a].name:<{name_width}}  "
+      lines.append(f"{moves[a].key:{self.view.key_align}{key_width}}  "
+                   f"{moves[a].name:<{name_width}}  "
                    f"{chips(values[a])}{mark}")
     if len(ranked) > len(shown):
-      lines.append(f"... {len(ranked)} moves in all; the worst {chips(values[ranked[-1]])}")
+      lines.append(f"... {counted(len(ranked), 'move')} in all; the worst "
+                   f"{chips(values[ranked[-1]])}")
     for i, text in enumerate(lines):
       self.say(line("Hints" if i == 0 else "", text))
 
@@ -296,7 +302,7 @@ class Match:
     for text in header:
       self.say(text)
     self.record(*header, "")
-    status, reason = 0, f"{self.args.hands} hands played"
+    status, reason = 0, f"{counted(self.args.hands, 'hand')} played"
     try:
       for number in range(1, self.args.hands + 1):
         self.play_hand(number)
@@ -315,14 +321,37 @@ class Match:
     return status
 
 
+def check_transcript(path: pathlib.Path) -> None:
+  """Refuses a transcript PATH that could not be written, before the match starts.
+
+  The folder must exist and take a new file: a temporary file is created there and removed
+  (the transcript itself is written atomically, through a temporary file in the same folder,
+  after every hand). Raises UsageError (one line).
+  """
+  folder = path.parent
+  if not folder.is_dir():
+    raise UsageError(f"--transcript: folder {str(folder)!r} does not exist; give a PATH in an "
+                     "existing, writable folder")
+  if path.is_dir():
+    raise UsageError(f"--transcript: {str(path)!r} is a folder; give a file PATH in an "
+                     "existing, writable folder")
+  try:
+    fd, name = tempfile.mkstemp(dir=folder, prefix=f".{path.name}.", suffix=".tmp")
+  except OSError as e:
+    raise UsageError(f"--transcript: folder {str(folder)!r} is not writable ({e.strerror}); "
+                     "give a PATH in an existing, writable folder") from None
+  os.close(fd)
+  os.unlink(name)
+
+
 def check_args(args: argparse.Namespace) -> pyspiel.Game:
   """Validates the options; returns the game. Raises ValueError (one line)."""
   if args.hands < 1:
     raise UsageError(f"--hands must be a positive integer, got {args.hands}")
   if args.seed is not None and args.seed < 0:
     raise UsageError(f"--seed must be an integer >= 0, got {args.seed}")
-  if args.transcript is not None and not args.transcript.parent.is_dir():
-    raise UsageError(f"--transcript: folder {str(args.transcript.parent)!r} does not exist")
+  if args.transcript is not None:
+    check_transcript(args.transcript)
   game = game_loader.load_game(args.game)
   policies.check_name(args.opponent)
   return game

@@ -48,13 +48,19 @@ def line(label: str, text: str) -> str:
   return f"  {label:<{LABEL_WIDTH}}{text}"
 
 
+def counted(n: int, noun: str) -> str:
+  """``1 hand``, ``2 hands``: ``n`` and ``noun``, plural unless ``n`` is 1."""
+  return f"{n} {noun}{'' if n == 1 else 's'}"
+
+
 def who(player: int, seat: int) -> str:
   return "you" if player == seat else "opponent"
 
 
 @dataclasses.dataclass(frozen=True)
 class Move:
-  """A legal action with the key that chooses it."""
+  """A legal action with the key that chooses it: what the person types (never an action id,
+  unless the view's ``parse`` accepts that id as typed)."""
 
   key: str
   name: str
@@ -70,7 +76,13 @@ def keyed_moves(names: Sequence[Tuple[int, str]]) -> List[Move]:
 
 
 class GameView:
-  """Any two-player game, in its own strings. Subclasses speak about particular games."""
+  """Any two-player game, in its own strings. Subclasses speak about particular games.
+
+  Attributes:
+    key_align: how the keys are aligned in the hints' column (``>`` right, ``<`` left).
+  """
+
+  key_align = ">"
 
   def __init__(self, game: pyspiel.Game):
     self.game = game
@@ -224,7 +236,13 @@ class KuhnView(GameView):
 
 
 class RefereeView(GameView):
-  """The public-referee game: announcements of P(bet or call | card), public beliefs."""
+  """The public-referee game: announcements of P(bet or call | card), public beliefs.
+
+  A move's key is the announcement as the person types it, one probability per card
+  (``1/3 0 1``), which ``parse`` reads back to the same action.
+  """
+
+  key_align = "<"
 
   def __init__(self, game: pyspiel.Game):
     super().__init__(game)
@@ -271,8 +289,13 @@ class RefereeView(GameView):
     values = [Fraction(min(c, self.grid), self.grid) for c in range(n)]
     return " ".join(str(v) for v in values)
 
+  def typed(self, action: int) -> str:
+    """Announcement ``action`` as the person types it: ``1/3 0 1``."""
+    numerators = kuhn_poker_referee.decode_announcement(action, self.grid, self.rules.deck_size)
+    return " ".join(str(Fraction(k, self.grid)) for k in numerators)
+
   def moves(self, state):
-    return [Move(str(a), self.action_name(state, a), a) for a in state.legal_actions()]
+    return [Move(self.typed(a), self.action_name(state, a), a) for a in state.legal_actions()]
 
   def parse(self, state, text):
     tokens = text.replace(",", " ").split()

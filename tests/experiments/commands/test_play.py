@@ -10,7 +10,10 @@ the opponent's policy (the posterior), independent of OpenSpiel's best-response 
 import fractions
 import io
 import math
+import os
 import re
+import shlex
+import shutil
 import subprocess
 import sys
 from typing import Callable, Dict, List, Optional
@@ -20,8 +23,10 @@ import pyspiel
 import pytest
 
 from experiments.commands import play
+from experiments.commands.play import play_view
 from experiments.harness import policies
 import helpers
+from spiel_games import kuhn_poker_referee
 from spiel_games.kuhn_rules import KuhnRules
 
 pexpect = pytest.importorskip("pexpect", reason="pexpect not installed (test extra)")
@@ -270,6 +275,128 @@ def test_referee_announcements_parse_and_bad_ones_re_ask():
   assert sign * chips(amount.group(1), amount.group(2)) == pytest.approx(float(value), abs=1e-12)
 
 
+REFEREE_HINT = (r"^  (?:Hints)?\s+(\S+(?: \S+)*?)\s+((bet|call): J=(\S+) Q=(\S+) K=(\S+))\s+"
+                + CHIPS + r"(?:   best)?$")
+
+
+def test_referee_hints_show_what_to_type_and_typing_it_is_accepted():
+  """Each hint row starts with the announcement as typed (one probability per card, the prompt's
+  form), equal to the announcement the row names; typing a row's key announces that row, with no
+  re-ask, in both seats (bet and call)."""
+  session = Session("--game", "kuhn_poker_referee", "--hints", "--seed", "8", "--hands", "2")
+  child = session.child
+  typed = []
+  while child.expect([r"Announce P\((bet|call)\) for J Q K.*> ", r"Summary"]) == 0:
+    verb = child.match.group(1)
+    block = session.output.rsplit("  Hints", 1)[1]
+    rows = re.findall(REFEREE_HINT, "  Hints" + block, re.M)
+    assert len(rows) == 5, block
+    for key, _, row_verb, j, q, k, *_ in rows:
+      assert row_verb == verb
+      assert key.split() == [j, q, k]  # The typed form is the named announcement.
+    key, name = rows[-1][:2]  # Not the first row: any row's key must work.
+    child.sendline(key)
+    child.expect(r"\n  (You announce [^\r\n]*|Please type [^\r\n]*)\r?\n")
+    assert child.match.group(1).strip() == f"You announce {name}.", session.output
+    typed.append(verb)
+  assert session.finish() == 0
+  assert set(typed) == {"bet", "call"}
+  assert "Please type" not in session.output
+
+
+@pytest.mark.parametrize("grid", [1, 3])
+def test_referee_moves_are_keyed_by_the_typed_form_that_parses_back(grid):
+  """Every announcement's key is what the person types for it: ``parse`` reads it back to the
+  same action, and the key is the announcement's probabilities per card (its name's)."""
+  game = pyspiel.load_game(f"kuhn_poker_referee(grid={grid})")
+  view = play_view.view_for(game)
+  state = game.new_initial_state()
+  moves = view.moves(state)
+  assert [m.action for m in moves] == state.legal_actions()
+  assert len(moves) == (grid + 1)**3
+  for move in moves:
+    assert view.parse(state, move.key) == move.action
+    numerators = kuhn_poker_referee.decode_announcement(move.action, grid, 3)
+    assert move.key == " ".join(str(Fraction(n, grid)) for n in numerators)
+    assert move.name == "bet: " + " ".join(f"{c}={v}" for c, v in zip(RANKS, move.key.split()))
+  # An action id is not a way to type a move.
+  assert view.parse(state, str(moves[-1].action)) is None
+
+
+def test_one_hand_is_counted_in_the_singular():
+  session = play_scripted(["--seed", "3", "--seat", "0", "--hands", "1"])
+  out = session.output
+  assert "1 hand, always player 0 (first to act); seed 3" in out
+  assert "Hand 1 of 1   you are player 0" in out
+  assert re.search(r"^  Total\s+[+-]?\d+ after 1 hand \(the 95% interval needs 2 hands\)$", out,
+                   re.M)
+  assert "Summary (1 hand played: 1 as player 0)" in out
+  assert "1 hands" not in out
+
+
+def test_transcript_in_a_read_only_folder_is_refused_before_the_match(tmp_path):
+  folder = tmp_path / "read-only"
+  folder.mkdir()
+  folder.chmod(0o555)
+  command = [sys.executable, "-m", "experiments", "play", "--seed", "1", "--transcript",
+             str(folder / "t.txt")]
+  if os.geteuid() == 0:  # Root writes anywhere: run the program without that privilege.
+    if shutil.which("setpriv") is None:
+      pytest.skip("running as root without setpriv to drop CAP_DAC_OVERRIDE")
+    command = ["setpriv", "--bounding-set=-dac_override,-dac_read_search", *command]
+  try:
+    done = subprocess.run(command, capture_output=True, text=True, timeout=60, check=False,
+                          stdin=subprocess.DEVNULL)
+    leftovers = list(folder.iterdir())
+  finally:
+    folder.chmod(0o755)
+  assert done.returncode == 2, done
+  assert done.stdout == ""  # Nothing of the game: not even the introduction.
+  assert done.stderr == (f"error: --transcript: folder {str(folder)!r} is not writable "
+                         "(Permission denied); give a PATH in an existing, writable folder\n")
+  assert leftovers == []
+
+
+def test_transcript_in_a_writable_folder_leaves_only_the_transcript(tmp_path):
+  """The up-front check of the folder removes its probe file; the transcript is written."""
+  transcript = tmp_path / "t.txt"
+  session = Session("--seed", "2", "--hands", "1", "--transcript", str(transcript))
+  session.child.expect(PROMPT)
+  session.child.sendline("q")
+  assert session.finish() == 0
+  assert [p.name for p in tmp_path.iterdir()] == ["t.txt"]
+  assert "Summary (you quit)" in transcript.read_text()
+
+
+def test_docs_hints_example_is_the_programs_output():
+  """The ``play`` example of docs/experiments.md: its command, run in a terminal, typing the keys
+  it shows in the hand it shows (``c`` in any earlier hand), prints exactly its text."""
+  docs = (helpers.REPO / "docs" / "experiments.md").read_text()
+  found = re.search(r"A hand with hints, the second of `python -m experiments play ([^`]*)`.*?"
+                    r"\n```\n(.*?)```", docs, re.S)
+  args, shown = shlex.split(found.group(1)), found.group(2)
+  number = int(re.match(r"Hand (\d+) of", shown).group(1))
+  keys = re.findall(r"\(q quits\) > (\S+)$", shown, re.M)
+  session = Session(*args)
+  hand = 0
+  while True:
+    index = session.child.expect([r"\nHand (\d+) of", PROMPT, r"\n  Result .*\n", pexpect.EOF])
+    if index == 0:
+      hand = int(session.child.match.group(1))
+    elif index == 1:
+      session.child.sendline(keys.pop(0) if hand == number else "c")
+    elif index == 2 and hand == number:
+      break
+    elif index == 3:
+      pytest.fail(f"hand {number} not reached:\n{session.output}")
+  session.child.sendline("q")
+  session.child.sendeof()
+  session.finish()
+  printed = re.search(rf"^Hand {number} of .*?\n  Result [^\n]*\n", session.output, re.M | re.S)
+  assert keys == []
+  assert printed.group(0) == shown
+
+
 def test_bad_keys_re_ask_with_the_allowed_keys():
   session = Session("--seed", "3", "--hands", "1", "--seat", "0")
   session.child.expect(PROMPT)
@@ -336,7 +463,9 @@ def test_same_seed_same_deals_whatever_the_person_plays():
     # play stays two-player: three-player Kuhn is refused in one line.
     (["--game", "kuhn_poker_ante(players=3)"], "is not a two-player zero-sum sequential game"),
     (["--opponent", "cfr:many"], "ITERATIONS in SOLVER:ITERATIONS must be a positive integer"),
-    (["--transcript", "/no/such/folder/t.txt"], "--transcript: folder '/no/such/folder'"),
+    (["--transcript", "/no/such/folder/t.txt"],
+     "--transcript: folder '/no/such/folder' does not exist; give a PATH in an existing"),
+    (["--transcript", "/"], "--transcript: '/' is a folder; give a file PATH"),
 ])
 def test_bad_options_give_one_error_line_and_status_2(args, message):
   done = subprocess.run([sys.executable, "-m", "experiments", "play", *args], capture_output=True,
