@@ -6,6 +6,7 @@ from typing import Callable, Sequence
 
 import matplotlib.axes
 import matplotlib.figure
+import matplotlib.ticker
 import numpy as np
 import pandas as pd
 
@@ -36,6 +37,16 @@ def _per_cut_figure(cuts: Sequence[CutSetting], title: str,
   plotting.legend_below(fig, ncol=4)
   fig.suptitle(title)
   return fig
+
+
+def _few_log_labels(ax: matplotlib.axes.Axes) -> None:
+  """Labels a log-scale y axis at 1, 2 and 5 times the powers of ten, in plain numbers (0.02,
+  0.05, 0.1), and leaves its other ticks unlabelled: over a decade or so matplotlib labels
+  every minor tick of a log axis, and the labels crowd."""
+  ax.yaxis.set_major_locator(matplotlib.ticker.LogLocator(subs=(1.0, 2.0, 5.0)))
+  ax.yaxis.set_major_formatter(matplotlib.ticker.FormatStrFormatter("%g"))
+  ax.yaxis.set_minor_locator(matplotlib.ticker.LogLocator(subs=np.arange(2, 10)))
+  ax.yaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
 
 
 def _of_cut(frame: pd.DataFrame, cut: CutSetting) -> pd.DataFrame:
@@ -138,6 +149,7 @@ def plot_modified(frame: pd.DataFrame, cuts: Sequence[CutSetting]) -> matplotlib
     if len(exact):
       _sqrt_guide(ax, exact)
     plotting.log_log(ax, "iterations T", EXPLOITABILITY, yunit=PER_HAND)
+    _few_log_labels(ax)
 
   return _per_cut_figure(
       cuts, "Modified CFR-AVG (de-averaged leaf values, solid) vs standard (dotted)", draw)
@@ -169,14 +181,16 @@ def plot_self_play(frame: pd.DataFrame, cut: CutSetting, seeds: int) -> matplotl
                    label="exact LP leaves, same T")
     ax_exp.axhline(float(exact.trunk.median()), color=COLOURS["exact"], linestyle="-.",
                    linewidth=1, label="exact LP leaves: trunk with its best continuation")
-  ax_err.set_ylabel(plotting.axis_label("value error (max error of a counterfactual value)",
-                                        "chips", log=True))
+  # The quantity's definition is in the title: the label stays within the panel's height.
+  ax_err.set_ylabel(plotting.axis_label("value error", "chips", log=True))
   ax_exp.set_ylabel(plotting.axis_label(EXPLOITABILITY, PER_HAND, log=True))
   for ax in (ax_err, ax_exp):
     ax.set_yscale("log")
+    _few_log_labels(ax)
+    ax.xaxis.set_major_locator(matplotlib.ticker.MaxNLocator(integer=True))  # Whole rounds.
     ax.set_xlabel("self-play round (0: untrained)")
     ax.grid(True, which="both", alpha=0.3)
-  ax_err.set_title("value error of the model", fontsize=9)
+  ax_err.set_title("value error of the model (max error of a counterfactual value)", fontsize=9)
   ax_exp.set_title("CFR-AVG search with the model's leaf values", fontsize=9)
   plotting.legend_below(fig, ncol=4)
   fig.suptitle(f"ReBeL self-play on {cut_label(cut)}: median and min-max of {seeds} seeds")

@@ -8,11 +8,13 @@ tampered results; the figures through their saved descriptions. The learned part
 import argparse
 import copy
 
+import numpy as np
 import pandas as pd
 import pytest
 
 from experiments import cli
 from experiments.commands import rebel_learned
+from experiments.commands.rebel_learned import figures
 from experiments.commands.rebel_learned import sweep
 from experiments.harness import jobs
 from experiments.harness import plotting
@@ -172,3 +174,26 @@ def test_bad_options_exit_2_with_one_line(tmp_path, capsys, argv, message):
   assert cli.main([rebel_learned.NAME, "--quiet", "--out", str(tmp_path / "r")] + argv) == 2
   last = capsys.readouterr().err.strip().splitlines()[-1]
   assert "error" in last and message in last
+
+
+def test_self_play_figure_labels_fit_and_do_not_crowd():
+  # Three rounds of two seeds over about one decade: where matplotlib labelled minor log ticks.
+  rows = [{"part": "self-play", "round": r, "seed": s, "err_mean": 0.9 / (1 + 3 * r) + 0.01 * s,
+           "path_err_mean": 1.1 / (1 + 2 * r), "exploitability": 0.22 / (1 + r) + 0.01 * s,
+           "trunk": 0.2 / (1 + 2 * r), "openspiel": np.nan}
+          for r in range(3) for s in range(2)]
+  rows.append({"part": "self-play-reference", "round": np.nan, "seed": 0, "err_mean": np.nan,
+               "path_err_mean": np.nan, "exploitability": 0.023, "trunk": 0.019,
+               "openspiel": 0.023})
+  fig = figures.plot_self_play(pd.DataFrame(rows), ("kuhn_poker", 2), 2)
+  fig.draw_without_rendering()
+  renderer = fig.canvas.get_renderer()
+  for ax in fig.axes:
+    label = ax.yaxis.label.get_window_extent(renderer)
+    assert label.height <= ax.get_window_extent(renderer).height  # Within the panel's height.
+    labels = [t.get_text() for t in ax.get_yticklabels() if t.get_visible() and t.get_text()]
+    assert 2 <= len(labels) <= 6, labels  # 1, 2, 5 times powers of ten, in plain numbers.
+    assert all("times" not in t and "^" not in t for t in labels), labels
+    assert not any(t.get_text() for t in ax.get_yminorticklabels())
+    ticks = [t for t in ax.get_xticks() if ax.get_xlim()[0] <= t <= ax.get_xlim()[1]]
+    assert ticks == [0, 1, 2]  # Whole rounds.

@@ -3,6 +3,7 @@ figures."""
 
 import copy
 import fractions
+import re
 
 import numpy as np
 from open_spiel.python import policy as policy_lib
@@ -163,7 +164,7 @@ def test_nash_conv_figure(results):
     assert ax.get_ylabel() in ("NashConv (chips per hand, log scale)", "")
   assert {ax.get_xlabel() for ax in top} == {"iterations T (log scale)"}
   assert {ax.get_xlabel() for ax in bottom} == {
-      "solver time (s, wall clock, measurements excluded, log scale)"}
+      f"solver time ({solver_registry.SOLVER_TIME_UNIT}, log scale)"}
   legend = [t.get_text() for t in fig.legends[0].get_texts()]
   assert legend == [solver_registry.get_solver(s).label for s in SOLVERS] + [plotting.SQRT_GUIDE]
   for solver in SOLVERS:  # The solver's colour in every figure.
@@ -179,7 +180,7 @@ def test_nash_conv_figure(results):
 
 def test_family_figure(runs):
   fig = three_player.plot_family(runs, SOLVERS)
-  values, player_1 = fig.axes
+  values, enlarged, player_1 = fig.axes
   segment = next(ln for ln in values.get_lines() if ln.get_label().startswith("family"))
   # The family's values (Szafron et al.): player 2 from 1/24 to 5/96, player 0 from -1/48 to -1/32.
   np.testing.assert_allclose(segment.get_xdata(), [1 / 24, 5 / 96])
@@ -195,6 +196,35 @@ def test_family_figure(runs):
   # game (its run on the Python game is short), the engine's from one of the two identical games.
   finals = [ln for ln in values.get_lines() if ln.get_markersize() >= 8]
   assert len(finals) == 1 + 1 + 2 + 1  # CFR, CFR+, chance sampling x 2 seeds, C++ CFR.
+  # The middle panel enlarges the family's segment with the same runs.
+  assert len(enlarged.get_lines()) == len(values.get_lines())
+  assert enlarged.get_xlim()[0] < 1 / 24 and enlarged.get_xlim()[1] > 5 / 96
+
+
+def test_family_figure_names_the_seeds_and_hides_no_run(runs):
+  fig = three_player.plot_family(runs, SOLVERS)
+  values = fig.axes[0]
+  # A second legend maps each seed to its marker; the deterministic solvers run with seed 0.
+  seeds = fig.legends[1]
+  assert [t.get_text() for t in seeds.get_texts()] == [
+      "seed 0 (and every deterministic solver)", "seed 1"]
+  assert [h.get_marker() for h in seeds.legend_handles] == ["o", "s"]
+  summary = plotting.describe_figure(fig)
+  assert summary["legends"][1]["entries"][1] == "seed 1"
+  assert summary["legends"][1]["overlaps"] == []  # Outside the data.
+  # Final points: hollow, marker = seed; two at one point (OpenSpiel's C++ CFR = our CFR, same
+  # values) differ in size, so the one drawn over the other leaves it visible.
+  finals = [ln for ln in values.get_lines() if ln.get_markersize() >= 8]
+  assert all(ln.get_markerfacecolor() == "none" for ln in finals)
+  cs_markers = {ln.get_marker() for ln in finals
+                if ln.get_color() == plotting.solver_style("cs_cfr")["color"]}
+  assert cs_markers == {"o", "s"}
+  at = {}
+  for ln in finals:
+    point = (round(ln.get_xdata()[0], 9), round(ln.get_ydata()[0], 9))
+    at.setdefault(point, []).append(ln.get_markersize())
+  shared = [sizes for sizes in at.values() if len(sizes) > 1]
+  assert shared and all(len(set(sizes)) == len(sizes) for sizes in shared)
 
 
 def test_values_figure_of_the_non_unit_game(runs):
@@ -206,6 +236,9 @@ def test_values_figure_of_the_non_unit_game(runs):
   # OpenSpiel's C++ CFR ran only PYTHON_T iterations on this Python game: not drawn.
   assert legend == ["CFR (ours)", "CFR+ (ours)", "chance-sampling CFR (ours)"]
   assert "no published equilibrium" in fig.get_suptitle()
+  seeds = plotting.describe_figure(fig)["legends"][1]["entries"]
+  assert seeds == ["seed 0 (and every deterministic solver)", "seed 1"]
+  assert all(ln.get_markerfacecolor() == "none" for ax in fig.axes for ln in ax.get_lines())
 
 
 def test_summary_and_member_tables(runs, results):
@@ -230,6 +263,8 @@ def test_cli_quick_run(tmp_path):
   folder = tmp_path / three_player.NAME
   summary = plotting.read_figure_summary(folder / "three_player_family.png")
   assert summary["title"].startswith("Three-player Kuhn poker: values")
+  assert any(legend["entries"][:1] == ["seed 0 (and every deterministic solver)"]
+             for legend in summary["legends"])
   report = (tmp_path / "report.md").read_text()
   assert "NashConv" in report and "Szafron-Gibson-Sturtevant" in report
   assert (folder / "three_player_summary.csv").exists()
@@ -239,6 +274,24 @@ def test_cli_rejects_a_two_player_solver(tmp_path, capsys):
   assert cli.main(["three-player", "--solver", "cfr_d_d1", "--out", str(tmp_path / "x")]) == 2
   err = capsys.readouterr().err
   assert "needs a two-player zero-sum game" in err and len(err.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("game, players", [("leduc_poker", 2), ("kuhn_poker(players=4)", 4)])
+def test_cli_refuses_a_game_without_three_players_before_any_work(tmp_path, capsys,
+                                                                  monkeypatch, game, players):
+  def no_work(*_args, **_kwargs):
+    raise AssertionError("a job ran")
+
+  monkeypatch.setattr(Context, "run_jobs", no_work)
+  out = tmp_path / "x"
+  assert cli.main(["three-player", "--game", three_player.FAMILY_GAMES[0], "--game", game,
+                   "--quick", "--out", str(out)]) == 2
+  err = capsys.readouterr().err
+  assert len(err.strip().splitlines()) == 1
+  assert err.startswith(f"{cli.PROG} three-player: error: game {game} has {players} players")
+  assert not out.exists()  # Nothing written.
+  with pytest.raises(ValueError, match=f"game {re.escape(game)} has {players} players"):
+    three_player.make_jobs([game], SOLVERS, 0, 1, T, PYTHON_T)
 
 
 def test_game_strings_of_the_family():
