@@ -10,7 +10,8 @@ checkout with::
   python -m spiel_games.playthroughs            # rewrites spiel_games/golden_playthroughs/*.txt
   python -m spiel_games.playthroughs --check    # exit status 1 if any file is out of date
 
-and review the difference with ``git diff spiel_games/golden_playthroughs``.
+and review the difference with ``git diff spiel_games/golden_playthroughs``. Either command prints
+one line per out-of-date file, or one line saying that all of them match.
 """
 
 import argparse
@@ -86,11 +87,15 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
   if args.check:
     for name in stale:
       print(f"out of date: {args.folder / name}")
+    if not stale:
+      print(f"{len(GAMES)} playthroughs in {args.folder} match the games")
     return 1 if stale else 0
   args.folder.mkdir(parents=True, exist_ok=True)
   for name, text in stale.items():
     atomic_write_text(args.folder / name, text)
     print(f"wrote {args.folder / name}")
+  if not stale:
+    print(f"{len(GAMES)} playthroughs in {args.folder} are up to date; nothing written")
   return 0
 
 

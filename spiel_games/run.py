@@ -7,21 +7,57 @@ exists by name only once its module has been imported. This command imports ``sp
 flags included)::
 
   python -m spiel_games.run open_spiel.python.examples.playthrough --game kuhn_poker_ante
-  python -m spiel_games.run open_spiel.python.examples.uniform_policy_exploitability \
-      --game="kuhn_poker_ante(ante=2.0)"
+  python -m spiel_games.run open_spiel.python.examples.mccfr_example \
+      --game="kuhn_poker_ante(players=3)"
 
-The module's own exit status is the command's. A module that cannot be found gives one
-``error:`` line on stderr and exit status 2.
+While MODULE runs, ``pyspiel.load_game`` and ``pyspiel.load_game_as_turn_based`` accept a game
+string with parameters together with a parameter dictionary, as several of OpenSpiel's scripts
+call them (``cfr_example``, ``mccfr_example``: ``load_game(FLAGS.game, {"players":
+FLAGS.players})``); OpenSpiel alone answers "Unknown game" to any string with parentheses there.
+The two are merged: a parameter in only one of them is used, an equal value in both is fine, the
+string's value replaces one the script took from a flag left at its default (``--players``
+defaults to 2), and any other disagreement is one ``error:`` line and exit status 2.
+
+When the ``--game`` flag (or ``--game_name``, ``--game_string``) names a game with more than
+``LARGE_GAME_STATES`` states, one ``note:`` line on stderr first says how many: scripts that walk
+the whole tree take minutes on it. MODULE's own exit status is the command's. A module that
+cannot be found gives one ``error:`` line on stderr and exit status 2. OpenSpiel's
+``mccfr_cpp_example``, which writes its solver as a ``.pickle`` file into the working directory,
+runs in a temporary directory that is removed afterwards.
 """
 
+import contextlib
+import functools
 import importlib.util
+import math
+import os
 import runpy
 import sys
-from typing import Optional, Sequence
+import tempfile
+from typing import Any, Callable, Dict, Iterator, Mapping, Optional, Sequence, Tuple
+
+from absl import flags
+import pyspiel
 
 import spiel_games  # noqa: F401  (registers the project's games with pyspiel)
+from spiel_games import kuhn_poker_ante
+from spiel_games import kuhn_poker_referee
+from spiel_games.kuhn_rules import KuhnRules
 
 USAGE = "usage: python -m spiel_games.run MODULE [ARGS...]"
+
+# Above this many states a game gets the size note: OpenSpiel's Python CFR visits every state
+# several times per iteration, at some 10 (kuhn_poker_ante) to 150 (kuhn_poker_referee)
+# microseconds a visit, so 100 iterations of cfr_example take minutes. leduc_poker has 9,457.
+LARGE_GAME_STATES = 10_000
+# Flags by which OpenSpiel's example scripts name their game.
+GAME_FLAGS = ("game", "game_name", "game_string")
+# Modules that write scratch files into the working directory: they run in a temporary one.
+WRITES_TO_CWD = frozenset(["open_spiel.python.examples.mccfr_cpp_example"])
+
+
+class ParameterConflict(ValueError):
+  """A game string and a parameter dictionary give one parameter different values."""
 
 
 def find_module(name: str) -> str:
@@ -47,6 +83,262 @@ def find_module(name: str) -> str:
   return spec.origin or name
 
 
+# Game strings together with parameter dictionaries.
+
+
+def _value_string(value: Any) -> str:
+  """A parameter value as pyspiel writes it in a game string."""
+  if isinstance(value, Mapping):
+    return pyspiel.game_parameters_to_string(dict(value))
+  return str(value)
+
+
+def _flag_at_default(key: str, value: Any) -> bool:
+  """True if ``value`` is that of an absl flag named ``key`` not given on the command line."""
+  try:
+    flag = flags.FLAGS[key]
+  except KeyError:
+    return False
+  return not flag.present and flag.value == value
+
+
+def merge_parameters(game_string: str, params: Mapping[str, Any],
+                     overridable: Callable[[str, Any], bool] = lambda key, value: False
+                     ) -> Tuple[str, Dict[str, Any]]:
+  """The short name and the parameters of ``game_string`` merged with ``params``.
+
+  Args:
+    game_string: e.g. ``"kuhn_poker_ante(players=3)"`` (parsed by pyspiel's own parser).
+    params: a parameter dictionary given with it, e.g. ``{"players": 3}``.
+    overridable: ``overridable(key, value)`` is true when ``params[key] = value`` is only a
+      default (a script's flag left at its default value), which the string's value replaces.
+
+  Returns:
+    (short name, parameters): the string's parameters and the dictionary's other ones.
+
+  Raises:
+    ParameterConflict: one line naming the parameter and both values, if they differ.
+  """
+  parsed = dict(pyspiel.game_parameters_from_string(game_string))
+  name = parsed.pop("name")
+  merged = dict(parsed)
+  for key, value in params.items():
+    if key not in parsed:
+      merged[key] = value
+    elif parsed[key] != value and not overridable(key, value):
+      given = (f"--{key}={_value_string(value)}" if key in flags.FLAGS
+               else f"{key}={_value_string(value)}")
+      ours = _value_string(parsed[key])
+      raise ParameterConflict(
+          f"game {game_string!r} sets {key}={ours}, but the script also loads it with {given}; "
+          f"give {key} once, or the same value ({ours}) in both")
+  return name, merged
+
+
+def _merging(load: Callable[..., pyspiel.Game]) -> Callable[..., pyspiel.Game]:
+  """``load`` (``pyspiel.load_game`` or ``load_game_as_turn_based``), merging (string, dict)."""
+
+  @functools.wraps(load)
+  def merged_load(*args, **kwargs):
+    if (len(args) == 2 and not kwargs and isinstance(args[0], str) and "(" in args[0]
+        and isinstance(args[1], Mapping)):
+      name, params = merge_parameters(args[0], args[1], _flag_at_default)
+      return load(name, params)
+    return load(*args, **kwargs)
+
+  return merged_load
+
+
+@contextlib.contextmanager
+def merged_game_parameters() -> Iterator[None]:
+  """Within the block, pyspiel's loaders merge a game string's parameters with a dictionary."""
+  saved = pyspiel.load_game, pyspiel.load_game_as_turn_based
+  pyspiel.load_game, pyspiel.load_game_as_turn_based = (_merging(saved[0]), _merging(saved[1]))
+  try:
+    yield
+  finally:
+    pyspiel.load_game, pyspiel.load_game_as_turn_based = saved
+
+
+# Game sizes.
+
+
+def kuhn_poker_ante_states(rules: KuhnRules) -> int:
+  """States of ``kuhn_poker_ante``: partial deals, then every deal times every betting history.
+
+  With N players and n cards the deal passes through n! / (n - k)! chance states of k < N cards
+  dealt; each of the n! / (n - N)! complete deals is followed by every betting history.
+  """
+  n, players = rules.deck_size, rules.num_players
+  histories = len(rules.decision_histories()) + len(rules.terminal_histories)
+  return sum(math.perm(n, k) for k in range(players)) + math.perm(n, players) * histories
+
+
+def kuhn_poker_referee_states(rules: KuhnRules, grid: int) -> int:
+  """States of ``kuhn_poker_referee``, counted by belief supports instead of state by state.
+
+  The tree's shape depends on the belief only through its support, and the support is always
+  the deals (c0, c1), c0 != c1, with c0 in S0 and c1 in S1; up to a relabelling of the cards it is
+  described by three counts: cards only in S0, only in S1, and in both. A player who announces
+  k_c / grid for every card c leads to one referee node, whose outcome pass (bet) exists when some
+  card of the player's support has k_c < grid (k_c > 0) and keeps exactly those cards. Cards that
+  the acting player cannot hold take any of the grid + 1 values without changing anything.
+  """
+  n = rules.deck_size
+
+  def normalized(only0: int, only1: int, both: int) -> Optional[Tuple[int, int, int]]:
+    """The supports' counts after dropping cards no deal has; None for an empty support."""
+    if only0 + both == 0 or only1 + both == 0 or (only0, only1, both) == (0, 0, 1):
+      return None
+    if both == 1 and only1 == 0:  # S1 = {c}, so no deal gives player 0 card c.
+      return only0, 1, 0
+    if both == 1 and only0 == 0:
+      return 1, only1, 0
+    return only0, only1, both
+
+  def splits(count: int) -> Iterator[Tuple[int, int, int, int]]:
+    """(zero, middle, top, ways): cards announced 0, strictly between, and grid."""
+    for zero in range(count + 1):
+      for top in range(count - zero + 1):
+        middle = count - zero - top
+        ways = math.comb(count, zero) * math.comb(count - zero, top) * (grid - 1)**middle
+        if ways:
+          yield zero, middle, top, ways
+
+  @functools.lru_cache(maxsize=None)
+  def size(history: str, only0: int, only1: int, both: int) -> int:
+    if rules.is_terminal(history):
+      return 1
+    player = rules.current_player(history)
+    mine, other = (only0, only1) if player == 0 else (only1, only0)
+    free = (grid + 1)**(n - mine - both)  # Cards the player cannot hold.
+    total = 1
+    for zero_m, middle_m, top_m, ways_m in splits(mine):
+      for zero_b, middle_b, top_b, ways_b in splits(both):
+        below = (zero_m + middle_m, other + top_b, zero_b + middle_b)  # Pass: k < grid.
+        above = (middle_m + top_m, other + zero_b, middle_b + top_b)  # Bet: k > 0.
+        subtree = 1  # The referee node.
+        for action, (kept, others, shared) in zip("pb", (below, above)):
+          counts = normalized(*((kept, others, shared) if player == 0 else
+                                (others, kept, shared)))
+          if counts is not None:
+            subtree += size(history + action, *counts)
+        total += ways_m * ways_b * free * subtree
+    return total
+
+  return size("", 0, 0, n)
+
+
+def count_states(game: pyspiel.Game, cap: int) -> Tuple[int, bool]:
+  """(number of states, exact): exact for our games, else counted up to ``cap`` states.
+
+  Returns:
+    (n, True) with the exact count, or (cap, False) when the game has ``cap`` states or more.
+  """
+  short_name = game.get_type().short_name
+  if short_name == kuhn_poker_ante.SHORT_NAME:
+    return kuhn_poker_ante_states(game.rules), True
+  if short_name == kuhn_poker_referee.SHORT_NAME:
+    return kuhn_poker_referee_states(game.rules, game.grid), True
+  count, stack = 0, [game.new_initial_state()]
+  while stack:
+    state = stack.pop()
+    count += 1
+    if count >= cap:
+      return cap, False
+    if state.is_terminal():
+      continue
+    if state.is_chance_node():
+      actions = [action for action, _ in state.chance_outcomes()]
+    else:  # At a simultaneous node: the flat joint actions.
+      actions = state.legal_actions()
+    stack.extend(state.child(action) for action in actions)
+  return count, True
+
+
+def _flag_value(argv: Sequence[str], name: str) -> Optional[str]:
+  """The last value of ``--name=value`` or ``--name value`` in ``argv``, if any."""
+  value = None
+  for i, arg in enumerate(argv):
+    if arg.startswith(f"--{name}="):
+      value = arg.split("=", 1)[1]
+    elif arg == f"--{name}" and i + 1 < len(argv):
+      value = argv[i + 1]
+  return value
+
+
+@contextlib.contextmanager
+def _quiet_stderr() -> Iterator[None]:
+  """Silences file descriptor 2 (pyspiel prints its exceptions there from C++)."""
+  sys.stderr.flush()
+  saved = os.dup(2)
+  try:
+    with open(os.devnull, "w", encoding="utf-8") as null:
+      os.dup2(null.fileno(), 2)
+      yield
+  finally:
+    os.dup2(saved, 2)
+    os.close(saved)
+
+
+def size_note(args: Sequence[str]) -> Optional[str]:
+  """The note for a game of more than ``LARGE_GAME_STATES`` states named in the flags ``args``.
+
+  The game is the first of ``--game``, ``--game_name``, ``--game_string`` given, with
+  ``--players`` as the scripts pass it; None when no flag names a game, the game does not load
+  (the script then reports it), or it is small.
+  """
+  game_string = next((value for value in (_flag_value(args, name) for name in GAME_FLAGS)
+                      if value is not None), None)
+  if not game_string:
+    return None
+  players = _flag_value(args, "players")
+  try:
+    with _quiet_stderr():
+      name = pyspiel.game_parameters_from_string(game_string)["name"]
+      if name not in pyspiel.registered_names():
+        return None
+      params = {"players": int(players)} if players is not None else {}
+      game = (pyspiel.load_game(game_string) if not params else
+              pyspiel.load_game(*merge_parameters(game_string, params)))
+  except Exception:  # pylint: disable=broad-except  (the script reports a bad game itself)
+    return None
+  count, exact = count_states(game, LARGE_GAME_STATES + 1)
+  if count <= LARGE_GAME_STATES:
+    return None
+  label = game_string + (f" with --players={players}" if players is not None else "")
+  size = f"{count:,} states" if exact else f"more than {LARGE_GAME_STATES:,} states"
+  smaller = ""
+  if name == kuhn_poker_referee.SHORT_NAME and game.grid > 1:
+    smaller = f"; with grid=1 it has {kuhn_poker_referee_states(game.rules, 1):,} states"
+  return (f"note: {label} has {size}; scripts that walk the whole game tree at every iteration "
+          f"(cfr_example, mccfr_example, uniform_policy_exploitability) take minutes on "
+          f"it{smaller}")
+
+
+def run_module(module: str, path: str, args: Sequence[str]) -> int:
+  """Runs ``module`` (file ``path``) as ``__main__`` with ``args``; returns its exit status."""
+  saved_argv = sys.argv
+  sys.argv = [path, *args]
+  try:
+    with merged_game_parameters():
+      runpy.run_module(module, run_name="__main__", alter_sys=True)
+  except SystemExit as e:  # absl's app.run always ends this way.
+    code = e.code
+    if code is None:
+      return 0
+    if isinstance(code, int):
+      return code
+    print(code, file=sys.stderr)
+    return 1
+  except ParameterConflict as e:
+    print(f"error: {e}", file=sys.stderr)
+    return 2
+  finally:
+    sys.argv = saved_argv
+  return 0
+
+
 def main(argv: Optional[Sequence[str]] = None) -> int:
   """Runs ``argv[0]`` as ``__main__`` with ``argv[1:]`` as its arguments; returns the status."""
   argv = list(sys.argv[1:] if argv is None else argv)
@@ -60,21 +352,18 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
   except ValueError as e:
     print(f"error: {e}", file=sys.stderr)
     return 2
-  saved_argv = sys.argv
-  sys.argv = [path] + argv[1:]
-  try:
-    runpy.run_module(module, run_name="__main__", alter_sys=True)
-  except SystemExit as e:  # absl's app.run always ends this way.
-    code = e.code
-    if code is None:
-      return 0
-    if isinstance(code, int):
-      return code
-    print(code, file=sys.stderr)
-    return 1
-  finally:
-    sys.argv = saved_argv
-  return 0
+  note = size_note(argv[1:])
+  if note:
+    print(note, file=sys.stderr, flush=True)
+  if module not in WRITES_TO_CWD:
+    return run_module(module, path, argv[1:])
+  cwd = os.getcwd()
+  with tempfile.TemporaryDirectory(prefix="spiel_games_run_") as scratch:
+    os.chdir(scratch)
+    try:
+      return run_module(module, path, argv[1:])
+    finally:
+      os.chdir(cwd)
 
 
 if __name__ == "__main__":

@@ -56,11 +56,13 @@ def test_default_playthroughs_are_cpp_kuhn_poker_apart_from_the_game_description
   assert len(ours) > 100  # The hand has 6 states, each described in many lines.
 
 
-def test_check_mode_reports_no_stale_file():
+def test_check_mode_reports_no_stale_file(capsys):
   assert playthroughs.main(["--check", "--folder", str(FOLDER)]) == 0
+  # One line on success, with the number of golden files (six since the three-player hand).
+  assert capsys.readouterr().out == f"6 playthroughs in {FOLDER} match the games\n"
 
 
-def test_check_mode_reports_a_changed_file(tmp_path):
+def test_check_mode_reports_a_changed_file(tmp_path, capsys):
   for name in playthroughs.GAMES:
     (tmp_path / name).write_text((FOLDER / name).read_text(encoding="utf-8"), encoding="utf-8")
   changed = tmp_path / "kuhn_poker_ante.txt"
@@ -68,10 +70,15 @@ def test_check_mode_reports_a_changed_file(tmp_path):
                                                                  "Returns() = [-2, 2]"))
   assert list(playthroughs.out_of_date(tmp_path)) == ["kuhn_poker_ante.txt"]
   assert playthroughs.main(["--check", "--folder", str(tmp_path)]) == 1
+  assert capsys.readouterr().out == f"out of date: {changed}\n"  # No success line.
   assert playthroughs.main(["--folder", str(tmp_path)]) == 0  # Regenerates it.
+  assert capsys.readouterr().out == f"wrote {changed}\n"
   assert changed.read_text(encoding="utf-8") == (FOLDER / "kuhn_poker_ante.txt").read_text(
       encoding="utf-8")
   assert not list(tmp_path.glob(".*.tmp"))
+  assert playthroughs.main(["--folder", str(tmp_path)]) == 0  # Nothing left to write.
+  assert capsys.readouterr().out == (f"6 playthroughs in {tmp_path} are up to date; "
+                                     "nothing written\n")
 
 
 def test_check_mode_refuses_a_missing_folder(tmp_path, capsys):
