@@ -11,15 +11,24 @@ their default options. Every command takes the common options of
 ``arguments.add_common_arguments``.
 
 An experiment writes into ``DIR/<NAME>/``; the CLI saves its section there with the code that
-computed it, writes the manifests (``DIR/manifest.json`` and ``DIR/<NAME>/manifest.json``) and
-re-renders ``DIR/report.md`` from every section in ``DIR``.
+computed it and the budget it ran at, writes the manifests (``DIR/manifest.json`` and
+``DIR/<NAME>/manifest.json``) and re-renders ``DIR/report.md`` from every section in ``DIR``. A
+rerun replaces the experiment's folder as a whole: once its new section is saved, the files of
+the earlier run that it did not write again (figures, tables, logs) are removed; the saved work
+in ``context.KEPT_FOLDERS`` (``jobs/``...) is kept for reuse. A section in ``DIR`` that cannot be
+read is shown as unreadable in the report and named in one line on stderr (exit 1).
 
-Nothing a person does ends in a traceback: bad options and ``--out`` problems print one
-``error:`` line (exit 2, nothing written); an experiment that crashes or a job that raises is
-recorded in the report with its error (the traceback goes to ``DIR/<NAME>/error.log``) and the
-rest goes on (exit 1); Ctrl-C prints one line saying what was kept, renders the report from what
-finished and exits with 130; a lost Dask cluster prints one line (exit 1). Exit 0 when every
-check passed.
+Without a terminal (a log file, a pipe, ``make``) and without ``--quiet``, each experiment prints
+a line when it starts and when it ends, and its sweeps a line with their estimated time and one
+at most every minute (``context.plain_progress``), so that a log shows where a long run is.
+
+Nothing a person does ends in a traceback: bad options and ``--out`` problems (including an
+empty ``--out``, which would be the current folder) print one ``error:`` line (exit 2, nothing
+written); an experiment that crashes or a job that raises is recorded in the report with its
+error (the traceback goes to ``DIR/<NAME>/error.log``) and the rest goes on (exit 1); Ctrl-C
+prints one line saying what was kept, renders the report from what finished and exits with 130;
+a lost Dask cluster prints one line (exit 1). Exit 0 when every check passed and every section
+in ``DIR`` could be read.
 """
 
 import argparse
@@ -28,13 +37,14 @@ import dataclasses
 import importlib
 import pathlib
 import pkgutil
+import shlex
 import shutil
 import sys
 import tempfile
 import time
 import traceback
 from types import ModuleType
-from typing import List, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 import matplotlib
 import tqdm
@@ -139,6 +149,55 @@ def prepare_out(root: pathlib.Path, names: Sequence[str]) -> bool:
   return created
 
 
+def budget(module: ModuleType, args: argparse.Namespace) -> Dict[str, Any]:
+  """The budget an experiment runs at (``report.SectionRecord.budget``): ``--quick`` or not, and
+  its own options given with a value other than their default, and the seed if not 0, as
+  command-line text."""
+  parser = argparse.ArgumentParser(add_help=False)
+  module.add_arguments(parser)
+  options = []
+  for action in parser._actions:  # (argparse has no public list of its options)
+    value = getattr(args, action.dest, action.default)
+    if not action.option_strings or value == action.default:
+      continue
+    option = action.option_strings[-1]
+    if action.nargs == 0:  # A flag.
+      options.append(option)
+    else:
+      options += [f"{option} {shlex.quote(str(v))}"
+                  for v in (value if isinstance(value, list) else [value])]
+  if args.seed:
+    options.append(f"--seed {args.seed}")
+  return {"quick": bool(args.quick), "options": options}
+
+
+def _snapshot(sub: pathlib.Path) -> Dict[pathlib.Path, Tuple[int, int, int]]:
+  """The files in ``sub`` outside ``context.KEPT_FOLDERS``, each with what tells whether it was
+  written again (inode, modification time, size)."""
+  found = {}
+  for path in sub.rglob("*"):
+    relative = path.relative_to(sub)
+    if relative.parts[0] in context.KEPT_FOLDERS or not path.is_file():
+      continue
+    stat = path.stat()
+    found[path] = (stat.st_ino, stat.st_mtime_ns, stat.st_size)
+  return found
+
+
+def _remove_stale(sub: pathlib.Path, before: Dict[pathlib.Path, Tuple[int, int, int]]) -> None:
+  """Removes the files of ``before`` that were not written again, and the folders (outside
+  ``context.KEPT_FOLDERS``) left empty: what remains is what the last run wrote."""
+  for path, identity in before.items():
+    with contextlib.suppress(OSError):
+      stat = path.stat()
+      if (stat.st_ino, stat.st_mtime_ns, stat.st_size) == identity:
+        path.unlink()
+  folders = {p.parent for p in before if p.parent != sub}
+  for folder in sorted(folders, key=lambda f: len(f.parts), reverse=True):
+    with contextlib.suppress(OSError):
+      folder.rmdir()  # Only if empty.
+
+
 @dataclasses.dataclass
 class _Outcome:
   """How one experiment ended, for ``main``."""
@@ -158,9 +217,14 @@ def _run_one(module: ModuleType, args: argparse.Namespace, root: pathlib.Path,
   sub = root / module.NAME
   created = not sub.exists()
   sub.mkdir(parents=True, exist_ok=True)
+  earlier = _snapshot(sub)
+  plain = context.plain_progress(args.quiet)
   ctx = context.Context(module.NAME, sub, seed=args.seed, quick=args.quick,
                         progress=context.terminal_progress(args.quiet), fresh=args.fresh,
-                        max_minutes=args.max_minutes, executor=executor)
+                        max_minutes=args.max_minutes, executor=executor,
+                        log=context.log_line if plain else None)
+  spent = budget(module, args)
+  ctx.note(f"started, budget {report.describe_budget(spent, code=False)}")
   start, clock = provenance.now(), time.perf_counter()
   error, interrupted, lost = None, False, None
   section = ReportSection(title=module.NAME)
@@ -190,11 +254,13 @@ def _run_one(module: ModuleType, args: argparse.Namespace, root: pathlib.Path,
       module.NAME, section, time.perf_counter() - clock, error,
       job_failures=context.describe_failures(ctx.failures), interrupted=interrupted,
       jobs=dataclasses.asdict(ctx.stats), code=provenance.code_stamp(),
-      finished=provenance.now())
+      finished=provenance.now(), budget=spent)
   report.save_section(root, record)
   provenance.write_manifest(sub, provenance.build_manifest(
       args.argv, args.prog, {"seed": args.seed}, start, provenance.now(),
       experiment=module.NAME, status=record.status, code=record.code, jobs=record.jobs))
+  _remove_stale(sub, earlier)
+  ctx.note(f"done, {report.outcome_text(record)}")
   return _Outcome(record, interrupted, lost)
 
 
@@ -284,6 +350,10 @@ def _finish(args: argparse.Namespace, root: pathlib.Path, modules: Sequence[Modu
   records = [o.record for o in outcomes]
   order = [m.NAME for m in modules]
   sections = report.load_sections(root, order)
+  unreadable = [r for r in sections if r.unreadable is not None]
+  for r in unreadable:
+    print(f"{args.prog} {args.command}: warning: {report.unreadable_advice(r)} (shown as "
+          f"{report.UNREADABLE} in the report)", file=sys.stderr)
   run_manifest = provenance.build_manifest(
       args.argv, args.prog, {"seed": args.seed}, start, provenance.now(),
       experiments={r.experiment: {"status": r.status, "code": r.code, "jobs": r.jobs,
@@ -305,7 +375,7 @@ def _finish(args: argparse.Namespace, root: pathlib.Path, modules: Sequence[Modu
     print(f"{args.prog} {args.command}: error: {last.lost}; finished jobs are kept, rerun the same "
           "command to resume", file=sys.stderr)
     return 1
-  return 0 if report.overall_status(records) else 1
+  return 0 if report.overall_status(records) and not unreadable else 1
 
 
 def _print_outcome(records: Sequence[report.SectionRecord], path: pathlib.Path) -> None:

@@ -167,6 +167,21 @@ def plot_rule_set(curves: pd.DataFrame, solved: pd.DataFrame, simplified: bool,
   return fig
 
 
+def report_table(solved: pd.DataFrame, simplified: bool) -> pd.DataFrame:
+  """The report's table of one rule set: a row per game, a column per plotted quantity, headed
+  in words (``quantities``, the regime as in the figures)."""
+  names = quantities(simplified)
+  rows = solved[solved.simplified == simplified]
+  table = rows.pivot_table(index=["sweep", "ante", "bet", "regime"], columns="quantity",
+                           values="solved").reset_index()
+  table["sweep"] = table.sweep.map({"ante": "ante varies", "bet": "bet varies"})
+  table["regime"] = table.regime.map(REGIME_NAMES)
+  headers = {"sweep": "sweep", "ante": "ante (chips)", "bet": "bet (chips)",
+             "regime": "regime", VALUE: "game value / bet (player 0)"}
+  headers.update({q: f"{title} [{q}]" for q, title in names.items() if q != VALUE})
+  return table[["sweep", "ante", "bet", "regime", *names]].rename(columns=headers)
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
   parser.add_argument("--solver", type=arguments.solver_name, default=DEFAULT_SOLVER,
                       metavar="NAME", help=f"solver (default {DEFAULT_SOLVER}; one of "
@@ -205,14 +220,17 @@ def run(args: argparse.Namespace, ctx: Context) -> ReportSection:
   found: List[Check] = []
   for result in results:
     found += references.solver_run_checks(result, references.compute_reference(result.job.game))
-  table = solved.pivot_table(index=["simplified", "sweep", "ante", "bet", "regime"],
-                             columns="quantity", values="solved").reset_index()
   markdown = (
       f"{solver_registry.get_solver(args.solver).label}, T = {iterations}, on kuhn_poker_ante "
       f"over antes {', '.join(map(str, antes))} (bet 1) and bets {', '.join(map(str, bets))} "
       "(ante 1), both rule sets. Probabilities are of bet/call at the information state in "
-      "brackets (cards 0 = J, 1 = Q, 2 = K; p = check, b = bet).\n\n"
-      + tables.markdown_table(table, digits=4) + "\n\n" + CAPTION)
+      "brackets (cards 0 = J, 1 = Q, 2 = K; p = check, b = bet); the simplified game has only "
+      "two checked states (player 0's check ends the hand, and the other choices are forced "
+      "or dominated).\n\n"
+      + "\n\n".join(f"**{'Simplified' if simplified else 'Standard'} rules.**\n\n"
+                     + tables.markdown_table(report_table(solved, simplified), digits=4)
+                     for simplified in (False, True) if (solved.simplified == simplified).any())
+      + "\n\n" + CAPTION)
   return ReportSection(title="Ante sweep: solved strategies and values against closed forms",
                        markdown=markdown, figures=figures, tables=["ante_sweep.csv"],
                        checks=found)

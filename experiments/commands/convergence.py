@@ -77,6 +77,12 @@ CAPTION = (
     "says \"identical to ... to 1e-9\": the circles sit on the wide line) and separate on the "
     "right, by their speed; CFR+ falls below the dashed grey O(1/sqrt(T)) guide, the rate of "
     "CFR's regret bound; the sampled solvers' band shows the spread over seeds.")
+# The report's summary table: column -> header.
+SUMMARY_HEADERS = {
+    "measure": "measure", "iterations": "iterations T", "seeds": "seeds",
+    "final_median": f"final measure, median over seeds ({UNIT})",
+    "final_max": f"final measure, largest over seeds ({UNIT})",
+    "seconds": "solver time, median over seeds (s)"}
 # Pairs (solver, reference solver) that implement the same algorithm, so must agree exactly.
 SAME_ALGORITHM = (("cfr_cpp", "cfr"), ("our_cfr", "cfr"), ("our_cfr_plus", "cfr_plus"))
 
@@ -217,14 +223,31 @@ def final_checks(results: Sequence[jobs_lib.JobResult]) -> List[Check]:
   return found
 
 
-def _tie_note(tied: Dict[str, List[str]]) -> str:
-  """The report's sentence on games where implementations of one algorithm are not compared."""
+def tie_note(tied: Dict[str, List[str]], frame: pd.DataFrame) -> str:
+  """The report's sentence on games where implementations of one algorithm are not checked
+  against each other, with what the figures' legends say of them in this run."""
   if not tied:
     return ""
-  return (" Implementations of one algorithm (OpenSpiel's and ours) are not compared on "
-          + ", ".join(f"{g} (tie at {', '.join(t)})" for g, t in tied.items())
-          + ": two actions tie exactly at the uniform first iterate, rounding decides what each "
-          "plays next, and both runs are correct CFR.")
+  text = (" Implementations of one algorithm (OpenSpiel's and ours) are not checked against "
+          "each other on " + ", ".join(f"{g} (tie at {', '.join(t)})" for g, t in tied.items())
+          + ": two actions tie exactly at the uniform first iterate, so rounding may decide what "
+          "each plays next, and both runs are correct CFR.")
+  for game in tied:
+    same = identical_curves(frame[frame.game == game])
+    pairs = [(solver, reference) for solver, reference in SAME_ALGORITHM
+             if {solver, reference} <= set(frame.solver[frame.game == game])]
+    if not pairs:
+      continue
+    label = {x: solver_registry.get_solver(x).label for pair in pairs for x in pair}
+    agree = [(label[a], label[b]) for a, b in pairs if a in same]
+    parts = [f"{label[a]} drew a different curve from {label[b]}"
+             for a, b in pairs if a not in same]
+    if agree:
+      parts.insert(0, f"{agree[0][0]} drew the same curve as {agree[0][1]}" + "".join(
+          f", and {a} as {b}" for a, b in agree[1:]) + " all the same (to 1e-9, so the "
+          "figure's legend says \"identical to\")")
+    text += f" In this run, on {game}: " + "; ".join(parts) + "."
+  return text
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -269,7 +292,7 @@ def run(args: argparse.Namespace, ctx: Context) -> ReportSection:
   summary = final.groupby(["game", "solver"]).agg(
       measure=("measure", "first"), iterations=("iteration", "first"), seeds=("seed", "count"),
       final_median=("exploitability", "median"), final_max=("exploitability", "max"),
-      seconds=("seconds", "median")).reset_index()
+      seconds=("seconds", "median")).reset_index().rename(columns=SUMMARY_HEADERS)
   skipped = [g for g, _ in budgets if game_loader.histories(g) > game_loader.LP_MAX_HISTORIES]
   n_player = sorted(set(frame.game[frame.measure == measures.NASH_CONV]))
   markdown = (
@@ -281,7 +304,7 @@ def run(args: argparse.Namespace, ctx: Context) -> ReportSection:
          "exploitability: their curves and the measure column are NashConv (the sum of the "
          "players' best-response gains), CFR's O(1/sqrt(T)) bound does not apply to them and "
          "they have no game value to check." if n_player else "")
-      + _tie_note(tied_games(sorted(set(frame.game))))
+      + tie_note(tied_games(sorted(set(frame.game))), frame)
       + "\n\n" + tables.markdown_table(summary, digits=3)
       + ("\n\nNo exact game value (closed form or LP) for games above "
          f"{game_loader.LP_MAX_HISTORIES:,} histories: " + ", ".join(skipped) if skipped else "")

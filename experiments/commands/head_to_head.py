@@ -153,7 +153,8 @@ def summary_markdown(result: Result, checked: int) -> str:
       f"{seats} on `{result.game}`, {len(result.returns)} hands played with OpenSpiel's "
       "`evaluate_bots`.",
       "",
-      "| player | policy | chips per hand | interval | exact value | wins | draws | losses |",
+      f"| player | policy | mean (chips per hand) | {CONFIDENCE:.0%} interval (chips per hand) "
+      "| exact expected value (chips per hand) | hands won | hands drawn | hands lost |",
       "|---|---|---|---|---|---|---|---|"]
   for p, name in enumerate(result.names):
     wins, draws, losses = result.wins_draws_losses(p)

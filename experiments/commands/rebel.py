@@ -112,6 +112,13 @@ def summary_table(frame: pd.DataFrame, iterations: int) -> pd.DataFrame:
   return pd.DataFrame(rows)
 
 
+def report_headers(table: pd.DataFrame) -> pd.DataFrame:
+  """``summary_table`` with the report's headers, in words with units."""
+  return table.rename(columns=lambda c: (
+      f"exploitability at {c} (chips per hand)" if c.startswith("T=")
+      else {"depth": "depth limit", "it/s": "iterations per second"}.get(c, c)))
+
+
 def _registry_names(depths: Sequence[int]) -> Dict[Tuple[str, str, Any], str]:
   """{(algorithm, weighting, depth or "full"): registry name} of the settings."""
   return {(spec.algorithm, spec.options["weighting"], depth_of(name)): name
@@ -223,7 +230,8 @@ def run(args: argparse.Namespace, ctx: Context) -> ReportSection:
       "Exact exploitability of the average policy (full-game policy: trunk average plus the "
       "reach-weighted leaf continuations), exact sequence-form LP at every leaf. Depth k = the "
       "trunk holds the first k betting actions.\n\n"
-      + tables.markdown_table(table, digits=3)
+      + tables.markdown_table(report_headers(table), digits=3,
+                              missing="the run was too short for its clock to measure")
       + ("\n\nCuts without a non-terminal leaf (the algorithms reduce to CFR there): "
          + ", ".join(leafless) if leafless else "") + "\n\n" + CAPTION)
   return ReportSection(title="ReBeL: CFR-AVG, CFR-D and modified CFR-AVG", markdown=markdown,

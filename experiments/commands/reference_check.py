@@ -272,6 +272,18 @@ def pass_fail_frame(reference_checks: Mapping[str, Sequence[Check]],
                       columns=["game", "references", *solvers])
 
 
+# The report's headers of the tables' columns, in words with units (the CSV files keep the short
+# names).
+REFERENCE_HEADERS = {"closed-form value": "closed-form value (chips per hand, player 0)",
+                     "LP value": "sequence-form LP value (chips per hand, player 0)"}
+SOLVER_HEADERS = {
+    "T": "iterations T", "exploitability": "exploitability (chips per hand)",
+    "value": "value of the average policy (chips per hand, player 0)",
+    "reference value": "reference value (chips per hand, player 0)",
+    "NashConv": "NashConv (chips per hand)", "values": "players' values (chips per hand)",
+    "member's values": "member's values (chips per hand)"}
+
+
 def strategy_frame(results: Sequence[jobs_lib.JobResult]) -> pd.DataFrame:
   """Measured probability of action 1 at every state, per game and solver (Kuhn games)."""
   rows = []
@@ -365,7 +377,8 @@ def run(args: argparse.Namespace, ctx: Context) -> ReportSection:
       + tables.markdown_table(pass_fail) + "\n\n"
       "References recomputed and compared with the golden file "
       f"`experiments/harness/golden/{references.GOLDEN_PATH.name}` (regenerate: "
-      f"`{references.REGENERATE_COMMAND}`):\n\n" + tables.markdown_table(refs, digits=8)
+      f"`{references.REGENERATE_COMMAND}`):\n\n"
+      + tables.markdown_table(refs.rename(columns=REFERENCE_HEADERS), digits=8)
       + "\n\nSolvers' average policies after T iterations: exploitability (OpenSpiel; tolerance "
       "(max - min utility) / (16 sqrt(T))), value against the reference (tolerance: the "
       "policy's NashConv), bluff and call frequencies against the closed-form family "
@@ -373,7 +386,8 @@ def run(args: argparse.Namespace, ctx: Context) -> ReportSection:
       f"iterations with {references.SAMPLED_FACTOR:g}x the exploitability and "
       f"{references.SAMPLED_STRATEGY_FACTOR:g}x the strategy tolerance (their strategies converge "
       "slowly where the equilibrium pins a frequency only weakly, e.g. P0's K bet at ante 0.75), "
-      "and are not checked on Leduc.\n\n" + tables.markdown_table(summary, digits=5)
+      "and are not checked on Leduc.\n\n"
+      + tables.markdown_table(summary.rename(columns=SOLVER_HEADERS), digits=5)
       + (_n_player_markdown(families, more_players) if families or len(more_players) else ""))
   return ReportSection(title="Reference check: solvers against closed forms and the LP",
                        markdown=markdown,
@@ -406,5 +420,6 @@ def _n_player_markdown(families: Sequence[Dict[str, Any]], frame: pd.DataFrame) 
       f"T = 200). Sampled solvers: {references.N_PLAYER_SAMPLED_FACTOR:g}x both (chance-sampling "
       "CFR reaches up to 0.49 of them over seeds 0-19). OpenSpiel's Python solvers run on "
       "`kuhn_poker(players=3)` only: on the Python game `kuhn_poker_ante(players=3)` they make "
-      "about 20 iterations per second.\n\n" + tables.markdown_table(frame, digits=5))
+      "about 20 iterations per second.\n\n"
+      + tables.markdown_table(frame.rename(columns=SOLVER_HEADERS), digits=5))
   return text

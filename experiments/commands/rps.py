@@ -429,7 +429,9 @@ def _fmt(strategy: np.ndarray, digits: int = 4) -> str:
 
 def summary_markdown(runs: Sequence[Run]) -> str:
   """The report text: a table of final average strategies next to their references."""
-  rows = ["| scenario | average strategy (R, P, S) | reference | regret / NashConv | bound |",
+  rows = ["| scenario | learner's average strategy (rock, paper, scissors) | reference "
+          "| average regret, or NashConv in self-play (payoff per round) "
+          "| regret-matching bound (payoff per round) |",
           "|---|---|---|---|---|"]
   for run in runs:
     t = len(run.regret)

@@ -139,7 +139,8 @@ def betting_words(rules: kuhn_rules.KuhnRules, betting: str) -> str:
 
 def table_markdown(frame: pd.DataFrame) -> str:
   """A markdown table with one row per information state."""
-  lines = ["| player | card | betting so far | policy | reference | max abs difference |",
+  lines = ["| player | card | betting so far | policy | reference "
+           "| largest abs. difference in probability |",
            "|---|---|---|---|---|---|"]
   for (player, _, _, _), group in frame.groupby(
       ["player", frame["history"].str.len(), "history", "card_index"], sort=True):

@@ -58,6 +58,15 @@ def checked_text(check: Callable[[str], Any], description: str) -> Callable[[str
   return parse
 
 
+def out_folder(text: str) -> pathlib.Path:
+  """An argparse type: the results folder, refused when empty (it would be the current folder)."""
+  if not text.strip():
+    raise argparse.ArgumentTypeError(
+        f"expected a folder path, e.g. {DEFAULT_OUT} or . for the current folder, got "
+        f"{text!r}")
+  return pathlib.Path(text)
+
+
 # An OpenSpiel game string of a two-player zero-sum sequential game (checked by loading it).
 game_string = checked_text(game_loader.load_game, "game string")
 # An OpenSpiel game string of any sequential game (any number of players, any utility type).
@@ -105,7 +114,7 @@ def add_common_arguments(parser: argparse.ArgumentParser) -> None:
   """The options every command takes."""
   parser.add_argument("--quick", action="store_true",
                       help="small budget (about a minute for the whole suite)")
-  parser.add_argument("--out", type=pathlib.Path, default=pathlib.Path(DEFAULT_OUT),
+  parser.add_argument("--out", type=out_folder, default=pathlib.Path(DEFAULT_OUT),
                       metavar="DIR", help=f"results folder (default: {DEFAULT_OUT})")
   parser.add_argument("--seed", type=nonnegative_int, default=0, metavar="N",
                       help="base random seed (default: 0)")

@@ -12,6 +12,12 @@ origin once:
   between player 0's best-response values against each side, whose difference is the NashConv;
 * ``at_most``: a non-negative quantity (exploitability, regret) against a bound;
 * ``within``: any other stated tolerance.
+
+A check marked ``by_construction`` compares two numbers that are equal, or ordered, by the way
+they are computed (e.g. a restriction of a best response is at most as good as the best
+response): not a comparison with an independent reference but a guard against a bug. It counts
+as passed or failed like any check, but the report lists it apart and leaves it out of the worst
+distance to a reference, where an equality that holds exactly would read as a near-miss.
 """
 
 import dataclasses
@@ -31,6 +37,8 @@ class Check:
     reference: the reference number.
     tolerance: the allowed absolute difference.
     source: where the reference comes from, e.g. "closed form", "sequence-form LP".
+    by_construction: the comparison holds by the way both numbers are computed (see the module
+      docstring), rather than against an independent reference.
   """
 
   name: str
@@ -38,15 +46,17 @@ class Check:
   reference: float
   tolerance: float
   source: str
+  by_construction: bool = False
 
   @property
   def passed(self) -> bool:
     return abs(self.value - self.reference) <= self.tolerance
 
 
-def same_number(name: str, value: float, reference: float, source: str) -> Check:
+def same_number(name: str, value: float, reference: float, source: str,
+                by_construction: bool = False) -> Check:
   """Two exact computations of one number: equal up to ``ROUNDING``."""
-  return Check(name, float(value), float(reference), ROUNDING, source)
+  return Check(name, float(value), float(reference), ROUNDING, source, by_construction)
 
 
 def within_nash_conv(name: str, value: float, game_value: float, nash_conv: float,
@@ -56,9 +66,12 @@ def within_nash_conv(name: str, value: float, game_value: float, nash_conv: floa
                f"{source}; tolerance NashConv of the policy")
 
 
-def at_most(name: str, value: float, bound: float, source: str) -> Check:
-  """A quantity that is 0 at the ideal (exploitability, NashConv, regret) against its bound."""
-  return Check(name, float(value), 0.0, float(bound), source)
+def at_most(name: str, value: float, bound: float, source: str,
+            by_construction: bool = False) -> Check:
+  """A quantity that is 0 at the ideal (exploitability, NashConv, regret) against its bound;
+  ``by_construction`` when the bound holds by the way both are computed (see the module
+  docstring)."""
+  return Check(name, float(value), 0.0, float(bound), source, by_construction)
 
 
 def within(name: str, value: float, reference: float, tolerance: float, source: str) -> Check:

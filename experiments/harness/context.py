@@ -15,12 +15,24 @@ sweep runner that resumes, refuses too-long work, saves each result at once and 
 
 ``Context.stats`` counts jobs reused and computed, and when and by which code the reused ones
 were computed, for the report.
+
+Progress: on a terminal, progress bars (on stderr). Elsewhere (a log file, a pipe, ``make``) a
+``Context`` given a ``log`` prints plain lines instead, so that a log shows where a long run is:
+while it counts a large game's histories, what a sweep holds and its estimated time before it
+starts, and how far it is at most every ``LOG_INTERVAL`` seconds (``plain_progress``,
+``log_line``).
+
+The experiment's folder holds what its last run wrote; the CLI replaces it as a whole on a rerun
+except for ``KEPT_FOLDERS``, the saved work that later runs reuse.
 """
 
 import dataclasses
+import datetime
+import math
 import pathlib
 import sys
-from typing import Dict, List, Optional, Sequence
+import time
+from typing import Callable, Dict, List, Optional, Sequence
 
 import tqdm
 
@@ -31,6 +43,11 @@ from experiments.harness import provenance
 from experiments.harness import solver_registry
 
 JOBS_FOLDER = "jobs"
+# Saved work that a rerun reuses and keeps: the sweeps' job results (``run_jobs``), and the data
+# sets and models of rebel-learned (``experiments.commands.rebel_learned.artifacts``).
+KEPT_FOLDERS = (JOBS_FOLDER, "data", "models")
+# Without a terminal, the longest time between two lines about a sweep's progress (seconds).
+LOG_INTERVAL = 60.0
 # Estimated cost of measuring the average policy once, per history, and of the final
 # OpenSpiel measurement, per history (seconds; Kuhn and Leduc poker on 2 cores, with a margin).
 _MEASURE_SECONDS_PER_HISTORY = 5e-6
@@ -40,6 +57,17 @@ _FINAL_SECONDS_PER_HISTORY = 5e-5
 def terminal_progress(quiet: bool) -> bool:
   """Progress bars are drawn only on a terminal, and not with ``--quiet``."""
   return not quiet and sys.stderr.isatty()
+
+
+def plain_progress(quiet: bool) -> bool:
+  """Plain progress lines replace the bars when stderr is not a terminal, unless ``--quiet``."""
+  return not quiet and not sys.stderr.isatty()
+
+
+def log_line(name: str, text: str) -> None:
+  """Prints ``[HH:MM:SS] name: text`` on stdout at once (a plain progress line)."""
+  stamp = datetime.datetime.now().strftime("%H:%M:%S")
+  print(f"[{stamp}] {name}: {text}", flush=True)
 
 
 @dataclasses.dataclass
@@ -89,13 +117,14 @@ class Context:
     fresh: recompute saved jobs.
     max_minutes: the longest estimated sweep accepted.
     executor: where sweeps run (``executors``).
+    log: prints a plain progress line (``log_line``), or None (see the module docstring).
     stats: the counts of this run's sweeps.
     failures: the jobs that raised.
   """
 
   def __init__(self, name: str, out: pathlib.Path, seed: int = 0, quick: bool = False,
                progress: bool = False, fresh: bool = False, max_minutes: float = 60.0,
-               executor=None):
+               executor=None, log: Optional[Callable[[str, str], None]] = None):
     self.name = name
     self.out = pathlib.Path(out)
     self.seed = seed
@@ -104,14 +133,28 @@ class Context:
     self.fresh = fresh
     self.max_minutes = max_minutes
     self.executor = executor or executors.Serial()
+    self.log = log
     self.stats = SweepStats()
     self.failures: List[JobFailure] = []
 
+  def note(self, text: str) -> None:
+    """A plain progress line about this experiment, if the context has a ``log``."""
+    if self.log is not None:
+      self.log(self.name, text)
+
   def histories(self, game: str) -> int:
     """The game's number of histories, capped at the engine's limit (``game_loader.histories``),
-    with a progress bar for a long count."""
-    if not self.progress or game_loader.is_counted(game):
+    with a progress bar (or a line, ``note``) for a long count."""
+    if game_loader.is_counted(game):
       return game_loader.histories(game)
+    if not self.progress:  # A line once the count is large, then at most every LOG_INTERVAL.
+      last = [-math.inf]
+
+      def counted(n: int) -> None:
+        if time.monotonic() - last[0] >= LOG_INTERVAL:
+          last[0] = time.monotonic()
+          self.note(f"counting the histories of {game}: {n:,} so far (a large game)")
+      return game_loader.histories(game, counted if self.log is not None else None)
     with tqdm.tqdm(desc=f"counting histories of {game}", unit=" histories", leave=False,
                    delay=1.0) as bar:  # Shown only if the count takes more than a second.
       return game_loader.histories(game, lambda n: bar.update(n - bar.n))
@@ -130,9 +173,12 @@ class Context:
       self.histories(game)  # Counted here with a progress bar on a terminal, then cached.
       game_loader.check_engine_size(game)
 
-  def check_cost(self, todo: Sequence[jobs_lib.Job]) -> None:
+  def check_cost(self, todo: Sequence[jobs_lib.Job]) -> float:
     """Refuses, before any work, games too large for the engine and sweeps estimated to take
     longer than ``max_minutes``.
+
+    Returns:
+      The estimated wall time of ``todo`` on the executor (seconds).
 
     Raises:
       ValueError: one line with the size or the estimate and the limit.
@@ -148,6 +194,7 @@ class Context:
           f"({self.histories(job.game):,} histories) for {job.iterations} iterations, "
           f"{_duration(longest)}), over the limit --max-minutes {self.max_minutes:g}; raise it, "
           "or choose fewer iterations or smaller games")
+    return total
 
   def run_jobs(self, sweep: Sequence[jobs_lib.Job], description: Optional[str] = None,
                batch: bool = False) -> List[jobs_lib.JobResult]:
@@ -177,7 +224,12 @@ class Context:
         if saved is not None:
           found[job] = saved
     todo = [job for job in sweep if job not in found]
-    self.check_cost(todo)
+    estimate = self.check_cost(todo)
+    prefix = f"{description}: " if description else ""
+    self.note(f"{prefix}{_jobs(len(sweep))}, {len(found)} reused, {len(todo)} to run, estimated "
+              f"{_duration(estimate)} on {self.executor.parallelism} worker(s)")
+    begin = last_line = time.monotonic()
+    finished = len(found)
     self.stats.total += len(sweep)
     self.stats.reused += len(found)
     self.stats.reused_finished += [r.finished for r in found.values()]
@@ -198,10 +250,19 @@ class Context:
             found[job] = result
             self.stats.computed += 1
           bar.update(1)
+          finished += 1
+        if self.log is not None and time.monotonic() - last_line >= LOG_INTERVAL:
+          last_line = time.monotonic()
+          self.note(f"{prefix}{finished} of {_jobs(len(sweep))} done, "
+                    f"{_duration(last_line - begin)} elapsed")
     for result in found.values():
       code = provenance.describe_code(result.computed_by)
       self.stats.code[code] = self.stats.code.get(code, 0) + 1
     return [found[job] for job in sweep if job in found]
+
+
+def _jobs(count: int) -> str:
+  return f"{count} job" + ("" if count == 1 else "s")
 
 
 def _duration(seconds: float) -> str:

@@ -343,7 +343,7 @@ def summary_markdown(land: Landscape, solver: str) -> str:
       f"{s.c:+.6f} q {s.d:+.6f} p q. Its Hessian [[0, d], [d, 0]] has eigenvalues +-|d| = "
       f"+-{abs(s.d):.4f}, so a critical point is a saddle.",
       "",
-      "| | p | q | U |",
+      "| point | p (P0 bets J) | q (P1 calls with Q) | U (chips per hand, player 0) |",
       "|---|---|---|---|",
       f"| closed form ({land.closed_form.regime}) | {p_star:.6f} | {q_star:.6f} | "
       f"{float(land.closed_form.value):+.6f} |",

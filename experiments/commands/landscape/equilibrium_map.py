@@ -312,7 +312,8 @@ def caption(solved: EquilibriumMap) -> str:
       f"{last.max_distance:.2e} (tolerance {STRATEGY_TOLERANCE:g}), exploitability "
       f"{last.max_exploitability:.2e} chips (bound {EXPLOITABILITY_BOUND:g}). By iterations:",
       "",
-      "| iterations | max exploitability (chips) | max distance to closed form |",
+      "| iterations T | largest exploitability (chips per hand) "
+      "| largest distance max(abs(p - p*), abs(q - q*)) to the closed form |",
       "|---|---|---|",
       *(f"| {int(r.iterations)} | {r.max_exploitability:.2e} | {r.max_distance:.2e} |"
         for r in solved.convergence.itertuples()),

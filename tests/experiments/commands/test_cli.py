@@ -3,13 +3,19 @@ the report."""
 
 import argparse
 import json
+import re
+import types
 
 import pytest
 
 from experiments import cli
+from experiments.harness import checks
+from experiments.harness import context
 from experiments.harness import plotting
 from experiments.harness import provenance
 from experiments.harness import report
+from experiments.harness.section import ReportSection
+import helpers
 
 
 @pytest.mark.parametrize("argv, message", [
@@ -129,6 +135,28 @@ def test_run_writes_report_manifest_and_sections(quick_run):
 
 
 @pytest.mark.slow
+def test_quick_report_has_contents_no_nan_and_folded_checks(quick_run):
+  _, out = quick_run
+  text = (out / report.REPORT_NAME).read_text()
+  assert not re.search(r"\bnan\b", text, re.IGNORECASE)
+  lines = text.splitlines()
+  links = re.findall(r"^- \[(.*)\]\(#([^)]+)\)", text, re.M)
+  assert [target for _, target in links] == ["summary", "ante-sweep", "rps"]
+  assert "## Summary" in lines
+  for title, target in links[1:]:
+    at = lines.index(f'<a id="{target}"></a>')
+    assert lines[at + 2] == f"## {title}"
+  # The ante sweep's rule sets in tables of their own: no cell for a state a game lacks.
+  assert "**Standard rules.**" in text and "**Simplified rules.**" in text
+  assert "| sweep | ante (chips) | bet (chips) | regime | P0 bets J (bluff) [0] | P1 calls a " \
+         "bet with Q [1b] | game value / bet (player 0) |" in text
+  # 55 and 16 checks: a table per reference source, the rows folded.
+  assert text.count("<details><summary>All ") == 2
+  assert "| reference source | checks | passed | worst abs. difference / tolerance |" in text
+  assert "Every section ran at the same budget: quick (`--quick`)." in text
+
+
+@pytest.mark.slow
 def test_rerun_resumes_and_keeps_other_sections(quick_run, capsys):
   code, out = quick_run
   jobs = sorted((out / "ante-sweep" / "jobs").iterdir())
@@ -145,3 +173,159 @@ def test_rerun_resumes_and_keeps_other_sections(quick_run, capsys):
   assert cli.main(["ante-sweep", "--quick", "--quiet", "--fresh", "--out", str(out)]) == 0
   assert all(a != b for a, b in zip([p.stat().st_mtime_ns for p in jobs], stamps))
   assert "(0 reused)" in capsys.readouterr().out
+
+
+# Two stand-in experiments, so that the command line's own behaviour is tested in a second:
+# "alpha" writes the figure named by --figure and one saved job result, "beta" runs a small sweep.
+def _fake_experiment(name, order, run):
+  module = types.ModuleType(name)
+  module.NAME, module.HELP, module.REPORT_ORDER, module.run = name, f"{name} (test)", order, run
+
+  def add_arguments(parser):
+    parser.add_argument("--figure", default="first.png", help="figure name (default first.png)")
+    parser.add_argument("--fail", action="store_true", help="raise a bad-option ValueError")
+  module.add_arguments = add_arguments
+  return module
+
+
+def _alpha(args, ctx):
+  if args.fail:
+    raise ValueError("bad option")
+  (ctx.out / args.figure).write_bytes(b"png")
+  (ctx.out / "jobs").mkdir(exist_ok=True)
+  saved = ctx.out / "jobs" / "kept.json"
+  if not saved.exists():
+    saved.write_text("{}")
+  return ReportSection(title="Alpha", figures=[args.figure],
+                       checks=[checks.same_number("alpha number", 1.0, 1.0, "exact")])
+
+
+def _beta(args, ctx):
+  results = ctx.run_jobs(helpers.sweep_jobs()[:2], description="beta sweep")
+  return ReportSection(title="Beta (b=1)", markdown="Beta's text.", checks=[
+      checks.at_most(f"{r.job.solver} exploitability", r.final, 10.0, "a loose bound")
+      for r in results] + [checks.at_most("trunk <= whole", 0.5, 0.5, "a restriction",
+                                          by_construction=True)])
+
+
+@pytest.fixture
+def fakes(monkeypatch):
+  modules = [_fake_experiment("alpha", 1, _alpha), _fake_experiment("beta", 2, _beta)]
+  monkeypatch.setattr(cli, "experiment_modules", lambda: modules)
+  return modules
+
+
+def _report(out):
+  return (out / report.REPORT_NAME).read_text()
+
+
+def test_a_corrupt_section_is_shown_named_and_fails_the_run(fakes, tmp_path, capsys):
+  out = tmp_path / "r"
+  assert cli.main(["alpha", "--quiet", "--out", str(out)]) == 0
+  (out / "alpha" / report.SECTION_NAME).write_text("{broken")
+  assert cli.main(["beta", "--quiet", "--out", str(out)]) == 1  # A section is lost.
+  err = capsys.readouterr().err.strip().splitlines()
+  assert len(err) == 1 and err[0].startswith("kuhn-experiments beta: warning: alpha/section.json "
+                                             "cannot be read (JSONDecodeError: ")
+  text = _report(out)
+  assert "**FAIL**" in text
+  assert "| alpha | alpha: section file cannot be read | 0/0 | - | - | - | - | UNREADABLE |" in text
+  assert "- **alpha**: alpha/section.json cannot be read (JSONDecodeError" in text
+  assert "run the experiment `alpha` into this folder again to replace it" in text
+  assert "## Beta (b=1)" in text  # The readable section is still there.
+  data = json.loads((out / provenance.MANIFEST_NAME).read_text())
+  assert data["experiments"]["alpha"]["status"] == report.UNREADABLE
+  # A section of another version (a field this one does not know) is unreadable too, not dropped.
+  saved = json.loads((out / "beta" / report.SECTION_NAME).read_text())
+  (out / "beta" / report.SECTION_NAME).write_text(json.dumps({**saved, "new_field": 1}))
+  records = report.load_sections(out, ["alpha", "beta"])
+  assert [(r.experiment, r.status) for r in records] == [("alpha", report.UNREADABLE),
+                                                         ("beta", report.UNREADABLE)]
+  assert "unexpected keyword argument 'new_field'" in records[1].unreadable
+
+
+def test_a_rerun_replaces_the_folder_but_keeps_saved_work(fakes, tmp_path):
+  out = tmp_path / "r"
+  assert cli.main(["alpha", "--quiet", "--out", str(out)]) == 0
+  kept = (out / "alpha" / "jobs" / "kept.json").stat().st_mtime_ns
+  (out / "alpha" / "error.log").write_text("from an earlier crash")
+  # A bad option changes nothing.
+  assert cli.main(["alpha", "--quiet", "--fail", "--figure", "second.png", "--out", str(out)]) == 2
+  assert sorted(p.name for p in (out / "alpha").iterdir()) == [
+      "error.log", "first.png", "jobs", "manifest.json", "section.json"]
+  assert cli.main(["alpha", "--quiet", "--figure", "second.png", "--out", str(out)]) == 0
+  assert sorted(p.name for p in (out / "alpha").iterdir()) == [
+      "jobs", "manifest.json", "second.png", "section.json"]
+  assert (out / "alpha" / "jobs" / "kept.json").stat().st_mtime_ns == kept
+  assert "![second.png](alpha/second.png)" in _report(out)
+
+
+def test_every_section_names_its_budget_and_the_summary_says_when_they_differ(fakes, tmp_path):
+  out = tmp_path / "r"
+  assert cli.main(["run", "--quiet", "--out", str(out)]) == 0
+  text = _report(out)
+  assert "Every section ran at the same budget: default." in text
+  assert text.count("Budget: default. Computed ") == 2
+  assert cli.main(["alpha", "--quick", "--quiet", "--figure", "b c.png", "--seed", "3", "--out",
+                   str(out)]) == 0
+  text = _report(out)
+  assert ("**The sections ran at different budgets**, so their numbers are not like for like "
+          "(iterations, seeds, games): quick (`--quick`), with `--figure 'b c.png' --seed 3`: "
+          "alpha; default: beta.") in text
+  assert "Budget: quick (`--quick`), with `--figure 'b c.png' --seed 3`. Computed " in text
+  assert "| quick (`--quick`), with `--figure 'b c.png' --seed 3` | - |" in text  # Summary.
+
+
+def test_empty_out_is_refused_and_nothing_is_written(fakes, tmp_path, monkeypatch, capsys):
+  monkeypatch.chdir(tmp_path)
+  for out in ["", "  "]:
+    assert cli.main(["alpha", "--out", out]) == 2
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert lines[-1].endswith(f"error: argument --out: expected a folder path, e.g. results or . "
+                              f"for the current folder, got {out!r}")
+    assert sum("error:" in line for line in lines) == 1
+  assert cli.main(["run", "--out", ""]) == 2
+  assert list(tmp_path.iterdir()) == []
+
+
+def test_without_a_terminal_each_experiment_says_when_it_starts_and_ends(fakes, tmp_path,
+                                                                         monkeypatch, capsys):
+  monkeypatch.setattr(context, "LOG_INTERVAL", 0.0)  # A progress line after every job.
+  assert cli.main(["run", "--quick", "--out", str(tmp_path)]) == 0
+  out = capsys.readouterr().out
+  lines = [line.split("] ", 1)[1] for line in out.splitlines() if line.startswith("[")]
+  assert all(re.match(r"\[\d\d:\d\d:\d\d\] ", line) for line in out.splitlines()[:len(lines)])
+  assert lines[0] == "alpha: started, budget quick (--quick)"
+  assert lines[1].startswith("alpha: done, PASS, 1/1 checks passed, jobs -, ")
+  assert lines[2] == "beta: started, budget quick (--quick)"
+  assert re.fullmatch(r"beta: beta sweep: 2 jobs, 0 reused, 2 to run, estimated \d+ s on 1 "
+                      r"worker\(s\)", lines[3])
+  assert lines[4:6] == ["beta: beta sweep: 1 of 2 jobs done, 0 s elapsed",
+                        "beta: beta sweep: 2 of 2 jobs done, 0 s elapsed"]
+  assert lines[6].startswith("beta: done, PASS, 3/3 checks passed, jobs 2 (0 reused), ")
+  # --quiet: one line per experiment, no progress lines.
+  assert cli.main(["run", "--quick", "--quiet", "--out", str(tmp_path)]) == 0
+  assert [line.split(":")[0] for line in capsys.readouterr().out.splitlines()] == [
+      "alpha", "beta"]
+
+
+def test_report_has_contents_and_sets_identities_apart(fakes, tmp_path):
+  assert cli.main(["run", "--quiet", "--out", str(tmp_path)]) == 0
+  text = _report(tmp_path)
+  lines = text.splitlines()
+  contents = lines[lines.index("## Contents") + 2:lines.index("## Summary") - 1]
+  assert contents == ["- [Summary](#summary)",
+                      "- [Alpha](#alpha): PASS, 1/1 checks passed",
+                      "- [Beta (b=1)](#beta): PASS, 3/3 checks passed"]
+  for line in contents[1:]:  # Each link leads to an anchor right before the section's heading.
+    target, title = re.search(r"\(#([^)]+)\)", line).group(1), line[3:line.index("](")]
+    at = lines.index(f'<a id="{target}"></a>')
+    assert lines[at + 2] == f"## {title}"
+  # The bound that holds by construction (0.5 <= 0.5) is not the worst distance (1.0); the
+  # loose bounds' are a few hundredths.
+  beta = next(line for line in lines if line.startswith("| beta |"))
+  worst = float(beta.split("|")[4])
+  assert 0 < worst < 0.1
+  assert "| trunk <= whole | 0.5 | 0 | 0.5 | 0.5 | a restriction | pass (holds by construction) |" \
+      in text
+  assert "1 of them holds by construction" in text

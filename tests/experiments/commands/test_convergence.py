@@ -139,3 +139,22 @@ def test_more_players_measure_nash_conv(results_3p):
                                      "kuhn_poker(players=4)": ["0p"]}
   fig = convergence.plot_game(frame, "kuhn_poker(players=3)")
   assert "NashConv" in fig.axes[0].get_ylabel()
+
+
+def test_text_and_legend_agree_where_implementations_are_not_checked(results_3p):
+  # kuhn_poker(players=3) ties at the uniform profile: our CFR is not checked against OpenSpiel's
+  # there, and the report's text says whether the figure's legend calls their curves identical.
+  frame = convergence.results_frame(results_3p)
+  game = "kuhn_poker(players=3)"
+  moved = frame.copy()
+  moved.loc[moved.index[(moved.solver == "our_cfr") & (moved.game == game)][3],
+            "exploitability"] += 1e-6
+  for data in (frame, moved):
+    [legend] = plotting.describe_figure(convergence.plot_game(data, game))["legends"]
+    identical = "CFR (ours), identical to CFR (OpenSpiel) to 1e-9" in legend["entries"]
+    note = convergence.tie_note(convergence.tied_games([game]), data)
+    assert "are not checked against each other on kuhn_poker(players=3) (tie at 0pp)" in note
+    assert ("CFR (ours) drew the same curve as CFR (OpenSpiel) all the same (to 1e-9, so the "
+            "figure's legend says \"identical to\")" in note) == identical
+    assert ("CFR (ours) drew a different curve from CFR (OpenSpiel)" in note) == (not identical)
+  assert convergence.identical_curves(frame[frame.game == game]) == {"our_cfr": "cfr"}

@@ -6,12 +6,14 @@ No scenario may print a traceback: bad options and ``--out`` problems are one ``
 finished; an unreachable Dask scheduler is one line after a short timeout; a crashing job is in
 the report and the rest goes on (exit 1); an oversized sweep is refused before work; changed code
 reruns its jobs and unchanged code resumes them; a sweep killed with SIGKILL resumes to the same
-numbers.
+numbers; without a terminal, plain lines say when each experiment starts (with its sweep's
+estimate) and ends.
 """
 
 import json
 import os
 import pathlib
+import re
 import shutil
 import signal
 import socket
@@ -38,18 +40,24 @@ SMALL_SWEEP = ["reference-check", "--quick", "--solver", "our_cfr", "--solver", 
 INTERRUPTIBLE_SWEEP = [*SMALL_SWEEP, "--solver", "cfr"]
 
 
+# A folder holding no package folder: neither the packages nor a folder of their names
+# (``tests/`` holds ``tests/experiments/``, which Python would import as a namespace package
+# named ``experiments`` in place of an editable install's).
+NEUTRAL = pathlib.Path(__file__).resolve().parent
+
+
 def cli(*argv, env=None, timeout=300, cwd=None):
-  """Runs ``python -m experiments ARGV`` in ``cwd`` (default: a folder without the packages, so
-  that the installed or PYTHONPATH ones are imported); returns the completed process."""
+  """Runs ``python -m experiments ARGV`` in ``cwd`` (default: ``NEUTRAL``, so that the installed
+  or PYTHONPATH packages are imported); returns the completed process."""
   return subprocess.run([sys.executable, "-m", "experiments", *map(str, argv)],
                         capture_output=True, text=True, timeout=timeout, env=env,
-                        cwd=cwd or REPO / "tests")
+                        cwd=cwd or NEUTRAL)
 
 
 def start(*argv):
   return subprocess.Popen([sys.executable, "-m", "experiments", *map(str, argv)],
                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                          cwd=REPO / "tests")
+                          cwd=NEUTRAL)
 
 
 def assert_one_error_line(stderr: str, *fragments: str) -> None:
@@ -61,13 +69,14 @@ def assert_one_error_line(stderr: str, *fragments: str) -> None:
 
 
 def wait_for_jobs(folder: pathlib.Path, count: int, process, limit: float = 240) -> None:
-  """Waits until ``folder`` holds ``count`` saved results (or a temporary file being written)."""
+  """Waits until ``folder`` holds ``count`` saved results, or one saved result and a temporary
+  file being written (so at least one job is saved, and counted, when it returns)."""
   deadline = time.monotonic() + limit
   while time.monotonic() < deadline:
     if process.poll() is not None:
       pytest.fail(f"finished before it could be interrupted: {process.communicate()}")
-    if folder.is_dir() and (len(list(folder.glob("*.json"))) >= count
-                            or list(folder.glob(".*.tmp"))):
+    saved = len(list(folder.glob("*.json"))) if folder.is_dir() else 0
+    if saved >= count or (saved and list(folder.glob(".*.tmp"))):
       return
     time.sleep(0.05)
   pytest.fail("no job finished in time")
@@ -242,3 +251,19 @@ def test_a_sweep_killed_mid_write_resumes_to_the_same_numbers(tmp_path):
   folder = killed / "reference-check" / "jobs"
   assert saved_numbers(folder) == {r.job.key: numbers(r) for r in clean}
   assert len(clean) == 6 and not list(folder.glob(".*.tmp"))
+
+
+def test_without_a_terminal_a_log_shows_where_the_run_is(tmp_path):
+  # stdout and stderr are pipes here, as in a log file or CI: no progress bars, plain lines.
+  done = cli("reference-check", "--quick", "--game", "kuhn_poker", "--solver", "our_cfr",
+             "--out", tmp_path)
+  assert done.returncode == 0 and done.stderr == "", done.stderr
+  lines = done.stdout.splitlines()
+  assert all(re.fullmatch(r"\[\d\d:\d\d:\d\d\] .*", line) for line in lines[:3]), lines
+  progress = [line.split("] ", 1)[1] for line in lines[:3]]
+  assert progress[0] == ("reference-check: started, budget quick (--quick), with --game "
+                         "kuhn_poker --solver our_cfr")
+  assert re.fullmatch(r"reference-check: 1 job, 0 reused, 1 to run, estimated \d+ s on 1 "
+                      r"worker\(s\)", progress[1]), progress[1]
+  assert progress[2].startswith("reference-check: done, PASS, ")
+  assert lines[3].startswith("| experiment |")  # Then the summary table, as on a terminal.

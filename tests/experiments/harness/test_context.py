@@ -142,3 +142,21 @@ def test_history_count_stops_at_the_cap():
   # 1 + 6 deals x (1 + 2 x ...) = 58 (OpenSpiel).
   assert game_loader.count_histories(game, 1000) == 58
   assert game_loader.count_histories(game, 10) == 11  # "More than 10."
+
+
+@pytest.mark.slow
+def test_without_a_terminal_a_sweep_says_what_it_holds_and_its_estimate(tmp_path, monkeypatch):
+  monkeypatch.setattr(game_loader, "_HISTORIES", {})  # Not counted yet.
+  lines = []
+  ctx = context.Context("t", tmp_path, log=lambda name, text: lines.append(f"{name}: {text}"))
+  ctx.run_jobs(sweep_jobs()[:2])
+  estimate = sum(ctx.estimate_seconds(job) for job in sweep_jobs()[:2])
+  assert lines == [f"t: 2 jobs, 0 reused, 2 to run, estimated {estimate:.0f} s on 1 worker(s)"]
+  lines.clear()
+  ctx.run_jobs(sweep_jobs()[:2], description="again")
+  assert lines == ["t: again: 2 jobs, 2 reused, 0 to run, estimated 0 s on 1 worker(s)"]
+  # A count of more than 100,000 histories says so (tic-tac-toe: 549,946).
+  lines.clear()
+  assert ctx.histories("tic_tac_toe") == 549_946
+  assert lines == ["t: counting the histories of tic_tac_toe: 100,000 so far (a large game)"]
+  assert context.Context("t", tmp_path).log is None  # No log: silent (terminal or --quiet).

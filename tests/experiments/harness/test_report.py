@@ -1,7 +1,17 @@
 """Tests of the report (experiments.harness.report): it never claims a commit that did not compute
-the numbers below it, and it says per experiment how many jobs were reused and from when."""
+the numbers below it, it says per experiment how many jobs were reused and from when, it never
+drops a section it cannot read, and it folds long lists of checks; and of the markdown tables
+(experiments.harness.tables), which never show a raw nan."""
 
+import math
+import re
+
+import numpy as np
+import pandas as pd
+
+from experiments.harness import checks
 from experiments.harness import report
+from experiments.harness import tables
 from experiments.harness.checks import Check
 from experiments.harness.section import ReportSection
 
@@ -55,7 +65,7 @@ def test_reused_jobs_of_another_commit_are_named_with_their_times(tmp_path):
       "2026-01-01T00:00:00+00:00 to 2026-01-01T00:05:00+00:00), 1 computed in this run; job "
       f"results computed by {earlier} (2); {A} (1).")
   assert record.jobs_text() == "3 (2 reused)"
-  assert "| x | x | 1/1 | 0 | 3 (2 reused) | 1.0 | PASS |" in (
+  assert "| x | x | 1/1 | 0 | not recorded | 3 (2 reused) | 1.0 | PASS |" in (
       tmp_path / report.REPORT_NAME).read_text()
 
 
@@ -66,3 +76,90 @@ def test_summary_line_names_the_first_failures():
   record.job_failures = ["j1", "j2", "j3"]
   assert report.summary_line(record).endswith("; j1; j2; j3; +1 more")
   assert record.status == "ERROR"
+
+
+def test_an_unreadable_section_is_a_record_not_a_gap(tmp_path):
+  report.save_section(tmp_path, _record("x", CODE_A))
+  report.save_section(tmp_path, _record("y", CODE_A))
+  (tmp_path / "x" / report.SECTION_NAME).write_text("{broken")
+  (tmp_path / "z").mkdir()
+  (tmp_path / "z" / report.SECTION_NAME).write_text("[1, 2]")
+  records = report.load_sections(tmp_path, ["x", "y", "z"])
+  assert [(r.experiment, r.status) for r in records] == [
+      ("x", report.UNREADABLE), ("y", "PASS"), ("z", report.UNREADABLE)]
+  assert records[0].unreadable.startswith("x/section.json cannot be read (JSONDecodeError: ")
+  assert records[2].unreadable == ("z/section.json cannot be read (TypeError: expected a JSON "
+                                   "object, found list)")
+  assert not report.overall_status(records)
+  report.render_report(tmp_path, ["x", "y", "z"])
+  text = (tmp_path / report.REPORT_NAME).read_text()
+  assert "**FAIL**" in text and "- [x: section file cannot be read](#x): UNREADABLE" in text
+  assert ("## x: section file cannot be read\n\n**Section file unreadable**: "
+          f"{records[0].unreadable}") in text
+  # A section copied into another experiment's folder would link to the wrong files.
+  (tmp_path / "w").mkdir()
+  (tmp_path / "y" / report.SECTION_NAME).rename(tmp_path / "w" / report.SECTION_NAME)
+  assert report.load_sections(tmp_path, [])[0].unreadable == (
+      "w/section.json cannot be read (ValueError: it holds the section of 'y')")
+
+
+def _check(i, source="exact", passed=True, by_construction=False):
+  return checks.Check(f"c{i}", 1.0, 1.0 + i / 100 if passed else 5.0, 0.5, source,
+                      by_construction)
+
+
+def test_long_check_lists_are_summarised_by_source_and_folded():
+  few = [_check(i) for i in range(report.FOLD_CHECKS_ABOVE)]
+  assert "<details>" not in "\n".join(report.checks_block(few))
+  many = ([_check(i) for i in range(20)] + [_check(20, "LP", passed=False)]
+          + [_check(21, "a bound", by_construction=True)])
+  lines = report.checks_block(many)
+  text = "\n".join(lines)
+  assert lines[2] == ("21 of 22 checks passed; worst abs. difference / tolerance 8 (a check "
+                      "passes at 1 or less). 1 of them holds by construction (identities or "
+                      "bounds of the method, a guard against bugs rather than a comparison with "
+                      "an independent reference) and is left out of the worst distance.")
+  assert ("| exact | 20 | 20 | 0.38 |\n| LP | 1 | 0 | 8 |\n"
+          "| a bound | 1 | 1 | holds by construction |") in text
+  assert "Failed checks:\n\n| check |" in text
+  assert "| c20 | 1 | 5 | 4 | 0.5 | LP | **FAIL** |" in text
+  folded = text[text.index("<details><summary>All 22 checks, one per row</summary>"):]
+  assert folded.endswith("</details>") and len(re.findall(r"\n\| c\d+ ", folded)) == 22
+  assert "| c21 | 1 | 1.21 | 0.21 | 0.5 | a bound | pass (holds by construction) |" in folded
+
+
+def test_a_check_that_holds_by_construction_is_not_the_worst_distance(tmp_path):
+  record = _record("x", CODE_A)
+  record.section.checks = [_check(10), _check(49, "a bound", by_construction=True)]
+  report.save_section(tmp_path, record)
+  report.render_report(tmp_path, ["x"])
+  row = next(line for line in (tmp_path / report.REPORT_NAME).read_text().splitlines()
+             if line.startswith("| x |"))
+  assert row.split(" | ")[3] == "0.2"  # 0.1 / 0.5, not the identity's 0.49 / 0.5.
+  record.section.checks = [_check(49, "a bound", by_construction=True)]
+  assert "| 1/1 | - |" in report.summary_table([record])
+  # A failed identity still fails.
+  record.section.checks = [checks.at_most("t <= e", 0.3, 0.2, "bound", by_construction=True)]
+  assert record.status == "FAIL"
+
+
+def test_markdown_tables_never_show_a_raw_nan():
+  frame = pd.DataFrame({"game": ["a", "b", "c"], "trunk": [0.5, math.nan, np.float32("nan")],
+                        "it/s": [1.0, 2.0, None]})
+  text = tables.markdown_table(frame, missing={"trunk": "full-game CFR has no trunk"})
+  assert not re.search(r"\bnan\b", text, re.I)
+  assert text.splitlines()[2:] == [
+      "| a | 0.5 | 1 |", "| b | n/a | 2 |", "| c | n/a | n/a |", "",
+      "n/a in trunk: full-game CFR has no trunk; n/a in it/s: no value for this row."]
+  assert tables.markdown_table(frame[:1]).splitlines()[-1] == "| a | 0.5 | 1 |"  # No footnote.
+  assert tables.markdown_table(frame[1:2], missing="not measured").endswith(
+      "| b | n/a | 2 |\n\nn/a: not measured.")
+
+
+def test_a_bar_in_a_cell_does_not_split_it():
+  # "|x|" in a check's name would end its cell and shift every column after it.
+  row = report.checks_table([checks.within("max |x - y|", 1.0, 1.0, 0.1, "a | b")]).splitlines()[2]
+  assert row == r"| max \|x - y\| | 1 | 1 | 0 | 0.1 | a \| b | pass |"
+  assert len(re.split(r"(?<!\\)\|", row)) == 9  # Seven cells between eight bars.
+  frame = pd.DataFrame({"a|b": ["|p|"]})
+  assert tables.markdown_table(frame).splitlines() == [r"| a\|b |", "|---|", r"| \|p\| |"]
