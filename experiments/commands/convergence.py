@@ -1,5 +1,5 @@
-"""Convergence: exploitability (or NashConv) of the average policy against iterations and wall
-time.
+"""Convergence: exploitability (or NashConv) of the average policy against iterations and the
+solver's CPU time.
 
 For every (game, solver) pair the solver runs T iterations; at log-spaced iterations t the
 exploitability of its average policy, (max_s0 u_0(s0, sbar_1) + max_s1 u_1(sbar_0, s1)) / 2, is
@@ -51,7 +51,7 @@ from experiments.harness.section import ReportSection
 
 NAME = "convergence"
 REPORT_ORDER = 20  # Place in the report (and in ``run``).
-HELP = ("Exploitability (NashConv with more than two players) against iterations and wall time "
+HELP = ("Exploitability (NashConv with more than two players) against iterations and CPU time "
         "for every solver on every game.")
 
 # (game string, iterations, iterations at --quick).
@@ -70,7 +70,9 @@ NUM_MEASURING_POINTS = 20
 UNIT = "chips per hand"  # Of the exploitability: the games' payoffs are chips.
 CAPTION = (
     "**Figures** (one per game; left: against iterations T, right: against the solver's own "
-    "wall-clock time; both log-log, exploitability in chips per hand). Colour = algorithm, look "
+    "time, the CPU time of the thread running its iterations, with the measurements and the "
+    "process's first call of the engine's compiled kernel outside it; both log-log, "
+    "exploitability in chips per hand). Colour = algorithm, look "
     "= implementation: OpenSpiel's Python solvers are wide solid lines, ours dashed with open "
     "circles, OpenSpiel's C++ dotted with crosses. What to see: where two implementations of "
     "one algorithm compute the same iterates, their curves coincide on the left (the legend "
@@ -163,7 +165,7 @@ def plot_game(frame: pd.DataFrame, game: str) -> matplotlib.figure.Figure:
     plotting.sqrt_guide(ax_it, all_iterations, all_iterations[0], anchor)
   plotting.log_log(ax_it, "iterations T", f"{measure} of the average policy", yunit=UNIT)
   plotting.log_log(ax_time, "solver time", f"{measure} of the average policy",
-                   xunit="s, wall clock, measurements excluded", yunit=UNIT)
+                   xunit=solver_registry.SOLVER_TIME_UNIT, yunit=UNIT)
   ax_time.set_ylabel("")  # Shared with the left panel.
   ax_it.set_title("against iterations")
   ax_time.set_title("against the solver's own time")

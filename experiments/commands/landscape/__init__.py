@@ -239,8 +239,9 @@ def plot(surface: Bilinear, path: Path, equilibrium: Tuple[float, float],
     ax.set_aspect("equal")
     ax.set_xlim(0, 1)
     ax.set_ylim(0, 1)
+  # A thin bar close to the right panel: with square panels the default padding leaves a gap.
   fig.colorbar(mesh, ax=axes, label="U(p, q): player 0's expected utility (chips per hand)",
-               shrink=0.85)
+               shrink=0.85, fraction=0.03, pad=0.02)
   step = max(1, len(path.current_p) // CURRENT_POINTS)
   shown = np.arange(0, len(path.current_p), step)
   axes[1].scatter(path.current_p[shown], path.current_q[shown], c=shown, cmap="Greys",

@@ -270,10 +270,12 @@ def plot(solved: EquilibriumMap, title: str) -> matplotlib.figure.Figure:
     fig.colorbar(mesh, ax=ax, label=bar, shrink=0.9)
     if levels is not None:  # In the bluffing regime only: p jumps from 1/2 to 0 across 2S = B.
       for data, style in ((values, SOLVED_CONTOURS), (closed, CLOSED_CONTOURS)):
-        ax.contour(ante, bet, np.where(bluffing, grid(data), np.nan), levels=levels,
-                   colors=style["color"], linewidths=style["lw"], linestyles=style["ls"])
+        lines = ax.contour(ante, bet, np.where(bluffing, grid(data), np.nan), levels=levels,
+                           colors=style["color"], linewidths=style["lw"], linestyles=style["ls"])
+      # Each closed-form contour carries its level, written on the line near the top right.
+      ax.clabel(lines, fmt=lambda level: f"{level:g}", fontsize=8, inline=True)
       ax.plot([], [], **SOLVED_CONTOURS, label="contours of the solved map in the bluffing "
-              "regime (p = 0.1, ..., 0.4; q = 0.2, ..., 0.8)")
+              "regime (p = 0.1, ..., 0.4; q = 0.2, ..., 0.8; labelled)")
       ax.plot([], [], **CLOSED_CONTOURS, label="the same contours of the closed form")
     _draw_regimes(ax)
     ax.set_title(subtitle)

@@ -267,8 +267,10 @@ def test_equilibrium_map_figure(tmp_path, small_map):
     assert a["xlabel"] == "ante S (chips)" and a["ylabel"] == "bet B (chips)"
     assert boundary in a["lines"]
     assert {"passive\n2S < B", "bluffing\n2S > B"} <= set(a["texts"])
-  for a in panels[:2]:
+  for a, levels in zip(panels[:2], ({"0.1", "0.2", "0.3", "0.4"}, {"0.2", "0.4", "0.6", "0.8"})):
     assert {"the same contours of the closed form"} <= set(a["lines"])
+    labels = set(a["texts"]) - {"passive\n2S < B", "bluffing\n2S > B"}
+    assert labels and labels <= levels  # The closed-form contours carry their levels.
   assert [b["ylabel"] for b in bars] == [
       "probability of betting", "probability of calling", "distance (log scale)",
       "exploitability (chips per hand, log scale)"]
