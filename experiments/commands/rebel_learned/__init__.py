@@ -32,7 +32,8 @@ parts are left out and said so.
 
 Checks: every job's exploitability equals OpenSpiel's; the perfect value function (the exact LP
 behind the value-function interface) reproduces exact CFR-AVG; the trunk exploitability is never
-above the full exploitability; the perturbed values' measured error is within delta U and their
+above the full exploitability; the perturbed values' measured error is within delta U (these three
+hold by construction, guards against bugs: ``checks.Check.by_construction``) and their
 exploitability within the exact run's plus 2 x delta U (an equilibrium of a game whose leaf
 payoffs are off by at most e is a 2e-equilibrium; the measured slopes, 0.05-0.2, are 10-40x
 smaller); the learned models' errors and searches within stated bounds (``BOUNDS``, with the
@@ -58,8 +59,10 @@ from experiments.commands.rebel_learned.figures import plot_modified
 from experiments.commands.rebel_learned.figures import plot_self_play
 from experiments.commands.rebel_learned.plan import PLANS
 from experiments.commands.rebel_learned.plan import plan_of
+from experiments.commands.rebel_learned.report_tables import MISSING
 from experiments.commands.rebel_learned.report_tables import convergence_table
 from experiments.commands.rebel_learned.report_tables import error_table
+from experiments.commands.rebel_learned.report_tables import for_markdown
 from experiments.commands.rebel_learned.report_tables import modified_table
 from experiments.commands.rebel_learned.report_tables import self_play_table
 from experiments.commands.rebel_learned.results import results_frame
@@ -122,7 +125,8 @@ def run(args: argparse.Namespace, ctx: Context) -> ReportSection:
   for key, stem, table, figure in parts:
     tables.write_csv(table, ctx.out / f"{stem}.csv")
     plotting.save_figure(figure, ctx.out / f"{stem}.png")
-    markdown.append(CAPTIONS[key] + "\n\n" + tables.markdown_table(table, 3))
+    markdown.append(CAPTIONS[key] + "\n\n" + tables.markdown_table(for_markdown(table), 3,
+                                                                  missing=MISSING))
   return ReportSection(title="ReBeL's learned leaves: CFR-AVG with a PBS value function",
                        markdown="\n\n".join(markdown),
                        figures=[f"{stem}.png" for _, stem, _, _ in parts],

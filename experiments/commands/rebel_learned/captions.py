@@ -32,13 +32,19 @@ CAPTIONS = {
         "and cut: exact LP leaves (green), the trained value function's leaf values (orange; "
         "median and min-max band when there are several models), full-game CFR (black), "
         "O(1/sqrt T) guide (dashed). Triangles: the final trunk completed by its best "
-        "continuation (column `trunk`). What to see: with learned leaves the trunk is nearly as "
-        "good as with exact ones, but the reported policy is not. Its continuation below the "
-        "leaves is the exact LP's at each iteration's leaf PBS, and the trunk converges to "
-        "where the MODEL makes the opponent indifferent, a little off the exact indifference "
-        "point; there the exact leaf solution is a pure best response, so the averaged "
-        "continuation becomes pure and exploitable, far more than the value error suggests "
-        "(the orange curve turns up after T = 30-100)."),
+        "continuation (the table's last column). What to see: with learned leaves the trunk "
+        "is nearly as good as with exact ones, but the reported policy is not. Its continuation "
+        "below the leaves is the exact LP's at each iteration's leaf PBS, and the trunk "
+        "converges to where the MODEL makes the opponent indifferent, a little off the exact "
+        "indifference point; there the exact leaf solution is a pure best response, so the "
+        "averaged continuation becomes pure and exploitable, far more than the value error "
+        "suggests (the orange curve turns up after T = 30-100). The table's rows: full-game CFR "
+        "(one run of the game, listed under each of its cuts' depth limits though it has none, "
+        "so it has no trunk); exact (the exact LP's leaf values and continuation); perfect (the "
+        "same exact LP values served through the value-function interface that the learned and "
+        "perturbed values go through: identical to exact by construction, shown to check that "
+        "interface); learned (the model after the last training budget, the median over the "
+        "models' seeds when there are several)."),
     "error": (
         "**Exploitability against the value error** (`rebel_learned_error.png`). x: the value "
         "error e on the on-path beliefs (the leaf PBSs exact CFR-AVG visits): the mean over "
@@ -59,7 +65,11 @@ CAPTIONS = {
         "learned models lie above the blue series at the same error: a network smooths the "
         "kink itself, which moves the indifference point; and their on-path errors are many "
         "times their held-out errors, because uniformly drawn reaches rarely produce the "
-        "corner beliefs of equilibrium play."),
+        "corner beliefs of equilibrium play. The table: one row per series at the final T; "
+        "perturbed rows, the exact values plus the perturbation of size delta U (seed: the "
+        "perturbation's); learned rows, a trained model after the given training steps (seed: "
+        "the model's); the value error's mean and max over the held-out set and over the "
+        "on-path set."),
     "modified": (
         "**Modified CFR-AVG** (`rebel_learned_modified.png`; solid: modified, de-averaged "
         "leaf values; dotted: standard; green: exact LP leaves, purple: Hedge leaves, orange: "
@@ -72,13 +82,16 @@ CAPTIONS = {
         "CFRLeafSolver(50), whose regret matching plays the best response from its second "
         "iteration on) jumps between vertices, the trunk follows whichever vertex came last, "
         "and nothing ties the averaged continuation to the trunk: the trunk converges (small "
-        "`trunk`), the averaged continuation does not (kuhn_poker depth 1: player 1 calls a "
-        "bet holding Q with probability `P(Q calls bet)`; 1/3 in every equilibrium). The "
+        "trunk exploitability), the averaged continuation does not (kuhn_poker depth 1: player "
+        "1 calls a bet holding Q with the probability of the table's last column; 1/3 in every "
+        "equilibrium). The "
         "de-averaging itself is exact. Hedge leaves are continuous in the belief, so the "
         "latest solution converges with the beliefs and modified CFR-AVG converges, more slowly "
         "than standard CFR-AVG with the same leaves. The learned values are smooth too: "
         "modified CFR-AVG's trunk converges as standard's does, and both reported policies "
-        "carry the LP continuation's problem of the first figure."),
+        "carry the LP continuation's problem of the first figure. The table: one row per cut, "
+        "leaf values (exact LP, Hedge, or the first model seed's model after the last "
+        "training budget) and variant."),
     "self_play": (
         "**Self-play** (`rebel_learned_self_play.png`; ReBeL's Algorithm 1 on one cut: CFR-AVG "
         "search with the current model at the root, a random iteration drawn uniformly, one "
@@ -89,5 +102,8 @@ CAPTIONS = {
         "band over the seeds; green: exact leaves at the same T. What to see: self-play's "
         "targets lie where the search goes, so the on-path error falls with the rounds to "
         "below the supervised models' (trained on uniformly drawn reaches), and the search "
-        "policy's exploitability falls with it to near the exact leaves'."),
+        "policy's exploitability falls with it to near the exact leaves'. The table: one row "
+        "per round (0: the untrained model); the replay buffer's examples; the value errors "
+        "(each the mean over its set) and the exploitabilities, median, min or max over the "
+        "seeds."),
 }

@@ -46,25 +46,33 @@ def experiment_checks(frame: pd.DataFrame, bounds: Dict[str, float],
                                     row.exploitability, row.openspiel,
                                     "OpenSpiel exploitability.exploitability"))
     if not math.isnan(row.trunk):
+      # By construction: the trunk's guarantee maximises over every continuation with the trunk
+      # fixed (``trunk_exploitability``), the run's own among them (equal when it is a best one).
       found.append(checks.at_most(f"{label}: trunk exploitability <= exploitability",
                                   row.trunk, row.exploitability + checks.ROUNDING,
                                   "the trunk with its best continuation is at most as "
-                                  "exploitable as with any continuation"))
+                                  "exploitable as with any continuation",
+                                  by_construction=True))
   data = frame[frame.part == "convergence"]
   for (game, depth), here in data.groupby(["game", "depth"], sort=False):
     exact = here[here.leaves == "exact"].set_index("iteration").exploitability
     perfect = here[here.leaves == "perfect"].set_index("iteration").exploitability
     if len(exact) and len(perfect):
+      # By construction: the perfect leaves are the exact LP's values and continuation served
+      # through the value-function interface (``sweep.PERFECT_LEAVES``).
       found.append(checks.same_number(
           f"{game} depth {depth}: perfect value function = exact CFR-AVG (largest difference "
           "over the curve)", float((perfect - exact).abs().max()), 0.0,
-          "CFR-AVG with the exact LP leaves"))
+          "CFR-AVG with the exact LP leaves", by_construction=True))
   errors_rows = finals(frame[frame.part == "error"])
   for row in errors_rows[errors_rows.leaves == "perturbed"].itertuples(index=False):
     label = f"{row.game} depth {row.depth} {row.label}"
+    # By construction: every per-deal value is off by at most delta U_leaf <= delta U
+    # (``smooth_perturbation``), so every belief-weighted counterfactual value is too.
     found.append(checks.at_most(f"{label}: held-out and on-path max value error <= delta U",
                                 max(row.err_max, row.path_err_max), row.bound + checks.ROUNDING,
-                                "construction of PerturbedValueFunction"))
+                                "construction of PerturbedValueFunction",
+                                by_construction=True))
     found.append(checks.at_most(
         f"{label}: exploitability - exact leaves' <= 2 delta U",
         max(0.0, row.exploitability - row.exact_exploitability), 2 * row.bound,

@@ -28,13 +28,40 @@ FAMILY_PARAGRAPH = (
     "Szafron-Gibson-Sturtevant family (AAMAS 2013): values (-1/48 - beta/24, -1/48, "
     "1/24 + beta/24) for players 0, 1, 2 (the paper's P1, P2, P3), beta = max(b11, b21) in "
     "[0, 1/4]. The member nearest each average policy (least squares over the 48 information "
-    "states; distance: Euclidean, over the 48 probabilities of betting or calling):")
+    "states; distance: Euclidean, over the 48 probabilities of betting or calling), per "
+    "solver over its seeds at its final T, on the family game where it ran the most "
+    "iterations (a range is the min to the max over the seeds):")
 NO_FAMILY_GAME = "(no family game run)"
 SUMMARY_PARAGRAPH = (
     f"**Every run**, and `{NON_UNIT_GAME}`, which has no published closed form: NashConv at T, "
-    "its slope (least-squares slope of log NashConv against log T over the last decade of "
-    "iterations; -1/2 would be the two-player bound's rate), the values the runs reach and, on "
-    "the family's game, the nearest member with its free parameters.")
+    "its slope (least-squares slope of log NashConv against log T over the measuring points "
+    "from T/10 to T; -1/2 would be the two-player bound's rate), the values the runs reach "
+    "(players 0, 1, 2) and, on the family's games, the nearest member with its free "
+    "parameters. The engine's runs on `kuhn_poker_ante(players=3)` are left out: they equal "
+    "those on `kuhn_poker(players=3)` (checked); OpenSpiel's solvers run there the short "
+    "budget of games written in Python.")
+# The markdown headers of the tables' columns (the CSV files keep the short names).
+NASH_CONV = "NashConv (chips per hand)"
+DISTANCE = "distance to the nearest member (Euclidean over 48 probabilities)"
+SLOPE = "slope of log NashConv against log T (measuring points from T/10 to T)"
+HEADERS = {
+    "T": "iterations T",
+    "NashConv": NASH_CONV,
+    "P0 value": "player 0's value (chips per hand)",
+    "P2 value": "player 2's value (chips per hand)",
+    "values": "players' values (chips per hand)",
+    "distance": DISTANCE,
+    "slope": SLOPE,
+}
+# Why a cell of the summary is missing, per markdown header.
+NO_FAMILY = "no published equilibrium family for this game"
+MISSING = {
+    "nearest member": NO_FAMILY,
+    DISTANCE: f"{NO_FAMILY}, so no nearest member",
+    SLOPE: "fewer than two measuring points from T/10 to T, or a NashConv of 0 among them",
+}
+# What ``frames.summary_frame`` writes (and the CSV keeps) where there is no family.
+NO_MEMBER = "-"
 
 
 def values_caption(name: str, game: str) -> str:
@@ -58,6 +85,16 @@ def intro_paragraph(iterations: int, num_seeds: int, seed: int, python_iteration
       "them against the engine there.")
 
 
+def for_markdown(table: pd.DataFrame) -> pd.DataFrame:
+  """``table`` as the report shows it: the headers in words with units (``HEADERS``), and the
+  summary's ``NO_MEMBER`` cells missing values (a footnote says why); the numbers unchanged."""
+  shown = table.copy()
+  for column in ("nearest member", "distance"):
+    if column in shown:
+      shown[column] = shown[column].mask(shown[column].astype(str) == NO_MEMBER)
+  return shown.rename(columns=HEADERS)
+
+
 def report_markdown(intro: str, members: pd.DataFrame, summary: pd.DataFrame,
                     captions: Sequence[str]) -> str:
   """The section's text: ``intro``, the family members with their table, every run's summary
@@ -67,10 +104,11 @@ def report_markdown(intro: str, members: pd.DataFrame, summary: pd.DataFrame,
       "",
       FAMILY_PARAGRAPH,
       "",
-      tables.markdown_table(members, digits=4) if not members.empty else NO_FAMILY_GAME,
+      (tables.markdown_table(for_markdown(members), digits=4, missing=MISSING)
+       if not members.empty else NO_FAMILY_GAME),
       "",
       SUMMARY_PARAGRAPH,
       "",
-      tables.markdown_table(summary, digits=4),
+      tables.markdown_table(for_markdown(summary), digits=4, missing=MISSING),
       "",
       "Figures: " + " ".join(captions)])

@@ -7,6 +7,7 @@ tampered results; the figures through their saved descriptions. The learned part
 
 import argparse
 import copy
+import re
 
 import numpy as np
 import pandas as pd
@@ -15,6 +16,7 @@ import pytest
 from experiments import cli
 from experiments.commands import rebel_learned
 from experiments.commands.rebel_learned import figures
+from experiments.commands.rebel_learned import report_tables
 from experiments.commands.rebel_learned import sweep
 from experiments.harness import jobs
 from experiments.harness import plotting
@@ -58,6 +60,60 @@ def test_quick_run_passes_its_checks_and_writes_every_output(quick_run):
   errors = pd.read_csv(folder / "rebel_learned_error.csv")
   assert set(errors.label) == {f"delta={d:g}" for d in plan.deltas} | {
       f"steps={n}" for n in plan.steps}
+
+
+def _table_headers(markdown: str):
+  """The header cells of every markdown table in ``markdown``."""
+  lines = markdown.splitlines()
+  return [[c.strip() for c in lines[k - 1].strip("|").split("|")]
+          for k, line in enumerate(lines) if k and line.startswith("|---")]
+
+
+def test_markdown_headers_are_words_with_units():
+  for column in ("err_mean", "err_max", "path_err_mean", "path_err_max", "trunk", "T=10",
+                 "exploitability", "on-path err (max)", "trunk (median)"):
+    assert "chips" in report_tables.header(column), column
+  assert report_tables.header("T=300") == "exploitability at T=300 (chips per hand)"
+  assert report_tables.header("depth") == "depth limit"
+  assert set(report_tables.MISSING) <= set(report_tables.HEADERS.values())
+
+
+@pytest.mark.slow
+def test_report_section_has_no_nan_and_no_code_name_headers(quick_run):
+  _, out, folder = quick_run
+  (record,) = report.load_sections(out, [rebel_learned.NAME])
+  markdown = record.section.markdown
+  assert not re.search(r"\bnan\b", markdown, re.IGNORECASE)
+  headers = _table_headers(markdown)
+  assert len(headers) == 4  # One table per figure.
+  csv_columns = set()
+  for name in ("rebel_learned_vs_exact.csv", "rebel_learned_error.csv",
+               "rebel_learned_modified.csv", "rebel_learned_self_play.csv"):
+    csv_columns |= set(pd.read_csv(folder / name).columns) - {"game", "seed"}
+  for cells in headers:
+    for cell in cells:
+      assert not re.fullmatch(r"[a-z]+(_[a-z]+)+|T=\d+", cell), cell  # err_mean, final_median.
+      assert cell not in csv_columns, cell  # Renamed in words.
+  # Every missing number is explained: the trunk of full-game CFR (no depth limit).
+  assert "n/a in trunk with its best continuation" in markdown
+  assert "full-game CFR has no depth limit, so no trunk" in markdown
+  assert "perfect (the same exact LP values served through the value-function" in markdown
+  # The CSV files keep their short column names.
+  assert {"err_mean", "path_err_max", "trunk"} <= set(
+      pd.read_csv(folder / "rebel_learned_error.csv").columns)
+
+
+@pytest.mark.slow
+def test_checks_that_hold_by_construction_are_marked(quick_run):
+  _, out, _ = quick_run
+  (record,) = report.load_sections(out, [rebel_learned.NAME])
+  built = {c.name for c in record.section.checks if c.by_construction}
+  assert built and all(("trunk exploitability <= exploitability" in n
+                        or "perfect value function = exact CFR-AVG" in n
+                        or "max value error <= delta U" in n) for n in built)
+  assert any("perfect value function" in n for n in built)
+  assert not any(c.by_construction for c in record.section.checks
+                 if "engine exploitability" in c.name or "2 delta U" in c.name)
 
 
 @pytest.mark.slow

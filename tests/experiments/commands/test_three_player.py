@@ -255,6 +255,29 @@ def test_summary_and_member_tables(runs, results):
     assert set(text.split(", ")) <= set(kuhn3_equilibria.SUB_FAMILIES)
 
 
+def test_report_markdown_has_no_nan_and_headers_in_words(runs, results):
+  summary = three_player.summary_frame(runs, three_player.curve_frame(results))
+  markdown = three_player.report_markdown("intro", three_player.member_frame(runs), summary,
+                                          ["caption"])
+  assert not re.search(r"\bnan\b", markdown, re.IGNORECASE)
+  lines = markdown.splitlines()
+  headers = [[c.strip() for c in lines[k - 1].strip("|").split("|")]
+             for k, line in enumerate(lines) if k and line.startswith("|---")]
+  assert len(headers) == 2  # The family members and every run.
+  for cells in headers:
+    for cell in cells:
+      assert not re.fullmatch(r"[a-z]+(_[a-z]+)+", cell), cell
+      assert cell not in ("T", "NashConv", "P0 value", "P2 value", "values", "distance",
+                          "slope"), cell
+  assert "iterations T" in headers[0] and "NashConv (chips per hand)" in headers[1]
+  # The game without a family: its member cells are missing values with a footnote; the frame
+  # (and so the CSV) keeps "-".
+  rows = [line for line in lines if line.startswith(f"| {three_player.NON_UNIT_GAME} |")]
+  assert rows and all(line.endswith("| n/a | n/a |") for line in rows)
+  assert "n/a in nearest member: no published equilibrium family for this game" in markdown
+  assert (summary[summary.game == three_player.NON_UNIT_GAME]["distance"] == "-").all()
+
+
 @pytest.mark.slow
 def test_cli_quick_run(tmp_path):
   # ~10 s: the section at --quick, every figure saved with its description.
