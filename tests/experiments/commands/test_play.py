@@ -380,7 +380,8 @@ def test_docs_hints_example_is_the_programs_output():
   session = Session(*args)
   hand = 0
   while True:
-    index = session.child.expect([r"\nHand (\d+) of", PROMPT, r"\n  Result .*\n", pexpect.EOF])
+    # pexpect compiles patterns with re.DOTALL: "[^\n]*", not ".*", keeps a match on one line.
+    index = session.child.expect([r"\nHand (\d+) of", PROMPT, r"\n  Result [^\n]*\n", pexpect.EOF])
     if index == 0:
       hand = int(session.child.match.group(1))
     elif index == 1:
