@@ -1,7 +1,7 @@
 """Playthrough golden files of ``kuhn_poker_ante``, made with OpenSpiel's ``generate_playthrough``.
 
 A playthrough records one hand of a game with every string, tensor, legal action and
-return at every state, in OpenSpiel's own format; ``tests/spiel_games/test_playthroughs.py``
+return at every state, in OpenSpiel's own format; ``tests/test_spiel_games/test_playthroughs.py``
 replays each file and fails when the game's behaviour changes. The files are package data of
 ``spiel_games`` (``spiel_games/golden_playthroughs``), so that an installed copy of the package,
 editable or not, can check itself. After an intended change, regenerate them from a source

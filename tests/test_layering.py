@@ -169,6 +169,13 @@ def test_no_command_imports_another(name):
   assert CLI not in IMPORTS[name], f"{name} imports the CLI but is not a driver"
 
 
+def test_no_test_folder_shadows_a_package():
+  # pytest puts tests/ on sys.path (for helpers.py); a folder tests/algorithms would then be
+  # imported as a namespace package named algorithms, in place of an editable install's package
+  # (with the `pytest` script, whose sys.path lacks the checkout).
+  assert not {p.name for p in (ROOT / "tests").iterdir() if p.is_dir()} & set(PACKAGES)
+
+
 def test_no_import_cycle():
   assert not cycles(), f"circles of imports: {cycles()}"
 

@@ -48,7 +48,7 @@ Sums run in a fixed order: terminals in list order (for every terminal, in incre
 per sequence), a block's actions as a_0 + (a_1 + ... + a_{k-1}) (numpy's ``np.add.reduceat``
 order for blocks of up to 8 actions), children of a sequence in increasing index per level,
 added to the sequence's own value at the end of the level; so the kernel reproduces the numpy
-engine it replaced bit for bit (``tests/algorithms/cfr/numpy_reference.py``).
+engine it replaced bit for bit (``tests/test_algorithms/cfr/numpy_reference.py``).
 """
 
 from typing import NamedTuple, Tuple

@@ -20,8 +20,8 @@ the card c, then the template's preorder), ``TabularPolicy`` rows by the smalles
 among a set's histories (the deal "d_0, d_1, ..." chosen greedily position by position, card
 strings compared as strings, followed by the betting actions), and every float as the walk
 computes it (chance probabilities 1 / (cards left), chance reach as the product in the walk's
-order, returns from ``KuhnRules.returns``). ``tests/algorithms/tree/test_kuhn_tree.py`` compares
-every field with the walked tree.
+order, returns from ``KuhnRules.returns``). ``tests/test_algorithms/tree/test_kuhn_tree.py``
+compares every field with the walked tree.
 
 The module registers Kuhn poker's entry in ``game_shortcuts`` (for OpenSpiel's ``kuhn_poker`` and
 for ``kuhn_poker_ante``): the generated tree, and the leaf beliefs of a public state as the

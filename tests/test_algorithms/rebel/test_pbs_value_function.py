@@ -53,8 +53,8 @@ def test_perfect_value_function_reproduces_cfr_avg(game_string, depth, variant):
   # (a separate instance of the solver for the values and for the continuation) give the run
   # of CFRAvgSolver with that solver, which takes the same per-root values from its solutions
   # (step 5 of cfr_avg's docstring; that this equals the per-terminal sum of the continuation's
-  # values is tests/algorithms/rebel/test_cfr_avg.py's reference test). Exact LP and a continuous
-  # solver.
+  # values is tests/test_algorithms/rebel/test_cfr_avg.py's reference test). Exact LP and a
+  # continuous solver.
   game = pyspiel.load_game(game_string)
   for make, iterations in ((SequenceFormLPSolver, 100), (lambda: HedgeLeafSolver(10, 20.0), 40)):
     reference = CFRAvgSolver(game, depth_limit=depth, variant=variant, leaf_solver=make())

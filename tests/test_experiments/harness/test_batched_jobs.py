@@ -37,8 +37,9 @@ def test_batches_group_same_shape_games_of_a_batched_solver():
 
 
 def test_batched_sweep_gives_the_results_of_single_jobs(tmp_path):
-  # Each game of a batch is solved exactly as alone (tests/algorithms/cfr/test_batched_solver.py),
-  # so every measured number, policy table and return is equal; only the timings differ.
+  # Each game of a batch is solved exactly as alone
+  # (tests/test_algorithms/cfr/test_batched_solver.py), so every measured number, policy table and
+  # return is equal; only the timings differ.
   made = sweep()
   single = context.Context("t", tmp_path / "single").run_jobs(made)
   batched_ctx = context.Context("t", tmp_path / "batched", executor=executors.LocalPool(2))

@@ -40,9 +40,8 @@ SMALL_SWEEP = ["reference-check", "--quick", "--solver", "our_cfr", "--solver", 
 INTERRUPTIBLE_SWEEP = [*SMALL_SWEEP, "--solver", "cfr"]
 
 
-# A folder holding no package folder: neither the packages nor a folder of their names
-# (``tests/`` holds ``tests/experiments/``, which Python would import as a namespace package
-# named ``experiments`` in place of an editable install's).
+# A folder holding no package folder (neither the packages nor a folder of their names, which
+# Python would import as a namespace package in place of an editable install's).
 NEUTRAL = pathlib.Path(__file__).resolve().parent
 
 

@@ -1,8 +1,8 @@
 """Batched CFR: each game of a batch equals solving it alone, bit for bit; exact batched values.
 
 References: ``solvers.CFRSolver`` / ``CFRPlusSolver`` on each game alone (themselves equal to
-OpenSpiel's CFR to 1e-10, tests/algorithms/cfr/test_solvers.py), ``TreeEvaluator`` and OpenSpiel's
-``exploitability.exploitability`` / ``nash_conv``.
+OpenSpiel's CFR to 1e-10, tests/test_algorithms/cfr/test_solvers.py), ``TreeEvaluator`` and
+OpenSpiel's ``exploitability.exploitability`` / ``nash_conv``.
 """
 
 import numpy as np

@@ -1,7 +1,7 @@
 """Kuhn trees generated from the rules (algorithms/tree/kuhn_tree.py) against the walked trees.
 
 The reference is ``GameTree``'s walk through OpenSpiel's state API (``game_tree._walk`` and
-``_index``, which ``tests/algorithms/tree/test_game_tree.py`` checks against OpenSpiel's own
+``_index``, which ``tests/test_algorithms/tree/test_game_tree.py`` checks against OpenSpiel's own
 states, values and ``TabularPolicy``): every field must be equal, with the same dtype and shape,
 floats included.
 """

@@ -4,7 +4,7 @@ This is the engine of the project before the kernel (``algorithms/cfr/tree_passe
 ``algorithms/cfr/regret_matching.py`` and ``CFREngine.update`` as of commit c86ba51, whose
 two-player results were in turn checked against OpenSpiel), reduced to what the regression
 tests run: full-width passes over the level slices of ``TreeArrays``, with numpy's
-``reduceat`` and ``bincount``. ``tests/algorithms/cfr/test_cfr_kernel.py`` asserts the kernel's
+``reduceat`` and ``bincount``. ``tests/test_algorithms/cfr/test_cfr_kernel.py`` asserts the kernel's
 regrets, numerators and policies equal to these bit for bit. No solver uses it.
 """
 
