@@ -455,18 +455,24 @@ def test_same_seed_same_deals_whatever_the_person_plays():
   assert betting_of(cautious.output) != betting_of(bold.output)
 
 
+# Each case starts the program in a terminal (about 2 s): the quick subset keeps one per kind of
+# check (a policy, an option value, a game, the transcript); the others are marked slow.
 @pytest.mark.parametrize("args, message", [
     (["--opponent", "nobody"], "unknown policy 'nobody'"),
     (["--hands", "0"], "--hands must be a positive integer"),
     (["--game", "no_such_game"], "unknown game 'no_such_game'"),
-    (["--seat", "2"], "argument --seat: invalid choice: '2'"),
-    (["--game", "tic_tac_toe(x=1)"], "bad game string"),
+    pytest.param(["--seat", "2"], "argument --seat: invalid choice: '2'", marks=pytest.mark.slow),
+    pytest.param(["--game", "tic_tac_toe(x=1)"], "bad game string", marks=pytest.mark.slow),
     # play stays two-player: three-player Kuhn is refused in one line.
-    (["--game", "kuhn_poker_ante(players=3)"], "is not a two-player zero-sum sequential game"),
-    (["--opponent", "cfr:many"], "ITERATIONS in SOLVER:ITERATIONS must be a positive integer"),
+    pytest.param(["--game", "kuhn_poker_ante(players=3)"],
+                 "is not a two-player zero-sum sequential game", marks=pytest.mark.slow),
+    pytest.param(["--opponent", "cfr:many"],
+                 "ITERATIONS in SOLVER:ITERATIONS must be a positive integer",
+                 marks=pytest.mark.slow),
     (["--transcript", "/no/such/folder/t.txt"],
      "--transcript: folder '/no/such/folder' does not exist; give a PATH in an existing"),
-    (["--transcript", "/"], "--transcript: '/' is a folder; give a file PATH"),
+    pytest.param(["--transcript", "/"], "--transcript: '/' is a folder; give a file PATH",
+                 marks=pytest.mark.slow),
 ])
 def test_bad_options_give_one_error_line_and_status_2(args, message):
   done = subprocess.run([sys.executable, "-m", "experiments", "play", *args], capture_output=True,
