@@ -216,6 +216,18 @@ class KuhnPokerAnteGame(pyspiel.Game):
   def new_initial_state(self) -> "KuhnPokerAnteState":
     return KuhnPokerAnteState(self)
 
+  def num_histories(self) -> int:
+    """Histories (states) of the game tree, exactly: partial deals, then every deal times every
+    betting history.
+
+    With N players and n cards the deal passes through n! / (n - k)! chance states of k < N
+    cards dealt; each of the n! / (n - N)! complete deals is followed by every betting history.
+    """
+    rules = self.rules
+    n, players = rules.deck_size, rules.num_players
+    histories = len(rules.decision_histories()) + len(rules.terminal_histories)
+    return sum(math.perm(n, k) for k in range(players)) + math.perm(n, players) * histories
+
   def max_chance_nodes_in_history(self) -> int:
     """One deal per player, as in OpenSpiel's C++ Kuhn."""
     return self.rules.num_players

@@ -39,8 +39,9 @@ Parameters: ``ante``, ``bet``, ``deck_size``, ``simplified`` as in ``kuhn_poker_
 
 import fractions
 import functools
+import math
 import numbers
-from typing import Any, List, Mapping, Sequence, Tuple
+from typing import Any, Iterator, List, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
 import pyspiel
@@ -149,6 +150,62 @@ def _rules_and_grid(params: Mapping[str, Any]) -> Tuple[KuhnRules, int]:
   return rules, int(grid)
 
 
+def num_histories(rules: KuhnRules, grid: int) -> int:
+  """Histories (states) of the referee game of ``rules`` at ``grid``, counted by belief supports
+  instead of state by state.
+
+  The tree's shape depends on the belief only through its support, and the support is always
+  the deals (c0, c1), c0 != c1, with c0 in S0 and c1 in S1; up to a relabelling of the cards it is
+  described by three counts: cards only in S0, only in S1, and in both. A player who announces
+  k_c / grid for every card c leads to one referee node, whose outcome pass (bet) exists when some
+  card of the player's support has k_c < grid (k_c > 0) and keeps exactly those cards. Cards that
+  the acting player cannot hold take any of the grid + 1 values without changing anything.
+  """
+  n = rules.deck_size
+
+  def normalized(only0: int, only1: int, both: int) -> Optional[Tuple[int, int, int]]:
+    """The supports' counts after dropping cards no deal has; None for an empty support."""
+    if only0 + both == 0 or only1 + both == 0 or (only0, only1, both) == (0, 0, 1):
+      return None
+    if both == 1 and only1 == 0:  # S1 = {c}, so no deal gives player 0 card c.
+      return only0, 1, 0
+    if both == 1 and only0 == 0:
+      return 1, only1, 0
+    return only0, only1, both
+
+  def splits(count: int) -> Iterator[Tuple[int, int, int, int]]:
+    """(zero, middle, top, ways): cards announced 0, strictly between, and grid."""
+    for zero in range(count + 1):
+      for top in range(count - zero + 1):
+        middle = count - zero - top
+        ways = math.comb(count, zero) * math.comb(count - zero, top) * (grid - 1)**middle
+        if ways:
+          yield zero, middle, top, ways
+
+  @functools.lru_cache(maxsize=None)
+  def size(history: str, only0: int, only1: int, both: int) -> int:
+    if rules.is_terminal(history):
+      return 1
+    player = rules.current_player(history)
+    mine, other = (only0, only1) if player == 0 else (only1, only0)
+    free = (grid + 1)**(n - mine - both)  # Cards the player cannot hold.
+    total = 1
+    for zero_m, middle_m, top_m, ways_m in splits(mine):
+      for zero_b, middle_b, top_b, ways_b in splits(both):
+        below = (zero_m + middle_m, other + top_b, zero_b + middle_b)  # Pass: k < grid.
+        above = (middle_m + top_m, other + zero_b, middle_b + top_b)  # Bet: k > 0.
+        subtree = 1  # The referee node.
+        for action, (kept, others, shared) in zip("pb", (below, above)):
+          counts = normalized(*((kept, others, shared) if player == 0 else
+                                (others, kept, shared)))
+          if counts is not None:
+            subtree += size(history + action, *counts)
+        total += ways_m * ways_b * free * subtree
+    return total
+
+  return size("", 0, 0, n)
+
+
 class KuhnPokerRefereeGame(pyspiel.Game):
   """The public-referee game of a Kuhn poker variant (``rules`` and ``grid`` as properties)."""
 
@@ -177,6 +234,16 @@ class KuhnPokerRefereeGame(pyspiel.Game):
 
   def new_initial_state(self) -> "KuhnPokerRefereeState":
     return KuhnPokerRefereeState(self)
+
+  def num_histories(self) -> int:
+    """Histories (states) of the game tree, exactly (``num_histories(rules, grid)``)."""
+    return num_histories(self.rules, self.grid)
+
+  def size_hint(self) -> Optional[str]:
+    """How to get a smaller game: the size at grid 1, for a game with a finer grid."""
+    if self.grid == 1:
+      return None
+    return f"with grid=1 it has {num_histories(self.rules, 1):,} states"
 
   def max_chance_nodes_in_history(self) -> int:
     """One referee move per announcement."""

@@ -29,7 +29,6 @@ runs in a temporary directory that is removed afterwards.
 import contextlib
 import functools
 import importlib.util
-import math
 import os
 import runpy
 import sys
@@ -40,9 +39,7 @@ from absl import flags
 import pyspiel
 
 import spiel_games  # noqa: F401  (registers the project's games with pyspiel)
-from spiel_games import kuhn_poker_ante
-from spiel_games import kuhn_poker_referee
-from spiel_games.kuhn_rules import KuhnRules
+from spiel_games import game_size
 
 USAGE = "usage: python -m spiel_games.run MODULE [ARGS...]"
 
@@ -163,99 +160,6 @@ def merged_game_parameters() -> Iterator[None]:
 # Game sizes.
 
 
-def kuhn_poker_ante_states(rules: KuhnRules) -> int:
-  """States of ``kuhn_poker_ante``: partial deals, then every deal times every betting history.
-
-  With N players and n cards the deal passes through n! / (n - k)! chance states of k < N cards
-  dealt; each of the n! / (n - N)! complete deals is followed by every betting history.
-  """
-  n, players = rules.deck_size, rules.num_players
-  histories = len(rules.decision_histories()) + len(rules.terminal_histories)
-  return sum(math.perm(n, k) for k in range(players)) + math.perm(n, players) * histories
-
-
-def kuhn_poker_referee_states(rules: KuhnRules, grid: int) -> int:
-  """States of ``kuhn_poker_referee``, counted by belief supports instead of state by state.
-
-  The tree's shape depends on the belief only through its support, and the support is always
-  the deals (c0, c1), c0 != c1, with c0 in S0 and c1 in S1; up to a relabelling of the cards it is
-  described by three counts: cards only in S0, only in S1, and in both. A player who announces
-  k_c / grid for every card c leads to one referee node, whose outcome pass (bet) exists when some
-  card of the player's support has k_c < grid (k_c > 0) and keeps exactly those cards. Cards that
-  the acting player cannot hold take any of the grid + 1 values without changing anything.
-  """
-  n = rules.deck_size
-
-  def normalized(only0: int, only1: int, both: int) -> Optional[Tuple[int, int, int]]:
-    """The supports' counts after dropping cards no deal has; None for an empty support."""
-    if only0 + both == 0 or only1 + both == 0 or (only0, only1, both) == (0, 0, 1):
-      return None
-    if both == 1 and only1 == 0:  # S1 = {c}, so no deal gives player 0 card c.
-      return only0, 1, 0
-    if both == 1 and only0 == 0:
-      return 1, only1, 0
-    return only0, only1, both
-
-  def splits(count: int) -> Iterator[Tuple[int, int, int, int]]:
-    """(zero, middle, top, ways): cards announced 0, strictly between, and grid."""
-    for zero in range(count + 1):
-      for top in range(count - zero + 1):
-        middle = count - zero - top
-        ways = math.comb(count, zero) * math.comb(count - zero, top) * (grid - 1)**middle
-        if ways:
-          yield zero, middle, top, ways
-
-  @functools.lru_cache(maxsize=None)
-  def size(history: str, only0: int, only1: int, both: int) -> int:
-    if rules.is_terminal(history):
-      return 1
-    player = rules.current_player(history)
-    mine, other = (only0, only1) if player == 0 else (only1, only0)
-    free = (grid + 1)**(n - mine - both)  # Cards the player cannot hold.
-    total = 1
-    for zero_m, middle_m, top_m, ways_m in splits(mine):
-      for zero_b, middle_b, top_b, ways_b in splits(both):
-        below = (zero_m + middle_m, other + top_b, zero_b + middle_b)  # Pass: k < grid.
-        above = (middle_m + top_m, other + zero_b, middle_b + top_b)  # Bet: k > 0.
-        subtree = 1  # The referee node.
-        for action, (kept, others, shared) in zip("pb", (below, above)):
-          counts = normalized(*((kept, others, shared) if player == 0 else
-                                (others, kept, shared)))
-          if counts is not None:
-            subtree += size(history + action, *counts)
-        total += ways_m * ways_b * free * subtree
-    return total
-
-  return size("", 0, 0, n)
-
-
-def count_states(game: pyspiel.Game, cap: int) -> Tuple[int, bool]:
-  """(number of states, exact): exact for our games, else counted up to ``cap`` states.
-
-  Returns:
-    (n, True) with the exact count, or (cap, False) when the game has ``cap`` states or more.
-  """
-  short_name = game.get_type().short_name
-  if short_name == kuhn_poker_ante.SHORT_NAME:
-    return kuhn_poker_ante_states(game.rules), True
-  if short_name == kuhn_poker_referee.SHORT_NAME:
-    return kuhn_poker_referee_states(game.rules, game.grid), True
-  count, stack = 0, [game.new_initial_state()]
-  while stack:
-    state = stack.pop()
-    count += 1
-    if count >= cap:
-      return cap, False
-    if state.is_terminal():
-      continue
-    if state.is_chance_node():
-      actions = [action for action, _ in state.chance_outcomes()]
-    else:  # At a simultaneous node: the flat joint actions.
-      actions = state.legal_actions()
-    stack.extend(state.child(action) for action in actions)
-  return count, True
-
-
 def _flag_value(argv: Sequence[str], name: str) -> Optional[str]:
   """The last value of ``--name=value`` or ``--name value`` in ``argv``, if any."""
   value = None
@@ -303,14 +207,14 @@ def size_note(args: Sequence[str]) -> Optional[str]:
               pyspiel.load_game(*merge_parameters(game_string, params)))
   except Exception:  # pylint: disable=broad-except  (the script reports a bad game itself)
     return None
-  count, exact = count_states(game, LARGE_GAME_STATES + 1)
+  exact = game_size.exact_histories(game)
+  count = exact if exact is not None else game_size.count_histories(game, LARGE_GAME_STATES)
   if count <= LARGE_GAME_STATES:
     return None
   label = game_string + (f" with --players={players}" if players is not None else "")
-  size = f"{count:,} states" if exact else f"more than {LARGE_GAME_STATES:,} states"
-  smaller = ""
-  if name == kuhn_poker_referee.SHORT_NAME and game.grid > 1:
-    smaller = f"; with grid=1 it has {kuhn_poker_referee_states(game.rules, 1):,} states"
+  size = f"{count:,} states" if exact is not None else f"more than {LARGE_GAME_STATES:,} states"
+  hint = getattr(game, "size_hint", lambda: None)()  # The game's own advice, if it has some.
+  smaller = f"; {hint}" if hint else ""
   return (f"note: {label} has {size}; scripts that walk the whole game tree at every iteration "
           f"(cfr_example, mccfr_example, uniform_policy_exploitability) take minutes on "
           f"it{smaller}")

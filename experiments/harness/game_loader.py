@@ -4,8 +4,9 @@
 malformed string or parameters, a game the solvers cannot handle), with pyspiel's own C-level
 error output kept off the terminal.
 
-``count_histories`` counts the histories (nodes) of a game tree by a depth-first walk that stops
-once it passes a cap, so that a game too large for the engine is refused after at most ``cap``
+``count_histories`` (``spiel_games.game_size``) counts the histories (nodes) of a game tree,
+exactly where the game knows its size, else by a depth-first walk that stops once it passes a
+cap, so that a game too large for the engine is refused after at most ``cap``
 steps and before any solver runs: the engine stores every history in flat arrays
 (``algorithms.tree.game_tree``) and refuses trees above ``ENGINE_MAX_HISTORIES``.
 
@@ -25,6 +26,7 @@ import pyspiel
 import algorithms
 from algorithms.tree import game_tree
 import spiel_games  # noqa: F401  (registers the project's games with pyspiel)
+from spiel_games.game_size import count_histories
 
 # The engine's limit (``algorithms.tree.game_tree.DEFAULT_MAX_NODES``).
 ENGINE_MAX_HISTORIES = game_tree.DEFAULT_MAX_NODES
@@ -103,38 +105,6 @@ def kuhn_game_string(ante: float, bet: float, simplified: bool) -> str:
   """The ``kuhn_poker_ante`` game string of an ante, a bet and a rule set."""
   return (f"kuhn_poker_ante(ante={float(ante)!r},bet={float(bet)!r}"
           f"{',simplified=True' if simplified else ''})")
-
-
-def count_histories(game: pyspiel.Game, cap: int,
-                    progress: Optional[Callable[[int], None]] = None) -> int:
-  """The number of histories of ``game`` (chance, decision and terminal nodes), up to ``cap + 1``.
-
-  A depth-first walk through pyspiel's public API that stops as soon as it has seen more than
-  ``cap`` histories, so its cost is at most that of ``cap`` steps.
-
-  Args:
-    game: the game.
-    cap: the largest count of interest (>= 1).
-    progress: called with the running count every 100,000 histories (e.g. to show progress).
-
-  Returns:
-    The exact count if it is at most ``cap``, else ``cap + 1`` (read: more than ``cap``).
-  """
-  count, stack = 0, [game.new_initial_state()]
-  while stack:
-    state = stack.pop()
-    count += 1
-    if count > cap:
-      return cap + 1
-    if progress is not None and count % 100_000 == 0:
-      progress(count)
-    if state.is_terminal():
-      continue
-    if state.is_chance_node():
-      stack.extend(state.child(a) for a, _ in state.chance_outcomes())
-    else:
-      stack.extend(state.child(a) for a in state.legal_actions())
-  return count
 
 
 def histories(text: str, progress: Optional[Callable[[int], None]] = None) -> int:

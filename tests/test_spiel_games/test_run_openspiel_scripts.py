@@ -20,6 +20,7 @@ import pytest
 import helpers
 import spiel_games  # noqa: F401  (registers the project's games with pyspiel)
 from spiel_games import cpp_twin
+from spiel_games import game_size
 from spiel_games import playthroughs
 from spiel_games import run as run_module
 
@@ -221,15 +222,16 @@ def test_merged_loader_is_restored_after_the_block():
     "kuhn_poker_ante(deck_size=5,simplified=True)"])
 def test_state_counts_of_our_games_equal_a_walk_of_the_tree(game):
   loaded = pyspiel.load_game(game)
-  assert run_module.count_states(loaded, cap=1) == (walk(loaded), True)
+  assert game_size.exact_histories(loaded) == walk(loaded)
+  assert game_size.count_histories(loaded, cap=1) == 2  # "More than 1", from the exact count.
 
 
 def test_state_count_of_kuhn_poker_ante_equals_cpp_kuhn_poker():
   cpp = pyspiel.load_game("kuhn_poker(players=4)")
-  assert run_module.count_states(cpp, cap=10**6) == (7886, True)  # The C++ tree, walked.
-  assert run_module.kuhn_poker_ante_states(pyspiel.load_game("kuhn_poker_ante(players=4)").rules
-                                           ) == 7886
-  assert run_module.count_states(cpp, cap=100) == (100, False)  # Stops at the cap.
+  assert game_size.exact_histories(cpp) is None  # A C++ game: walked.
+  assert game_size.count_histories(cpp, cap=10**6) == 7886
+  assert pyspiel.load_game("kuhn_poker_ante(players=4)").num_histories() == 7886
+  assert game_size.count_histories(cpp, cap=100) == 101  # Stops past the cap.
 
 
 def test_size_note_for_the_default_referee_game(tmp_path):
@@ -247,8 +249,7 @@ def test_size_note_for_the_default_referee_game(tmp_path):
 
 def test_size_note_names_the_players_flag_and_walked_counts():
   note = run_module.size_note(["--game", "kuhn_poker_ante", "--players", "5"])
-  count = run_module.kuhn_poker_ante_states(
-      pyspiel.load_game("kuhn_poker_ante(players=5)").rules)
+  count = pyspiel.load_game("kuhn_poker_ante(players=5)").num_histories()
   assert count == walk(pyspiel.load_game("kuhn_poker(players=5)"))  # C++, 116,437 states.
   assert note.startswith(f"note: kuhn_poker_ante with --players=5 has {count:,} states; ")
 
