@@ -302,7 +302,7 @@ _WARMED: Set[str] = set()
 
 
 def warm_up(spec: SolverSpec, iterate: Callable[[], None],
-            options: Optional[Mapping[str, Any]] = None, batched: bool = False) -> float:
+            options: Optional[Mapping[str, Any]] = None, batched: bool = False) -> None:
   """Runs ``iterate`` (one iteration of a throwaway solver) the first time this process runs the
   engine solver ``spec`` with ``options`` (in its batched form if ``batched``), before the
   solver that is measured starts its clock.
@@ -314,17 +314,11 @@ def warm_up(spec: SolverSpec, iterate: Callable[[], None],
   unchanged. OpenSpiel's solvers have no such cost and are not warmed up. What stays in the
   first point is the measured solver's own first iteration, a few times a later one (its new
   arrays are not in the caches yet): 20-250 us against 7-12 us on Kuhn poker.
-
-  Returns:
-    The warm-up's time (seconds of ``SOLVER_CLOCK``), 0.0 if there was none.
   """
   key = json.dumps([spec.name, options or {}, batched], sort_keys=True, default=repr)
-  if not spec.engine or key in _WARMED:
-    return 0.0
-  _WARMED.add(key)
-  start = SOLVER_CLOCK()
-  iterate()
-  return SOLVER_CLOCK() - start
+  if spec.engine and key not in _WARMED:
+    _WARMED.add(key)
+    iterate()
 
 
 def run_iterations(instance, iterations: int, marks: Collection[int] = (),
