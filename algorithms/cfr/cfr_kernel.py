@@ -1,15 +1,10 @@
 """The compiled CFR kernel: update rules, passes, whole runs of iterations, sampled passes.
 
-Every numba-compiled function of the project lives in this module, which is why it is one
-module of over 500 lines. Numba caches machine code on disk (``cache=True``: the first call in a
-fresh checkout compiles, later processes load the code) and checks a cached function against its
-own source file only (numba issue #1833), while a compiled function carries inlined copies of the
-compiled functions it calls (``update_infosets`` calls ``backup``, the block rules and the
-weights; the iteration loops call ``realize``, the terminal values and ``update_infosets``). A
-callee in another file could change while its callers went on loading stale code from the cache;
-in one file, editing any of them recompiles them all. ``regret_matching``, ``tree_passes``,
+The compiled functions of the flat engine (``kernel_compiler.kernel``: numba, cached on disk
+and recompiled when any kernel module changes). ``regret_matching``, ``tree_passes``,
 ``cfr_engine``, ``chance_sampling``, ``batched_solver`` and ``tree_exploitability`` are the
-Python side.
+Python side. The update rules of this module (``iteration_weights``, ``end_block_update``) are
+the only definition of each rule; ``range_kernel`` calls them too.
 
 Sections:
 
@@ -53,9 +48,9 @@ engine it replaced bit for bit (``tests/test_algorithms/cfr/numpy_reference.py``
 
 from typing import NamedTuple, Tuple
 
-import numba
 import numpy as np
 
+from algorithms.cfr.kernel_compiler import kernel
 from algorithms.tree.tree_layout import KernelLayout
 
 
@@ -98,7 +93,7 @@ class SampleTables(NamedTuple):
 # Update rules, per information set -------------------------------------------------------
 
 
-@numba.njit(cache=True, error_model="numpy")
+@kernel
 def block_sum(values: np.ndarray, start: int, size: int) -> float:
   """sum_a values[start + a] as a_0 + (a_1 + ... + a_{size-1}) (module docstring)."""
   rest = 0.0
@@ -107,7 +102,7 @@ def block_sum(values: np.ndarray, start: int, size: int) -> float:
   return values[start] + rest  # a_0 + (a_1 + ... + a_{k-1}), np.add.reduceat's order
 
 
-@numba.njit(cache=True, error_model="numpy")
+@kernel
 def match_block(regrets: np.ndarray, out: np.ndarray, start: int, size: int) -> None:
   """Regret matching of one information set (Hart and Mas-Colell 2000), into ``out``.
 
@@ -126,7 +121,7 @@ def match_block(regrets: np.ndarray, out: np.ndarray, start: int, size: int) -> 
     out[s] = max(regrets[s], 0.0) / divisor + uniform  # sigma(I, a) = R+(I, a) / d + u
 
 
-@numba.njit(cache=True, error_model="numpy")
+@kernel
 def normalize_block(cumulative: np.ndarray, out: np.ndarray, start: int, size: int) -> None:
   """The average policy of one information set, into ``out``.
 
@@ -141,7 +136,7 @@ def normalize_block(cumulative: np.ndarray, out: np.ndarray, start: int, size: i
     out[s] = cumulative[s] / divisor + uniform  # sigma_bar(I, a) = S(I, a) / sum_b S(I, b)
 
 
-@numba.njit(cache=True, error_model="numpy")
+@kernel
 def discount_factors(iteration: int, alpha: float, beta: float) -> Tuple[float, float]:
   """Discounted CFR's regret discounts after iteration t (Brown and Sandholm 2019).
 
@@ -154,7 +149,7 @@ def discount_factors(iteration: int, alpha: float, beta: float) -> Tuple[float, 
   return t**alpha / (t**alpha + 1.0), t**beta / (t**beta + 1.0)
 
 
-@numba.njit(cache=True, error_model="numpy")
+@kernel
 def discount_block(regrets: np.ndarray, start: int, size: int, positive: float,
                    negative: float) -> None:
   """Applies ``discount_factors`` to one information set's regrets, in place."""
@@ -163,14 +158,14 @@ def discount_block(regrets: np.ndarray, start: int, size: int, positive: float,
     regrets[s] *= positive if regrets[s] >= 0.0 else negative
 
 
-@numba.njit(cache=True, error_model="numpy")
+@kernel
 def clip_block(regrets: np.ndarray, start: int, size: int) -> None:
   """Regret matching+ (Tammelin 2014): R <- max(R, 0), in place, after each regret update."""
   for s in range(start, start + size):
     regrets[s] = max(regrets[s], 0.0)  # RM+ (CFR+): R(I, a) = max(R(I, a), 0)
 
 
-@numba.njit(cache=True, error_model="numpy")
+@kernel
 def averaging_weight(iteration: int, gamma: float) -> float:
   """Weight w_t = t^gamma of iteration t in the average policy.
 
@@ -185,7 +180,7 @@ def averaging_weight(iteration: int, gamma: float) -> float:
 
 
 
-@numba.njit(cache=True, error_model="numpy")
+@kernel
 def match_blocks(regrets: np.ndarray, starts: np.ndarray, sizes: np.ndarray,
                  out: np.ndarray) -> None:
   """``match_block`` of every block (first item ``starts[b]``, ``sizes[b]`` items)."""
@@ -193,7 +188,7 @@ def match_blocks(regrets: np.ndarray, starts: np.ndarray, sizes: np.ndarray,
     match_block(regrets, out, starts[b], sizes[b])  # sigma(I, .) = regret matching of R(I, .)
 
 
-@numba.njit(cache=True, error_model="numpy")
+@kernel
 def normalize_blocks(cumulative: np.ndarray, starts: np.ndarray, sizes: np.ndarray,
                      out: np.ndarray) -> None:
   """``normalize_block`` of every block."""
@@ -201,10 +196,44 @@ def normalize_blocks(cumulative: np.ndarray, starts: np.ndarray, sizes: np.ndarr
     normalize_block(cumulative, out, starts[b], sizes[b])  # sigma_bar(I, .) = S / sum_b S
 
 
+@kernel
+def iteration_weights(rule: KernelRule, t: int) -> Tuple[float, float, float]:
+  """The rule's weights of iteration t: (w_t, positive discount, negative discount).
+
+  w_t = t^gamma weights the iteration in the average policy (``averaging_weight``); the
+  discounts multiply R >= 0 and R < 0 after the update (``discount_factors``), 1 without
+  discounting.
+  """
+  w = averaging_weight(t, rule.averaging_gamma)  # w_t = t^gamma
+  if rule.discount:
+    # DCFR: t^alpha / (t^alpha + 1) for R >= 0, t^beta / (t^beta + 1) for R < 0.
+    positive, negative = discount_factors(t, rule.discount_alpha, rule.discount_beta)
+    return w, positive, negative
+  return w, 1.0, 1.0
+
+
+@kernel
+def end_block_update(rule: KernelRule, regrets: np.ndarray, sigma: np.ndarray, start: int,
+                     size: int, positive: float, negative: float) -> None:
+  """Step 5 at one information set whose regrets were just updated, in place.
+
+  RM+ clipping R = max(R, 0) if the rule asks (CFR+), then the discounts of
+  ``iteration_weights`` (DCFR), then sigma(I, .) = regret matching of R(I, .). Every engine
+  (the flat passes here, the range-vector passes of ``range_kernel``) ends an information
+  set's update with this function, so a rule is defined once.
+  """
+  if rule.regret_matching_plus:
+    clip_block(regrets, start, size)  # RM+: R(I, a) = max(R(I, a), 0)
+  if rule.discount:
+    discount_block(regrets, start, size, positive, negative)  # DCFR: R *= the factor of R's sign
+  # sigma(I, a) = R+(I, a) / sum_b R+(I, b), or 1 / |A(I)| if the sum is 0.
+  match_block(regrets, sigma, start, size)
+
+
 # Passes ------------------------------------------------------------------------------------
 
 
-@numba.njit(cache=True, error_model="numpy")
+@kernel
 def realize(lay: KernelLayout, sigma: np.ndarray, x: np.ndarray, infosets: np.ndarray, lo: int,
             hi: int) -> None:
   """x[(I, a)] = x[parent(I)] sigma(I, a) for I in ``infosets[lo:hi]``, in that order.
@@ -220,7 +249,7 @@ def realize(lay: KernelLayout, sigma: np.ndarray, x: np.ndarray, infosets: np.nd
       x[s] = parent * sigma[s]  # x[(I, a)] = x[parent(I)] sigma(I, a)
 
 
-@numba.njit(cache=True, error_model="numpy")
+@kernel
 def add_terminal_values(lay: KernelLayout, x: np.ndarray, weights: np.ndarray, player: int,
                         terminals: np.ndarray, lo: int, hi: int, c: np.ndarray) -> None:
   """c[seq_i(z)] += w_i(z) prod_{j != i} x[seq_j(z)] for z in ``terminals[lo:hi]``.
@@ -249,7 +278,7 @@ def add_terminal_values(lay: KernelLayout, x: np.ndarray, weights: np.ndarray, p
       c[seq[z, i]] += value  # c_i[seq_i(z)] += w_i(z) prod_{j != i} x[seq_j(z)]
 
 
-@numba.njit(cache=True, error_model="numpy")
+@kernel
 def player_weights(lay: KernelLayout, weights: np.ndarray) -> np.ndarray:
   """(N, T): row i is w_i(z) of the terminals in player i's order (``player_terminals``)."""
   n = lay.num_players
@@ -261,7 +290,7 @@ def player_weights(lay: KernelLayout, weights: np.ndarray) -> np.ndarray:
   return out
 
 
-@numba.njit(cache=True, error_model="numpy")
+@kernel
 def add_all_terminal_values(lay: KernelLayout, x: np.ndarray, sorted_weights: np.ndarray,
                             player: int, c: np.ndarray) -> None:
   """``add_terminal_values`` over every terminal, on a c that is 0 on the updated sequences.
@@ -303,7 +332,7 @@ def add_all_terminal_values(lay: KernelLayout, x: np.ndarray, sorted_weights: np
       c[s] += total  # c_i[s] += sum_{z: seq_i(z) = s} w_i(z) prod_{j != i} x[seq_j(z)]
 
 
-@numba.njit(cache=True, error_model="numpy")
+@kernel
 def backup(lay: KernelLayout, c: np.ndarray, sigma: np.ndarray, v: np.ndarray, acc: np.ndarray,
            infosets: np.ndarray, lo: int, hi: int, best: bool) -> None:
   """Bottom-up values over ``infosets[lo:hi]`` (increasing global index); c becomes q.
@@ -343,7 +372,7 @@ def backup(lay: KernelLayout, c: np.ndarray, sigma: np.ndarray, v: np.ndarray, a
     m = first
 
 
-@numba.njit(cache=True, error_model="numpy")
+@kernel
 def regrets_from_values(lay: KernelLayout, c: np.ndarray, v: np.ndarray) -> None:
   """c[(I, a)] -= v(I) on every sequence, 0 on the empty ones: q becomes r (step 4)."""
   c[:lay.num_players] = 0.0  # r = 0 on the empty sequences
@@ -353,7 +382,7 @@ def regrets_from_values(lay: KernelLayout, c: np.ndarray, v: np.ndarray) -> None
       c[s] -= v[k]  # r(I, a) = q(I, a) - v(I)
 
 
-@numba.njit(cache=True, error_model="numpy")
+@kernel
 def policy_values(lay: KernelLayout, weights: np.ndarray, x: np.ndarray) -> np.ndarray:
   """Each player's expected utility sum_z w_i(z) prod_p x[seq_p(z)] (N,), terminals in order."""
   n = lay.num_players
@@ -368,7 +397,7 @@ def policy_values(lay: KernelLayout, weights: np.ndarray, x: np.ndarray) -> np.n
   return out
 
 
-@numba.njit(cache=True, error_model="numpy")
+@kernel
 def best_response_values(lay: KernelLayout, weights: np.ndarray, sigma: np.ndarray
                          ) -> np.ndarray:
   """Each player's best-response value against the others' part of ``sigma`` (N,).
@@ -398,7 +427,7 @@ def best_response_values(lay: KernelLayout, weights: np.ndarray, sigma: np.ndarr
 # The update and the iterations --------------------------------------------------------------
 
 
-@numba.njit(cache=True, error_model="numpy")
+@kernel
 def update_infosets(lay: KernelLayout, rule: KernelRule, t: int, c: np.ndarray,
                     reach: np.ndarray, visits: np.ndarray, sigma: np.ndarray,
                     regrets: np.ndarray, cumulative: np.ndarray, infosets: np.ndarray, lo: int,
@@ -423,11 +452,7 @@ def update_infosets(lay: KernelLayout, rule: KernelRule, t: int, c: np.ndarray,
     acc: (G,) scratch, zero on entry and on return.
   """
   backup(lay, c, sigma, v, acc, infosets, lo, hi, False)  # Step 3: c -> q, v = sum_a sigma q
-  w = averaging_weight(t, rule.averaging_gamma)  # w_t = t^gamma
-  positive, negative = 1.0, 1.0
-  if rule.discount:
-    # DCFR: t^alpha / (t^alpha + 1) for R >= 0, t^beta / (t^beta + 1) for R < 0.
-    positive, negative = discount_factors(t, rule.discount_alpha, rule.discount_beta)
+  w, positive, negative = iteration_weights(rule, t)  # w_t and the discounts of iteration t
   for q in range(lo, hi):
     k = infosets[q]
     start = lay.infoset_start[k]
@@ -438,18 +463,13 @@ def update_infosets(lay: KernelLayout, rule: KernelRule, t: int, c: np.ndarray,
       regrets[s] += c[s] - value  # R(I, a) += r(I, a) = q(I, a) - v(I)
       # reach(I, a) = x[(I, a)] = pi_i(I) sigma(I, a) for CFR.
       cumulative[s] += w * (reach[s] * count)  # S(I, a) += w_t reach(I, a) n(I)
-    if rule.regret_matching_plus:
-      clip_block(regrets, start, size)  # RM+: R(I, a) = max(R(I, a), 0)
-    if rule.discount:
-      discount_block(regrets, start, size, positive, negative)  # DCFR: R *= the factor of R's sign
-    # sigma(I, a) = R+(I, a) / sum_b R+(I, b), or 1 / |A(I)| if the sum is 0.
-    match_block(regrets, sigma, start, size)
+    end_block_update(rule, regrets, sigma, start, size, positive, negative)  # Step 5
   if rule.regret_matching_plus and clip_all:  # The others' (the updated ones are clipped).
     for s in range(lay.num_players, len(regrets)):
       regrets[s] = max(regrets[s], 0.0)  # R = max(R, 0) on every set
 
 
-@numba.njit(cache=True, error_model="numpy")
+@kernel
 def average_increment(lay: KernelLayout, rule: KernelRule, t: int, reach: np.ndarray,
                       player: int) -> np.ndarray:
   """The numerators' increment w_t reach[s] on ``player``'s sequences (-1: all), else 0 (G,).
@@ -468,7 +488,7 @@ def average_increment(lay: KernelLayout, rule: KernelRule, t: int, reach: np.nda
   return out
 
 
-@numba.njit(cache=True, error_model="numpy")
+@kernel
 def hook_update(lay: KernelLayout, rule: KernelRule, t: int, c: np.ndarray, reach: np.ndarray,
                 player: int, sigma: np.ndarray, regrets: np.ndarray,
                 cumulative: np.ndarray) -> None:
@@ -482,7 +502,7 @@ def hook_update(lay: KernelLayout, rule: KernelRule, t: int, c: np.ndarray, reac
                   lay.pass_infoset_ptr[group + 1], True, np.empty(k), np.zeros(len(c)))
 
 
-@numba.njit(cache=True, error_model="numpy")
+@kernel
 def exact_iterations(lay: KernelLayout, rule: KernelRule, weights: np.ndarray,
                      sigma: np.ndarray, regrets: np.ndarray, cumulative: np.ndarray,
                      iteration: int, count: int) -> None:
@@ -519,7 +539,7 @@ def exact_iterations(lay: KernelLayout, rule: KernelRule, weights: np.ndarray,
       realize(lay, sigma, x, lay.pass_infosets, ptr[group], ptr[group + 1])  # x of the new sigma
 
 
-@numba.njit(cache=True, error_model="numpy")
+@kernel
 def exact_batch(lay: KernelLayout, rule: KernelRule, weights: np.ndarray, sigma: np.ndarray,
                 regrets: np.ndarray, cumulative: np.ndarray, iterations: np.ndarray,
                 games: np.ndarray, count: int) -> None:
@@ -531,7 +551,7 @@ def exact_batch(lay: KernelLayout, rule: KernelRule, weights: np.ndarray, sigma:
     iterations[b] += count  # t of game b
 
 
-@numba.njit(cache=True, error_model="numpy")
+@kernel
 def batch_values(lay: KernelLayout, weights: np.ndarray, sigma: np.ndarray
                  ) -> Tuple[np.ndarray, np.ndarray]:
   """Per game b: best-response values and on-policy values of ``sigma[b]`` ((B, N) each)."""
@@ -548,7 +568,7 @@ def batch_values(lay: KernelLayout, weights: np.ndarray, sigma: np.ndarray
   return best, on_policy
 
 
-@numba.njit(cache=True, error_model="numpy")
+@kernel
 def visit(tables: SampleTables, draws: np.ndarray, terminals: np.ndarray, infosets: np.ndarray,
           visits: np.ndarray, stack: np.ndarray) -> Tuple[int, int]:
   """The histories below the sampled chance outcomes.
@@ -599,7 +619,7 @@ def visit(tables: SampleTables, draws: np.ndarray, terminals: np.ndarray, infose
   return num_terminals, num_infosets
 
 
-@numba.njit(cache=True, error_model="numpy")
+@kernel
 def by_level(lay: KernelLayout, infosets: np.ndarray, count: int, level_count: np.ndarray,
              out: np.ndarray) -> None:
   """``infosets[:count]`` into ``out[:count]`` by depth level, stably (counting sort).
@@ -621,7 +641,7 @@ def by_level(lay: KernelLayout, infosets: np.ndarray, count: int, level_count: n
   level_count[:] = 0
 
 
-@numba.njit(cache=True, error_model="numpy")
+@kernel
 def sampled_iterations(lay: KernelLayout, tables: SampleTables, rule: KernelRule,
                        utility: np.ndarray, draws: np.ndarray, sigma: np.ndarray,
                        regrets: np.ndarray, cumulative: np.ndarray, iteration: int,
