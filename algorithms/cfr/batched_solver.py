@@ -16,6 +16,11 @@ Games are ``pyspiel.Game`` objects. The first game's tree is built; for a game w
 shortcuts (``algorithms.tree.game_shortcuts``; Kuhn poker) of the same registered shape as the
 first, only its payoffs are computed (``GameShortcuts.terminal_utility``), without its tree, and
 any other game's tree is built and compared with the first's.
+
+``engine`` chooses the engine as the single-game solvers do (``solver_backends``): on games with
+a card tree (two-player Kuhn poker) of at least ``AUTO_RANGE_MIN_CARDS`` cards, ``"auto"`` runs
+``range_engine.RangeEngine`` on the batch, whose games then need one deck and rule set; each
+game's results still equal its own solver's on the same engine.
 """
 
 from typing import List, Optional, Sequence
@@ -26,7 +31,10 @@ import pyspiel
 
 from algorithms.cfr import cfr_kernel
 from algorithms.cfr import regret_matching as rm
+from algorithms.cfr import solver_backends
 from algorithms.cfr.cfr_engine import UpdateRule
+from algorithms.cfr.range_engine import RangeEngine
+from algorithms.cfr.range_engine import RangeLayout
 from algorithms.tree import game_shortcuts
 from algorithms.tree.game_tree import DEFAULT_MAX_NODES
 from algorithms.tree.game_tree import GameTree
@@ -54,7 +62,9 @@ class BatchedCFRSolver:
   regret matching+, linear averaging. Each game's results equal its own ``CFRSolver`` run.
 
   Attributes:
-    arrays: the shared ``TreeArrays`` (of the first game; weights per game in ``weights``).
+    arrays: the shared ``TreeArrays`` (of the first game; weights per game in ``weights``); None
+      on the range-vector engine, whose state is ``range_engine``.
+    range_engine: the ``RangeEngine`` of the batch on the range-vector engine, else None.
     rule: the ``UpdateRule``.
     weights: (B, T, N) each game's terminal weights u_p(z) pi_c(z).
     regrets, cumulative, sigma: (B, G) each game's CFR state, as ``CFREngine``'s.
@@ -63,7 +73,7 @@ class BatchedCFRSolver:
 
   def __init__(self, games: Sequence[pyspiel.Game], *, alternating_updates: bool = True,
                linear_averaging: bool = False, regret_matching_plus: bool = False,
-               max_nodes: int = DEFAULT_MAX_NODES):
+               max_nodes: int = DEFAULT_MAX_NODES, engine: str = "auto"):
     """Builds the shared layout and every game's weights.
 
     Args:
@@ -72,11 +82,12 @@ class BatchedCFRSolver:
       alternating_updates: as ``CFRSolver``'s.
       linear_averaging: as ``CFRSolver``'s.
       regret_matching_plus: as ``CFRSolver``'s.
-      max_nodes: refuse games with more histories.
+      max_nodes: refuse games with more histories (flat engine).
+      engine: ``"auto"``, ``"flat"`` or ``"range"`` (module docstring).
 
     Raises:
-      ValueError: for no games, an argument that is not a game, or games of different shapes
-        (naming the first one that differs).
+      ValueError: for no games, an argument that is not a game, games of different shapes
+        (naming the first one that differs), or an engine the games do not allow.
     """
     games = list(games)
     if not games:
@@ -87,6 +98,21 @@ class BatchedCFRSolver:
       raise ValueError(f"game {i} is a {type(games[i]).__name__}, not a pyspiel.Game (load "
                        "KuhnRules with spiel_games.kuhn_poker_ante.game_from_rules)")
     self._games = games
+    self.rule = UpdateRule.from_options(alternating_updates, linear_averaging,
+                                        regret_matching_plus)
+    self.range_engine, self._range_layout, self._template = None, None, None
+    card_trees = [solver_backends.choose_engine(g, engine) for g in games]
+    if card_trees[0] is not None:
+      others = [i for i, t in enumerate(card_trees) if t is None]
+      if others:
+        raise ValueError(f"game {others[0]} ({games[others[0]]}) does not run on the range-vector "
+                         f"engine of game 0 ({games[0]}): batched games must share one engine")
+      for card_tree in card_trees:
+        solver_backends.check_memory(card_tree, solver_backends.DEFAULT_MAX_BYTES)
+      self.range_engine = RangeEngine(card_trees, self.rule)
+      self.arrays = None
+      self.iterations = self.range_engine.iteration  # the engine's (B,) counters, shared
+      return
     tree = GameTree.from_game(games[0], max_nodes)
     first = game_shortcuts.for_game(games[0])
     first_shape = first.shape(games[0]) if first else None
@@ -105,8 +131,6 @@ class BatchedCFRSolver:
       utilities.append(other.utility)
       chance.append(other.chance_reach)
     self.arrays = TreeArrays(tree)
-    self.rule = UpdateRule.from_options(alternating_updates, linear_averaging,
-                                        regret_matching_plus)
     self._kernel_rule = self.rule.kernel_rule()
     # w_p(z) = u_p(z) pi_c(z) per game, as TreeArrays computes them for that game alone.
     self.weights = np.stack([u * c[:, None] for u, c in zip(utilities, chance)])
@@ -117,7 +141,6 @@ class BatchedCFRSolver:
     self.sigma = np.empty((b, g))
     self.sigma[:] = self._match(np.zeros(g))  # R = 0: sigma uniform
     self.iterations = np.zeros(b, dtype=np.int64)
-    self._template: Optional[policy_lib.TabularPolicy] = None
 
   @staticmethod
   def _fixed_sums(utilities, tree: GameTree) -> List[Optional[float]]:
@@ -135,7 +158,12 @@ class BatchedCFRSolver:
 
   @property
   def num_games(self) -> int:
-    return len(self.weights)
+    return len(self._games)
+
+  @property
+  def engine_name(self) -> str:
+    """``"flat"`` or ``"range"``."""
+    return "flat" if self.range_engine is None else "range"
 
   def game(self, i: int) -> pyspiel.Game:
     """Game i."""
@@ -157,6 +185,9 @@ class BatchedCFRSolver:
     """
     if iterations < 0:
       raise ValueError(f"iterations must be >= 0, got {iterations}")
+    if self.range_engine is not None:
+      self.range_engine.solve(int(iterations), self._indices(games))
+      return self
     a = self.arrays
     cfr_kernel.exact_batch(a.kernel, self._kernel_rule, self.weights, self.sigma, self.regrets,
                            self.cumulative, self.iterations, self._indices(games),
@@ -185,7 +216,10 @@ class BatchedCFRSolver:
     return self
 
   def average_sequences(self, games: Optional[Sequence[int]] = None) -> np.ndarray:
-    """Average policies (len(games), G) in the sequence layout, as ``CFREngine.average``."""
+    """Average policies (len(games), G) in the engine's layout: the sequence layout, as
+    ``CFREngine.average``, or the range engine's (D N 2) blocks."""
+    if self.range_engine is not None:
+      return np.stack([self.range_engine.average(b) for b in self._indices(games)])
     n = self.arrays.num_players
     out = np.ones((len(self._indices(games)), self.arrays.num_sequences))
     for row, b in enumerate(self._indices(games)):
@@ -197,15 +231,25 @@ class BatchedCFRSolver:
     """A new ``TabularPolicy`` of ``game(i)`` holding ``sequences``.
 
     The games share their information states and rows, so every game's policy is a copy of
-    game 0's table (built once, from the tree) with its own ``game`` and probabilities; its
-    ``states`` are game 0's representative states, which have the same information states.
+    game 0's table (built once, from the tree or the card tree) with its own ``game`` and
+    probabilities; its ``states`` are game 0's representative states, which have the same
+    information states.
     """
     if self._template is None:
-      self._template = self.arrays.tree.tabular_policy()
+      self._template = (self.arrays.tree.tabular_policy() if self.range_engine is None
+                        else self._layout().tabular_policy())
     tabular = self._template.__copy__()
     tabular.game = self.game(i)
-    self.arrays.to_tabular(sequences, tabular.action_probability_array)
+    if self.range_engine is None:
+      self.arrays.to_tabular(sequences, tabular.action_probability_array)
+    else:
+      self._layout().to_tabular(sequences, tabular.action_probability_array)
     return tabular
+
+  def _layout(self) -> RangeLayout:
+    if self._range_layout is None:
+      self._range_layout = RangeLayout(self.range_engine.trees[0])
+    return self._range_layout
 
   def average_policy(self, i: int) -> policy_lib.TabularPolicy:
     """Game i's average policy, a new ``TabularPolicy`` of ``game(i)``."""
@@ -213,10 +257,15 @@ class BatchedCFRSolver:
 
   def current_policy(self, i: int) -> policy_lib.TabularPolicy:
     """Game i's current policy (regret matching of its regrets), a new ``TabularPolicy``."""
-    return self._policy(i, self.sigma[i])
+    sigma = self.sigma[i] if self.range_engine is None else self.range_engine.sigma[i]
+    return self._policy(i, sigma)
 
   def _values(self, games: Optional[Sequence[int]], average: bool):
     idx = self._indices(games)
+    if self.range_engine is not None:
+      e = self.range_engine
+      values = [e.values(b, average) for b in idx]
+      return idx, np.array([v[0] for v in values]), np.array([v[1] for v in values])
     sigma = self.average_sequences(idx) if average else self.sigma[idx]
     weights = self.weights[idx]
     best, on_policy = cfr_kernel.batch_values(self.arrays.kernel, weights,
@@ -237,6 +286,8 @@ class BatchedCFRSolver:
     Raises:
       ValueError: for general-sum games.
     """
+    if self.range_engine is not None:
+      return self.nash_convs(games, average) / 2  # two players, zero-sum
     if self._utility_sums[0] is None:
       raise ValueError("exploitability is defined for zero- and constant-sum games only; use "
                        "nash_convs for general-sum games")
@@ -249,6 +300,7 @@ class BatchedCFRPlusSolver(BatchedCFRSolver):
   """Batched CFR+ (Tammelin 2014): RM+, alternating updates, linear averaging, as
   ``solvers.CFRPlusSolver``."""
 
-  def __init__(self, games: Sequence[pyspiel.Game], *, max_nodes: int = DEFAULT_MAX_NODES):
+  def __init__(self, games: Sequence[pyspiel.Game], *, max_nodes: int = DEFAULT_MAX_NODES,
+               engine: str = "auto"):
     super().__init__(games, alternating_updates=True, linear_averaging=True,
-                     regret_matching_plus=True, max_nodes=max_nodes)
+                     regret_matching_plus=True, max_nodes=max_nodes, engine=engine)

@@ -39,14 +39,13 @@ from open_spiel.python.algorithms import cfr
 import pyspiel
 import tqdm
 
-from algorithms.cfr.cfr_engine import CFREngine
+from algorithms.cfr import solver_backends
 from algorithms.cfr.cfr_engine import UpdateRule
 from algorithms.cfr.chance_sampling import ChanceSampler
-from algorithms.cfr.tree_exploitability import TreeEvaluator
+from algorithms.cfr.range_engine import CardPolicy
 from algorithms.file_formats import checkpoint
 from algorithms.tree.game_tree import DEFAULT_MAX_NODES
 from algorithms.tree.game_tree import GameTree
-from algorithms.tree.tree_layout import TreeArrays
 
 # Iterations per compiled call of ``solve`` (bounds the progress bar's update interval and the
 # random numbers drawn at once).
@@ -54,34 +53,56 @@ SOLVE_CHUNK = 10_000
 
 
 class EngineSolver(cfr._CFRSolver):  # pylint: disable=protected-access
-  """Common part of the solvers: the tree, the engine and OpenSpiel's attributes."""
+  """Common part of the solvers: the engine's backend and OpenSpiel's attributes.
+
+  ``engine`` picks the backend (``solver_backends``): ``"auto"`` (range vectors on games with a
+  card tree, such as two-player Kuhn poker with any deck; the flat tree elsewhere), ``"flat"``
+  or ``"range"``. Both give the same policies up to rounding.
+  """
+
+  # The engines a solver class can run on (those that override the flat engine's passes, such
+  # as chance sampling or CFR-AVG, run on the flat tree only).
+  ENGINES = solver_backends.ENGINES
 
   def __init__(self, game: pyspiel.Game, rule: UpdateRule, tree: Optional[GameTree],
-               max_nodes: int):
+               max_nodes: int, engine: Optional[str] = None):
     # Deliberately not calling _CFRSolverBase.__init__: it walks the game twice. The same
-    # attributes are set from one walk.
-    if tree is None:
-      tree = GameTree.from_game(game, max_nodes)
-    elif str(tree.game) != str(game):
-      raise ValueError(f"tree is for game {tree.game}, not {game}")
+    # attributes are set from one walk (or none, on the range-vector engine).
+    engine = self.ENGINES[0] if engine is None else engine  # the class's default
+    if engine not in self.ENGINES:
+      raise ValueError(f"{type(self).__name__}: engine must be one of "
+                       f"{', '.join(self.ENGINES)}; got {engine!r}")
+    self._backend = solver_backends.make_backend(game, rule, engine, tree, max_nodes)
     self._game = game
     self._num_players = game.num_players()
     self._root_node = game.new_initial_state()
-    self._current_policy = tree.tabular_policy()
-    self._average_policy = self._current_policy.__copy__()
+    self._policies = {}  # "current", "average" -> TabularPolicy, built on first request
     self._linear_averaging = rule.averaging_gamma > 0
     self._alternating_updates = rule.alternating_updates
     self._regret_matching_plus = rule.regret_matching_plus
-    self._tree = tree
-    self._arrays = TreeArrays(tree)
-    self._engine = CFREngine(self._arrays, rule)
-    self._evaluator = None
+    if self._backend.name == "flat":  # the flat engine's parts, which subclasses extend
+      self._tree = self._backend.tree
+      self._arrays = self._backend.arrays
+      self._engine = self._backend.engine
 
   # OpenSpiel's interface ---------------------------------------------------------------------
 
   @property
   def _iteration(self) -> int:
-    return self._engine.iteration
+    return self._backend.iteration
+
+  @property
+  def _current_policy(self) -> policy_lib.TabularPolicy:
+    return self._tabular("current")
+
+  @property
+  def _average_policy(self) -> policy_lib.TabularPolicy:
+    return self._tabular("average")
+
+  def _tabular(self, kind: str) -> policy_lib.TabularPolicy:
+    if kind not in self._policies:
+      self._policies[kind] = self._backend.tabular_policy()
+    return self._policies[kind]
 
   def evaluate_and_update_policy(self) -> None:
     """One iteration: regrets and average numerators updated, current policy refreshed."""
@@ -89,53 +110,74 @@ class EngineSolver(cfr._CFRSolver):  # pylint: disable=protected-access
 
   def _run(self, iterations: int) -> None:
     """``iterations`` iterations in one compiled call: exact full-width CFR by default."""
-    self._engine.solve(iterations)
+    self._backend.solve(iterations)
+
+  def _flat_policy(self, average: bool) -> np.ndarray:
+    """The average (or current) policy in the engine's layout."""
+    return self._backend.flat_policy(average)
 
   def current_policy(self) -> policy_lib.TabularPolicy:
     """The current policy (regret matching of the cumulative regrets), as a TabularPolicy.
 
     The same object is returned on every call and refreshed in place, as in OpenSpiel.
     """
-    self._arrays.to_tabular(self._engine.sigma, self._current_policy.action_probability_array)
-    return self._current_policy
+    table = self._current_policy
+    self._backend.to_tabular(self._flat_policy(False), table.action_probability_array)
+    return table
 
   def average_policy(self) -> policy_lib.TabularPolicy:
     """The average policy sum_t w_t x_i^t(I, a) / sum_t w_t x_i^t(I), uniform where unreached.
 
     The same object is returned on every call and refreshed in place, as in OpenSpiel.
     """
-    self._arrays.to_tabular(self._engine.average(), self._average_policy.action_probability_array)
-    return self._average_policy
+    table = self._average_policy
+    self._backend.to_tabular(self._flat_policy(True), table.action_probability_array)
+    return table
+
+  def card_policy(self, average: bool = True) -> CardPolicy:
+    """The average (or current) policy as a compact ``CardPolicy`` (range-vector engine only).
+
+    Raises:
+      ValueError: on the flat engine.
+    """
+    if self._backend.name != "range":
+      raise ValueError(f"card_policy needs the range-vector engine; {type(self).__name__} on "
+                       f"{self._game} runs on the {self._backend.name} engine")
+    return self._backend.engine.policy(average=average)
 
   @property
   def _info_state_nodes(self) -> Dict[str, cfr._InfoStateNode]:  # pylint: disable=protected-access
     """Read-only snapshot in OpenSpiel's form (see the module docstring)."""
-    a, e = self._arrays, self._engine
-    nodes = {}
-    for pl, p in enumerate(self._tree.players):
-      for i, key in enumerate(p.infoset_keys):
-        g = a.global_infoset[pl][i]
-        s = slice(a.infoset_start[g], a.infoset_start[g] + a.infoset_num_actions[g])
-        node = cfr._InfoStateNode(  # pylint: disable=protected-access
-            legal_actions=list(p.legal_actions[i]), index_in_tabular_policy=int(p.tabular_row[i]))
-        node.cumulative_regret.update(zip(p.legal_actions[i], e.regrets[s].tolist()))
-        node.cumulative_policy.update(zip(p.legal_actions[i], e.cumulative[s].tolist()))
-        nodes[key] = node
-    return nodes
+    return self._backend.info_state_nodes()
 
   # Extras ------------------------------------------------------------------------------------
 
   @property
-  def tree(self) -> GameTree:
-    return self._tree
+  def engine_name(self) -> str:
+    """The engine the solver runs on: ``"flat"`` or ``"range"``."""
+    return self._backend.name
 
   @property
-  def engine(self) -> CFREngine:
-    return self._engine
+  def tree(self) -> GameTree:
+    """The flat engine's ``GameTree``.
+
+    Raises:
+      ValueError: on the range-vector engine, which has no game tree (``engine="flat"`` builds
+        one).
+    """
+    if self._backend.name != "flat":
+      raise ValueError(f"{type(self).__name__} on {self._game} runs on the range-vector engine, "
+                       "which has no GameTree; construct it with engine='flat' for one")
+    return self._backend.tree
+
+  @property
+  def engine(self):
+    """The engine: a ``CFREngine`` (flat) or a ``RangeEngine`` (range vectors)."""
+    return self._backend.engine
 
   @property
   def iteration(self) -> int:
-    return self._engine.iteration
+    return self._backend.iteration
 
   def solve(self, iterations: int, progress: bool = False,
             callback: Optional[Callable[["EngineSolver"], None]] = None) -> "EngineSolver":
@@ -164,25 +206,17 @@ class EngineSolver(cfr._CFRSolver):  # pylint: disable=protected-access
           callback(self)
     return self
 
-  def _evaluate(self, average: bool) -> Tuple[TreeEvaluator, np.ndarray]:
-    """The tree evaluator (built on first use) and the average or current policy (G,)."""
-    if self._evaluator is None:
-      self._evaluator = TreeEvaluator(self._arrays)
-    return self._evaluator, self._engine.average() if average else self._engine.sigma
-
   def nash_conv(self, average: bool = True) -> float:
-    """Exact NashConv of the average (or current) policy, computed on the tree."""
-    evaluator, sigma = self._evaluate(average)
-    return evaluator.nash_conv(sigma)
+    """Exact NashConv of the average (or current) policy, computed by the engine."""
+    return self._backend.nash_conv(self._flat_policy(average))
 
   def exploitability(self, average: bool = True) -> float:
-    """Exact exploitability of the average (or current) policy, computed on the tree.
+    """Exact exploitability of the average (or current) policy, computed by the engine.
 
     Raises:
       ValueError: for a general-sum game (use ``nash_conv``).
     """
-    evaluator, sigma = self._evaluate(average)
-    return evaluator.exploitability(sigma)
+    return self._backend.exploitability(self._flat_policy(average))
 
   def options(self) -> dict:
     """Constructor options that rebuild an equivalent solver (JSON-serialisable).
@@ -215,12 +249,12 @@ class EngineSolver(cfr._CFRSolver):  # pylint: disable=protected-access
     Raises:
       ValueError: if the solver's options cannot be recorded (nothing is written).
     """
-    e = self._engine
     extra_header, extra_arrays = self._extra_state()
+    regrets, cumulative = self._backend.state_arrays()
     header = {"game": str(self._game), "solver": type(self).__name__, "options": self.options(),
-              "iteration": int(e.iteration), "num_sequences": int(self._arrays.num_sequences),
-              **extra_header}
-    checkpoint.write_checkpoint(path, header, {"regrets": e.regrets, "cumulative": e.cumulative,
+              "engine": self._backend.name, "iteration": int(self._backend.iteration),
+              "num_sequences": int(self._backend.state_size), **extra_header}
+    checkpoint.write_checkpoint(path, header, {"regrets": regrets, "cumulative": cumulative,
                                                **extra_arrays})
 
   @classmethod
@@ -251,11 +285,18 @@ class EngineSolver(cfr._CFRSolver):  # pylint: disable=protected-access
       game = _load_game(header["game"])
     elif str(game) != header["game"]:
       raise ValueError(f"{path}: checkpoint is for game {header['game']!r}, not {str(game)!r}")
-    solver = solver_cls(game, tree=tree, **solver_cls._options_to_kwargs(header["options"]))
-    g = solver._arrays.num_sequences  # pylint: disable=protected-access
-    solver._engine.restore(  # pylint: disable=protected-access
-        header["iteration"], checked_array(path, arrays, "regrets", (g,)),
-        checked_array(path, arrays, "cumulative", (g,)))
+    engine = header.get("engine", "flat")  # checkpoints before the range engine: flat
+    if engine not in solver_cls.ENGINES or engine == "auto":
+      raise ValueError(f"{path}: checkpoint engine {engine!r} is not one of "
+                       f"{[e for e in solver_cls.ENGINES if e != 'auto']} of {solver_cls.__name__}")
+    kwargs = solver_cls._options_to_kwargs(header["options"])
+    if len(solver_cls.ENGINES) > 1:
+      kwargs["engine"] = engine
+    solver = solver_cls(game, tree=tree, **kwargs)
+    backend = solver._backend  # pylint: disable=protected-access
+    g = backend.state_size
+    backend.restore(header["iteration"], checked_array(path, arrays, "regrets", (g,)),
+                    checked_array(path, arrays, "cumulative", (g,)))
     solver._restore_extra_state(path, header, arrays)  # pylint: disable=protected-access
     return solver
 
@@ -296,9 +337,10 @@ class CFRSolver(EngineSolver):
 
   def __init__(self, game: pyspiel.Game, *, alternating_updates: bool = True,
                linear_averaging: bool = False, regret_matching_plus: bool = False,
-               tree: Optional[GameTree] = None, max_nodes: int = DEFAULT_MAX_NODES):
+               tree: Optional[GameTree] = None, max_nodes: int = DEFAULT_MAX_NODES,
+               engine: str = "auto"):
     rule = UpdateRule.from_options(alternating_updates, linear_averaging, regret_matching_plus)
-    super().__init__(game, rule, tree, max_nodes)
+    super().__init__(game, rule, tree, max_nodes, engine)
 
   def options(self) -> dict:
     return {"alternating_updates": self._alternating_updates,
@@ -310,9 +352,9 @@ class CFRPlusSolver(CFRSolver):
   """CFR+ (Tammelin 2014) as OpenSpiel's ``cfr.CFRPlusSolver``: RM+, alternating, linear avg."""
 
   def __init__(self, game: pyspiel.Game, *, tree: Optional[GameTree] = None,
-               max_nodes: int = DEFAULT_MAX_NODES):
+               max_nodes: int = DEFAULT_MAX_NODES, engine: str = "auto"):
     super().__init__(game, alternating_updates=True, linear_averaging=True,
-                     regret_matching_plus=True, tree=tree, max_nodes=max_nodes)
+                     regret_matching_plus=True, tree=tree, max_nodes=max_nodes, engine=engine)
 
   def options(self) -> dict:
     return {}
@@ -327,11 +369,11 @@ class DCFRSolver(EngineSolver):
 
   def __init__(self, game: pyspiel.Game, *, alpha: float = 1.5, beta: float = 0.0,
                gamma: float = 2.0, tree: Optional[GameTree] = None,
-               max_nodes: int = DEFAULT_MAX_NODES):
+               max_nodes: int = DEFAULT_MAX_NODES, engine: str = "auto"):
     self.alpha, self.beta, self.gamma = float(alpha), float(beta), float(gamma)
     rule = UpdateRule(alternating_updates=True, averaging_gamma=self.gamma,
                       discount_alpha=self.alpha, discount_beta=self.beta)
-    super().__init__(game, rule, tree, max_nodes)
+    super().__init__(game, rule, tree, max_nodes, engine)
 
   def options(self) -> dict:
     return {"alpha": self.alpha, "beta": self.beta, "gamma": self.gamma}
@@ -341,8 +383,9 @@ class LCFRSolver(DCFRSolver):
   """Linear CFR (Brown and Sandholm 2019): DCFR with alpha = beta = gamma = 1."""
 
   def __init__(self, game: pyspiel.Game, *, tree: Optional[GameTree] = None,
-               max_nodes: int = DEFAULT_MAX_NODES):
-    super().__init__(game, alpha=1.0, beta=1.0, gamma=1.0, tree=tree, max_nodes=max_nodes)
+               max_nodes: int = DEFAULT_MAX_NODES, engine: str = "auto"):
+    super().__init__(game, alpha=1.0, beta=1.0, gamma=1.0, tree=tree, max_nodes=max_nodes,
+                     engine=engine)
 
   def options(self) -> dict:
     return {}
@@ -357,8 +400,10 @@ class ChanceSamplingCFRSolver(EngineSolver):
   alternating updates (the default, as OpenSpiel's CFR) each player's pass draws its own sample,
   so that each regret update is unbiased given the policy it is computed against (player 1's
   pass sees player 0's policy updated from player 0's sample, and so on for more players).
-  Deterministic for a given seed.
+  Deterministic for a given seed. Runs on the flat tree only (its passes visit sampled deals).
   """
+
+  ENGINES = ("flat",)
 
   def __init__(self, game: pyspiel.Game, *, seed: Optional[int] = None,
                alternating_updates: bool = True, linear_averaging: bool = False,

@@ -111,8 +111,10 @@ class CFRAvgSolver(EngineSolver):
   Public API as OpenSpiel's ``cfr._CFRSolver``: ``evaluate_and_update_policy()``,
   ``current_policy()`` (trunk pi^{t+1} and the last leaf continuations), ``average_policy()``
   (the full-game reach-weighted average), plus the project's ``solve``, ``exploitability`` and
-  ``nash_conv`` (exact, on the tree).
+  ``nash_conv`` (exact, on the tree). Runs on the flat tree only (the public tree is cut there).
   """
+
+  ENGINES = ("flat",)
 
   def __init__(self, game: pyspiel.Game, *, depth_limit: Optional[int] = None,
                leaf_beliefs: str = "average", variant: str = "standard",

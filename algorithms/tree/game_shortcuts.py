@@ -19,6 +19,8 @@ from typing import Callable, Dict, Hashable, Optional, Protocol, Sequence
 import numpy as np
 import pyspiel
 
+from algorithms.tree.card_tree import CardTree
+
 
 class PublicBeliefs(Protocol):
   """A game's own view of a belief over the roots of a public state (one private deal each)."""
@@ -45,12 +47,16 @@ class GameShortcuts:
       where unknown. Batched solving checks shapes with it instead of building every tree.
     terminal_utility: ``game -> u_p(z)`` (T, N), equal to ``GameTree.from_game(game).utility``
       (same terminal order), computed without building the tree.
+    card_tree: ``game -> card_tree.CardTree`` for instances of the one-private-card,
+      ordered-deck form (the range-vector engine's games), else None (the default: no game
+      instance is covered).
   """
 
   tree_fields: Callable[[pyspiel.Game, int], Optional[Dict[str, object]]]
   public_beliefs: Callable[[pyspiel.Game], Optional[PublicBeliefs]]
   shape: Callable[[pyspiel.Game], Optional[Hashable]]
   terminal_utility: Callable[[pyspiel.Game], np.ndarray]
+  card_tree: Callable[[pyspiel.Game], Optional[CardTree]] = lambda game: None
 
 
 _REGISTRY: Dict[str, GameShortcuts] = {}

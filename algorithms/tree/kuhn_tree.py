@@ -36,6 +36,7 @@ import numpy as np
 import pyspiel
 
 from algorithms.tree import game_shortcuts
+from algorithms.tree.card_tree import CardTree
 from algorithms.tree.sequence_form import node_sequences
 from algorithms.tree.sequence_form import player_sequences
 from spiel_games import kuhn_observer
@@ -48,6 +49,9 @@ from spiel_games.public_belief_state import PublicBeliefState
 
 CHANCE = int(pyspiel.PlayerId.CHANCE)
 TERMINAL = int(pyspiel.PlayerId.TERMINAL)
+# Peak bytes per history of the flat engine on a Kuhn tree (tree, layout and engine arrays;
+# 190 measured for two players, 215 for three): the estimate in the max_nodes refusal.
+FLAT_BYTES_PER_HISTORY = 200
 
 
 def _template(rules: KuhnRules) -> Tuple[List[str], np.ndarray, np.ndarray]:
@@ -141,8 +145,12 @@ def tree_fields(game: pyspiel.Game, rules: KuhnRules, max_nodes: int) -> Dict[st
     subtree[k] = 1 + (deck - k) * subtree[k + 1]
   num_nodes = subtree[0]
   if num_nodes > max_nodes:
-    raise ValueError(f"{game.get_type().short_name}: tree has more than max_nodes={max_nodes} "
-                     "histories")
+    hint = (" (the range-vector engine, engine='range', needs no tree)"
+            if n_players == 2 else "")
+    raise ValueError(f"{game.get_type().short_name}(deck_size={deck}): the tree has "
+                     f"{num_nodes:,} histories, more than max_nodes={max_nodes:,}; about "
+                     f"{num_nodes * FLAT_BYTES_PER_HISTORY / 2**30:.1f} GiB for the flat engine"
+                     + hint)
 
   # Preorder positions of the deal prefixes, level by level.
   positions = [np.zeros(1, dtype=np.int64)]
@@ -340,9 +348,47 @@ def _terminal_utility(game: pyspiel.Game) -> np.ndarray:
   return terminal_utility(kuhn_poker_ante.rules_of(game, num_players=None))
 
 
+def card_tree(game: pyspiel.Game, rules: KuhnRules) -> CardTree:
+  """The ``CardTree`` of two-player Kuhn poker with ``rules`` (either rule set, any deck).
+
+  Decision nodes are the betting histories where someone acts, shortest first; action 0 is pass
+  (check or fold), 1 bet (or call). A terminal where both players are still in is a showdown
+  for the stake each has put in (``KuhnRules.contributions``); otherwise player 0's payoff is
+  ``KuhnRules.returns``, which does not depend on the cards there.
+  """
+  histories = tuple(sorted(rules.decision_histories(), key=lambda h: (len(h), h)))
+  terminals = tuple(sorted(rules.terminal_histories, key=lambda h: (len(h), h)))
+  child = np.array([[histories.index(h + a) if h + a in histories else -terminals.index(h + a) - 1
+                     for a in ACTION_CHARS] for h in histories], dtype=np.int64)
+  showdown = np.array([len(rules.in_hand(z)) == 2 for z in terminals])
+  # u_0 with player 0 holding the higher card: +s at a showdown, the fold's payoff otherwise.
+  payoff = np.array([rules.returns(z, (1, 0))[0] for z in terminals], dtype=np.float64)
+  by_string = sorted(range(rules.deck_size), key=str)
+
+  def state(node: int, card: int) -> pyspiel.State:
+    player = rules.current_player(histories[node])
+    s = game.new_initial_state()
+    for c in _smallest_deal(rules.deck_size, 2, player, card, by_string):
+      s.apply_action(c)
+    for a in histories[node]:
+      s.apply_action(ACTION_CHARS.index(a))
+    return s
+
+  return CardTree(game=game, histories=histories,
+                  node_player=np.array([rules.current_player(h) for h in histories],
+                                       dtype=np.int64),
+                  child=child, showdown=showdown, payoff=payoff, num_cards=rules.deck_size,
+                  state=state)
+
+
+def _card_tree(game: pyspiel.Game) -> Optional[CardTree]:
+  rules = kuhn_poker_ante.rules_of(game)  # two players only
+  return None if rules is None else card_tree(game, rules)
+
+
 # One entry for OpenSpiel's kuhn_poker and for kuhn_poker_ante: equal rules give equal trees.
 KUHN_SHORTCUTS = game_shortcuts.GameShortcuts(
     tree_fields=_tree_fields, public_beliefs=_public_beliefs, shape=_shape,
-    terminal_utility=_terminal_utility)
+    terminal_utility=_terminal_utility, card_tree=_card_tree)
 for _name in ("kuhn_poker", kuhn_poker_ante.SHORT_NAME):
   game_shortcuts.register(_name, KUHN_SHORTCUTS)

@@ -1,0 +1,216 @@
+"""CFR with range vectors on a ``CardTree``: the state of a run, its policies and its exact values.
+
+The engine of ``range_kernel`` (its docstring states the passes) for a batch of B games that share
+one ``CardTree`` but for their payoffs (e.g. one deck and rule set, a grid of stakes). Its state
+is the flat engine's, ``cfr_engine.CFREngine``, per game: cumulative regrets R, average
+numerators S and the current policy sigma, each (B, D N 2) with information set (d, c) at
+``CardTree.block(d, c)``; the same ``UpdateRule`` drives both engines through the same per-block
+functions of ``cfr_kernel``.
+
+Exact evaluation is range-vector too (Johanson, Waugh, Bowling, Zinkevich, "Accelerating best
+response calculation in large extensive games", IJCAI 2011: one pass over the public tree with
+the opponent's range instead of a walk over every deal): the best-response value of player i
+against a policy pi is sum_c BR_i(root, c) with BR_i(d, c) = max_a q(d, c, a) at i's nodes, in
+O(N |tree|). NashConv = BR_0 + BR_1 (the values of a zero-sum game sum to 0), and OpenSpiel's
+exploitability is NashConv / 2.
+
+Policies leave the engine in two forms: ``CardPolicy`` (the (D, N, 2) array with the node
+names; any deck) and OpenSpiel's ``TabularPolicy`` (``RangeLayout``), whose construction costs
+one representative ``pyspiel.State`` per information set, 4 N of them for standard Kuhn rules.
+"""
+
+from typing import NamedTuple, Optional, Sequence, Tuple
+
+import numpy as np
+from open_spiel.python import policy as policy_lib
+
+from algorithms.cfr import range_kernel
+from algorithms.cfr.cfr_engine import UpdateRule
+from algorithms.cfr.range_kernel import CardTables
+from algorithms.tree.card_tree import CardTree
+
+
+class CardPolicy(NamedTuple):
+  """A policy of a ``CardTree`` game in compact form.
+
+  Attributes:
+    histories: the decision nodes' names (``CardTree.histories``).
+    node_player: (D,) the player acting at each node.
+    probabilities: (D, N, 2): probabilities[d, c, a] = pi(a | node d, acting player's card c).
+  """
+
+  histories: Tuple[str, ...]
+  node_player: np.ndarray
+  probabilities: np.ndarray
+
+  def action_probability(self, history: str, card: int) -> np.ndarray:
+    """The acting player's action probabilities (2,) after ``history`` holding ``card``."""
+    return self.probabilities[self.histories.index(history), card]
+
+
+def card_tables(tree: CardTree, payoff: Optional[np.ndarray] = None) -> CardTables:
+  """The kernel's tables of ``tree``, with ``payoff`` (T,) instead of the tree's if given.
+
+  The last sequences (2 d + a of the player acting at d; 2 D, the empty sequence, before the
+  player's first choice) come from one walk down the tree.
+  """
+  empty = 2 * tree.num_nodes
+  node_sequence = np.full(tree.num_nodes, empty, dtype=np.int64)
+  terminal_sequence = np.full((2, len(tree.showdown)), empty, dtype=np.int64)
+  last = {0: (empty, empty)}  # node -> (player 0's, player 1's) last sequence on the way there
+  for d in range(tree.num_nodes):  # parents first
+    player = int(tree.node_player[d])
+    node_sequence[d] = last[d][player]
+    for a in range(2):
+      after = list(last[d])
+      after[player] = 2 * d + a
+      target = int(tree.child[d, a])
+      if target >= 0:
+        last[target] = tuple(after)
+      else:
+        terminal_sequence[:, -target - 1] = after
+  return CardTables(node_player=tree.node_player, child=tree.child, node_sequence=node_sequence,
+                    terminal_sequence=terminal_sequence, showdown=tree.showdown,
+                    payoff=np.ascontiguousarray(tree.payoff if payoff is None else payoff,
+                                                dtype=np.float64),
+                    num_cards=int(tree.num_cards))
+
+
+def same_betting(tree: CardTree, other: CardTree) -> bool:
+  """Whether two trees differ at most in their payoffs (so they can share one batch)."""
+  return (tree.histories == other.histories and tree.num_cards == other.num_cards
+          and np.array_equal(tree.node_player, other.node_player)
+          and np.array_equal(tree.child, other.child)
+          and np.array_equal(tree.showdown, other.showdown))
+
+
+class RangeEngine:
+  """The state of a range-vector CFR run on B games with one betting tree, and its update.
+
+  Attributes:
+    trees: the B ``CardTree`` objects.
+    rule: the ``UpdateRule``.
+    regrets: (B, D N 2) cumulative counterfactual regrets R.
+    cumulative: (B, D N 2) average-policy numerators S.
+    sigma: (B, D N 2) current policies (regret matching of R).
+    iteration: (B,) int64, iteration t of each game's last pass.
+  """
+
+  def __init__(self, trees: Sequence[CardTree], rule: UpdateRule):
+    if not trees:
+      raise ValueError("RangeEngine needs at least one CardTree")
+    for tree in trees[1:]:
+      if not same_betting(trees[0], tree):
+        raise ValueError(f"games {trees[0].game} and {tree.game} differ in more than payoffs; "
+                         "a batch needs one deck and one rule set")
+    self.trees = tuple(trees)
+    self.rule = rule
+    self._kernel_rule = rule.kernel_rule()
+    self._tables = [card_tables(tree) for tree in self.trees]
+    size = trees[0].num_nodes * trees[0].num_cards * 2
+    self.regrets = np.zeros((len(trees), size))
+    self.cumulative = np.zeros((len(trees), size))
+    self.sigma = np.full((len(trees), size), 0.5)  # regret matching of R = 0: uniform
+    self.iteration = np.zeros(len(trees), dtype=np.int64)
+
+  @property
+  def num_games(self) -> int:
+    """B."""
+    return len(self.trees)
+
+  def _games(self, games: Optional[Sequence[int]]) -> np.ndarray:
+    return np.arange(self.num_games) if games is None else np.asarray(games, dtype=np.int64)
+
+  def solve(self, iterations: int, games: Optional[Sequence[int]] = None) -> None:
+    """``iterations`` CFR iterations of each listed game (all if None), one compiled call each."""
+    if iterations < 0:
+      raise ValueError(f"iterations must be >= 0, got {iterations}")
+    for b in self._games(games):
+      range_kernel.iterations(self._tables[b], self._kernel_rule, self.sigma[b], self.regrets[b],
+                              self.cumulative[b], int(self.iteration[b]), int(iterations))
+      self.iteration[b] += int(iterations)
+
+  def restore(self, iteration: int, regrets: np.ndarray, cumulative: np.ndarray,
+              game: int = 0) -> None:
+    """Sets game ``game``'s state after ``iteration`` iterations (e.g. from a checkpoint)."""
+    self.iteration[game] = int(iteration)
+    self.regrets[game] = regrets
+    self.cumulative[game] = cumulative
+    range_kernel.regret_matching(self.regrets[game], self.sigma[game])  # sigma = RM of R
+
+  def average(self, game: int = 0) -> np.ndarray:
+    """Game ``game``'s average policy (D N 2,): S / sum_a S per block, uniform where unreached."""
+    out = np.empty_like(self.cumulative[game])
+    range_kernel.average(self.cumulative[game], out)
+    return out
+
+  def policy(self, game: int = 0, average: bool = True) -> CardPolicy:
+    """Game ``game``'s average (or current) policy as a ``CardPolicy``."""
+    tree = self.trees[game]
+    flat = self.average(game) if average else self.sigma[game].copy()
+    return CardPolicy(tree.histories, tree.node_player,
+                      flat.reshape(tree.num_nodes, tree.num_cards, 2))
+
+  def values(self, game: int = 0, average: bool = True) -> Tuple[np.ndarray, np.ndarray]:
+    """(best-response values (2,), expected payoffs (2,)) of game ``game``'s policy."""
+    return policy_values(self._tables[game], self.average(game) if average else self.sigma[game])
+
+  def nash_conv(self, game: int = 0, average: bool = True) -> float:
+    """NashConv = sum_i (BR_i - u_i) of game ``game``'s average (or current) policy."""
+    return self.nash_conv_of(self.average(game) if average else self.sigma[game], game)
+
+  def nash_conv_of(self, policy: np.ndarray, game: int = 0) -> float:
+    """NashConv of a flat policy (D N 2,) in game ``game``."""
+    best, expected = policy_values(self._tables[game], policy)
+    return float(np.sum(best - expected))
+
+  def exploitability(self, game: int = 0, average: bool = True) -> float:
+    """OpenSpiel's exploitability, NashConv / 2, of game ``game``'s policy."""
+    return self.nash_conv(game, average) / 2
+
+
+def policy_values(tables: CardTables, policy: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
+  """(BR_i, u_i) for i = 0, 1 of a flat policy (D N 2,): best-response and expected payoffs.
+
+  BR_i = sum_c BR_i(root, c) (module docstring); u_i = sum_c v_i(root, c) with both players on
+  ``policy``, so u_0 is the game's value under ``policy`` and u_0 + u_1 = 0 up to rounding.
+  """
+  rule = UpdateRule().kernel_rule()  # unused: the passes update nothing
+  best = np.array([range_kernel.root_values(tables, rule, policy, p, True).sum()
+                   for p in range(2)])
+  expected = np.array([range_kernel.root_values(tables, rule, policy, p, False).sum()
+                       for p in range(2)])
+  return best, expected
+
+
+class RangeLayout:
+  """The map between a ``CardTree``'s flat arrays and OpenSpiel's ``TabularPolicy`` rows."""
+
+  def __init__(self, tree: CardTree):
+    states = {}
+    keys = []
+    for d in range(tree.num_nodes):
+      for c in range(tree.num_cards):
+        state = tree.state(d, c)
+        states[state.history_str()] = state
+        keys.append(state.information_state_string())
+    self.tree = tree
+    self.keys = tuple(keys)  # keys[d N + c]: the information-state string of (d, c)
+    self._template = policy_lib.TabularPolicy(tree.game, states=states)
+    # rows[d N + c]: the TabularPolicy row of information set (d, c).
+    self.rows = np.array([self._template.state_lookup[k] for k in keys], dtype=np.int64)
+
+  def tabular_policy(self, flat: Optional[np.ndarray] = None) -> policy_lib.TabularPolicy:
+    """A new ``TabularPolicy`` of the game holding ``flat`` (D N 2,), uniform if None."""
+    out = self._template.__copy__()
+    if flat is not None:
+      self.to_tabular(flat, out.action_probability_array)
+    return out
+
+  def to_tabular(self, flat: np.ndarray, table: np.ndarray) -> None:
+    """Writes ``flat`` (D N 2,) into the rows of an ``action_probability_array``, in place."""
+    table[self.rows] = flat.reshape(-1, 2)
+
+  def from_tabular(self, table: np.ndarray) -> np.ndarray:
+    """The flat (D N 2,) array of an ``action_probability_array``."""
+    return np.ascontiguousarray(table[self.rows].reshape(-1))

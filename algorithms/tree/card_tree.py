@@ -1,0 +1,58 @@
+"""The public tree of a two-player game with one private card each from an ordered deck.
+
+Many poker models have this form: each player holds one private card of a deck of N cards
+ranked 0 < 1 < ... < N - 1 (two distinct cards, every ordered deal equally likely), the actions
+are public, and a hand ends at a showdown, which the higher card wins, or at a fold, whose payoff
+does not depend on the cards. The game tree then has N (N - 1) copies of one betting tree; a
+``CardTree`` keeps one: the decision nodes with their acting player, the children, and each
+terminal's kind and payoff. An information set is (decision node, own card), and
+``algorithms.cfr.range_engine`` runs CFR on this tree with one vector over the cards per player
+and node.
+
+A game offers its ``CardTree`` through the ``card_tree`` hook of its ``game_shortcuts`` entry.
+"""
+
+import dataclasses
+from typing import Callable, Tuple
+
+import numpy as np
+import pyspiel
+
+
+@dataclasses.dataclass(frozen=True)
+class CardTree:
+  """One betting tree for every deal of a two-player, one-card, ordered-deck game.
+
+  Attributes:
+    game: the OpenSpiel game it describes.
+    histories: a name per decision node (the betting so far, e.g. ``"pb"``), top-down.
+    node_player: (D,) int64, the player acting at each decision node; node 0 is the root and
+      every node comes after its parent.
+    child: (D, 2) int64, the node after action 0 and 1: a decision node d >= 0, or terminal t
+      encoded as -(t + 1).
+    showdown: (T,) bool, True where terminal t is a showdown, False at a fold.
+    payoff: (T,) float64, player 0's payoff at t: the stake s of a showdown (+s with the higher
+      card, -s with the lower), or at a fold player 0's payoff; player 1 gets the opposite.
+    num_cards: N >= 2.
+    state: ``(d, card) -> pyspiel.State``, a state of the information set (d, card) of the
+      player acting at d: the one with the smallest ``history_str()`` (so ``TabularPolicy``
+      numbers the sets as its walk of the whole game would).
+  """
+
+  game: pyspiel.Game
+  histories: Tuple[str, ...]
+  node_player: np.ndarray
+  child: np.ndarray
+  showdown: np.ndarray
+  payoff: np.ndarray
+  num_cards: int
+  state: Callable[[int, int], pyspiel.State]
+
+  @property
+  def num_nodes(self) -> int:
+    """D, the number of decision nodes."""
+    return len(self.node_player)
+
+  def block(self, node: int, card: int) -> int:
+    """The first index of information set (node, card) in the flat (D N 2,) arrays."""
+    return (node * self.num_cards + card) * 2
