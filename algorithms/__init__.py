@@ -5,21 +5,27 @@ Everything a user imports comes from here (``from algorithms import CFRSolver, k
 the subpackages hold the implementation, one layer each (``docs/architecture.md``):
 
 * ``algorithms.tree``: the game tree in flat arrays and the game-specific shortcuts;
-* ``algorithms.cfr``: the compiled CFR engine and the OpenSpiel-compatible solvers;
-* ``algorithms.exact``: closed forms, the three-player family, the sequence-form LP, exact
-  NashConv, regret bounds and the referee game's expectiminimax;
+* ``algorithms.cfr``: the compiled CFR engines (flat tree; range vectors for one-card games such
+  as Kuhn poker with any deck) and the OpenSpiel-compatible solvers;
+* ``algorithms.exact``: closed forms (three cards and the continuous limit), the three-player
+  family, the sequence-form LP, exact NashConv, regret bounds and the referee game's
+  expectiminimax;
 * ``algorithms.file_formats``: checkpoints and policy files;
 * ``algorithms.rebel``: the public-state cut, CFR-AVG / CFR-D, leaf solvers and learned values.
 """
 
 from algorithms.cfr.batched_solver import BatchedCFRPlusSolver
 from algorithms.cfr.batched_solver import BatchedCFRSolver
+from algorithms.cfr.range_engine import CardPolicy
+from algorithms.cfr.range_engine import RangeEngine
 from algorithms.cfr.solvers import CFRPlusSolver
 from algorithms.cfr.solvers import CFRSolver
 from algorithms.cfr.solvers import ChanceSamplingCFRSolver
 from algorithms.cfr.solvers import DCFRSolver
 from algorithms.cfr.solvers import LCFRSolver
 from algorithms.cfr.tree_exploitability import TreeEvaluator
+from algorithms.exact import continuous_kuhn
+from algorithms.exact import deck_thresholds
 from algorithms.exact import exact_nash_conv
 from algorithms.exact import kuhn3_equilibria
 from algorithms.exact import kuhn_equilibria
@@ -37,9 +43,11 @@ __all__ = [
     "BatchedCFRPlusSolver", "BatchedCFRSolver", "CFRAvgSolver", "CFRPlusSolver", "CFRSolver",
     "ChanceSamplingCFRSolver", "DCFRSolver", "GameTree", "LCFRSolver", "PublicTree",
     "TreeEvaluator",
+    # The range-vector engine (two-player Kuhn poker, any deck) and its compact policies.
+    "CardPolicy", "RangeEngine",
     # Exact references, as modules.
-    "exact_nash_conv", "kuhn3_equilibria", "kuhn_equilibria", "pbs_minimax", "regret_bounds",
-    "sequence_form_lp",
+    "continuous_kuhn", "deck_thresholds", "exact_nash_conv", "kuhn3_equilibria",
+    "kuhn_equilibria", "pbs_minimax", "regret_bounds", "sequence_form_lp",
     # File formats, as modules.
     "checkpoint", "policy_io",
 ]

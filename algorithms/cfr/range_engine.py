@@ -19,7 +19,7 @@ names; any deck) and OpenSpiel's ``TabularPolicy`` (``RangeLayout``), whose cons
 one representative ``pyspiel.State`` per information set, 4 N of them for standard Kuhn rules.
 """
 
-from typing import NamedTuple, Optional, Sequence, Tuple
+from typing import Dict, NamedTuple, Optional, Sequence, Tuple
 
 import numpy as np
 from open_spiel.python import policy as policy_lib
@@ -46,6 +46,11 @@ class CardPolicy(NamedTuple):
   def action_probability(self, history: str, card: int) -> np.ndarray:
     """The acting player's action probabilities (2,) after ``history`` holding ``card``."""
     return self.probabilities[self.histories.index(history), card]
+
+  def bet_probabilities(self) -> Dict[str, np.ndarray]:
+    """{history: (N,) probability of action 1 (bet or call) by card}, the input of
+    ``algorithms.exact.deck_thresholds.thresholds_from_policy``."""
+    return {h: self.probabilities[d, :, 1] for d, h in enumerate(self.histories)}
 
 
 def card_tables(tree: CardTree, payoff: Optional[np.ndarray] = None) -> CardTables:
