@@ -14,9 +14,9 @@ targets):
   ``kuhn_poker_ante()`` and ``kuhn_poker_ante(deck_size=13)``: ours (``our_cfr``: ``solve(n)``,
   one compiled call for n iterations; also one ``evaluate_and_update_policy()`` call per
   iteration), OpenSpiel's C++ ``pyspiel.CFRSolver`` (``cfr_cpp``) and Python ``cfr.CFRSolver``
-  (``cfr``), and LiteEFG 1.0's CFR baseline in its own recommended loop (``LiteEFGCFR``). Ours
-  and C++ CFR run the same algorithm: their exploitabilities after 100 iterations are printed
-  side by side.
+  (``cfr``), and LiteEFG 1.0's CFR baseline in its own recommended loop
+  (``harness.liteefg_solvers``). Ours and C++ CFR run the same algorithm: their
+  exploitabilities after 100 iterations are printed side by side.
 * ``sampling``: on ``leduc_poker``, the rate of our chance-sampled iterations (``cs_cfr``)
   against our full iterations, and the exploitability every sampler reaches in the same CPU
   time (``--sampling-seconds``, median over ``--seeds`` seeds): ours against C++
@@ -60,6 +60,8 @@ from algorithms.tree.game_tree import GameTree
 from experiments.harness import game_loader
 from experiments.harness import script_runner
 from experiments.harness import solver_registry
+from experiments.harness.liteefg_solvers import LiteEFGSolver
+from experiments.harness.liteefg_solvers import liteefg_available
 from spiel_games import kuhn_poker_ante
 from spiel_games.kuhn_rules import KuhnRules
 
@@ -106,63 +108,6 @@ def loop(solver) -> Callable[[int], None]:
   return step
 
 
-class LiteEFGCFR:
-  """LiteEFG 1.0's CFR (``LiteEFG.baselines.CFR``) in the loop of its ``baselines/utils.py``:
-  ``graph.update_graph(env)`` then ``env.update_strategy(graph.current_strategy())`` per
-  iteration, on ``OpenSpielEnv(game, traverse_type="Enumerate")``.
-
-  ``OpenSpielEnv`` walks the game once through pyspiel (Python games included) and writes it to a
-  file under ``~/game_instances``; HOME points to a temporary folder meanwhile, so that nothing
-  is left in the user's home and no stale file is reused. Its CFR updates every player in one
-  pass and its "avg-iterate" average includes the strategy after each update.
-  """
-
-  def __init__(self, game: pyspiel.Game):
-    import LiteEFG  # noqa: PLC0415  (optional: the bench extra)
-    from LiteEFG.baselines import CFR  # noqa: PLC0415
-    home = os.environ.get("HOME")
-    with tempfile.TemporaryDirectory() as folder:
-      os.environ["HOME"] = folder
-      try:
-        start = time.process_time()
-        self.env = quietly(lambda: LiteEFG.OpenSpielEnv(game, traverse_type="Enumerate",
-                                                        regenerate=True))
-        self.load_seconds = time.process_time() - start
-      finally:
-        if home is None:
-          del os.environ["HOME"]
-        else:
-          os.environ["HOME"] = home
-    self.graph = quietly(CFR.graph)
-    self.env.set_graph(self.graph)
-
-  def evaluate_and_update_policy(self) -> None:
-    self.graph.update_graph(self.env)
-    self.env.update_strategy(self.graph.current_strategy(), update_best=False)
-
-  def average_nash_conv(self) -> float:
-    """LiteEFG's own measure of its average: the sum of the players' best-response gains."""
-    return float(sum(self.env.exploitability(self.graph.current_strategy(), "avg-iterate")))
-
-
-def quietly(build: Callable[[], object]) -> object:
-  """``build()`` with its prints to stdout swallowed (LiteEFG announces every graph)."""
-  saved, sys.stdout = sys.stdout, open(os.devnull, "w")  # noqa: SIM115
-  try:
-    return build()
-  finally:
-    sys.stdout.close()
-    sys.stdout = saved
-
-
-def liteefg_available() -> bool:
-  try:
-    import LiteEFG  # noqa: F401, PLC0415
-  except ImportError:
-    return False
-  return True
-
-
 # Rows -------------------------------------------------------------------------------------
 
 
@@ -195,7 +140,7 @@ def rate_rows(game_string: str, args, summary: List[Result]) -> Dict[str, float]
   rates["Python cfr.CFRSolver"] = cpu_rate(loop(python), args.seconds, min(args.repeats, 3))
   liteefg = None
   if liteefg_available():
-    liteefg = LiteEFGCFR(game)
+    liteefg = LiteEFGSolver(game, "cfr")
     rates["LiteEFG CFR"] = cpu_rate(loop(liteefg), args.seconds, args.repeats)
   print(f"\n{game}: {tree.num_nodes:,} histories")
   for name, value in rates.items():
