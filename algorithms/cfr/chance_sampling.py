@@ -37,7 +37,7 @@ from algorithms.tree.game_tree import CHANCE
 from algorithms.tree.tree_layout import TreeArrays
 
 
-def _csr(groups: np.ndarray, values: np.ndarray, num_groups: int) -> Tuple[np.ndarray,
+def csr(groups: np.ndarray, values: np.ndarray, num_groups: int) -> Tuple[np.ndarray,
                                                                         np.ndarray]:
   """(ptr, values ordered by group, stably) of a grouping."""
   order = np.argsort(groups, kind="stable")
@@ -84,17 +84,17 @@ class ChanceSampler:
     self.num_draws = int(chance_depth[chance_nodes].max()) + 1 if len(chance_nodes) else 0
     # Outcome edges (children of chance nodes), grouped by chance node in outcome order
     # (preorder within a node). Segment k > 0 is entered through the edge into segment_root[k].
-    edge_ptr, edge_segment = _csr(chance_rank[parent[segment_root[1:]]],
+    edge_ptr, edge_segment = csr(chance_rank[parent[segment_root[1:]]],
                                   np.arange(1, num_segments), len(chance_nodes))
-    terminal_ptr, terminals = _csr(segment[tree.terminal_node],
+    terminal_ptr, terminals = csr(segment[tree.terminal_node],
                                    np.arange(tree.num_terminals), num_segments)
     decision = np.flatnonzero(tree.node_player >= 0)
     decision_infoset = np.empty(len(decision), dtype=np.int64)
     for pl in range(arrays.num_players):
       mine = tree.node_player[decision] == pl
       decision_infoset[mine] = arrays.global_infoset[pl][tree.node_infoset[decision[mine]]]
-    decision_ptr, decision_infoset = _csr(segment[decision], decision_infoset, num_segments)
-    chance_ptr, seg_chance = _csr(segment[chance_nodes], np.arange(len(chance_nodes)),
+    decision_ptr, decision_infoset = csr(segment[decision], decision_infoset, num_segments)
+    chance_ptr, seg_chance = csr(segment[chance_nodes], np.arange(len(chance_nodes)),
                                   num_segments)
     # edge_prob[e] = p_e; z is visited w.p. q(z) = prod of the p_e above z = pi_c(z).
     self.tables = SampleTables(
