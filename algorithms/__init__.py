@@ -16,13 +16,18 @@ the subpackages hold the implementation, one layer each (``docs/architecture.md`
 
 from algorithms.cfr.batched_solver import BatchedCFRPlusSolver
 from algorithms.cfr.batched_solver import BatchedCFRSolver
+from algorithms.cfr.mccfr import ExternalSamplingSolver
+from algorithms.cfr.mccfr import OutcomeSamplingSolver
 from algorithms.cfr.range_engine import CardPolicy
 from algorithms.cfr.range_engine import RangeEngine
 from algorithms.cfr.solvers import CFRPlusSolver
 from algorithms.cfr.solvers import CFRSolver
 from algorithms.cfr.solvers import ChanceSamplingCFRSolver
+from algorithms.cfr.solvers import DCFRPlusSolver
 from algorithms.cfr.solvers import DCFRSolver
 from algorithms.cfr.solvers import LCFRSolver
+from algorithms.cfr.solvers import PCFRPlusSolver
+from algorithms.cfr.solvers import PDCFRPlusSolver
 from algorithms.cfr.tree_exploitability import TreeEvaluator
 from algorithms.exact import continuous_kuhn
 from algorithms.exact import deck_thresholds
@@ -41,8 +46,10 @@ from algorithms.tree.game_tree import GameTree
 __all__ = [
     # Solvers (drop-ins for OpenSpiel's CFR classes) and exact evaluation on the tree.
     "BatchedCFRPlusSolver", "BatchedCFRSolver", "CFRAvgSolver", "CFRPlusSolver", "CFRSolver",
-    "ChanceSamplingCFRSolver", "DCFRSolver", "GameTree", "LCFRSolver", "PublicTree",
-    "TreeEvaluator",
+    "ChanceSamplingCFRSolver", "DCFRPlusSolver", "DCFRSolver", "GameTree", "LCFRSolver",
+    "PCFRPlusSolver", "PDCFRPlusSolver", "PublicTree", "TreeEvaluator",
+    # Monte Carlo CFR, drop-ins for OpenSpiel's Python MCCFR solvers.
+    "ExternalSamplingSolver", "OutcomeSamplingSolver",
     # The range-vector engine (two-player Kuhn poker, any deck) and its compact policies.
     "CardPolicy", "RangeEngine",
     # Exact references, as modules.

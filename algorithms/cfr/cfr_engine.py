@@ -14,7 +14,8 @@ the current policy sigma:
 4. regrets R(I, a) += q(I, a) - v(I) (q and v are counterfactual: they already carry the
    other players' and chance's reach), average numerators S(I, a) += w_t x[(I, a)] with
    w_t = t^gamma;
-5. RM+ clipping / discounting, then sigma = regret matching of R.
+5. RM+ clipping / discounting, then sigma = regret matching of R (of R + r with r = q - v, the
+   pass's instantaneous regrets, for the predictive rules PCFR+ and PDCFR+).
 
 With alternating updates an iteration is one pass per player, 0, 1, ..., n - 1, each against
 the policy refreshed after the previous player's pass; with simultaneous updates one pass
@@ -78,12 +79,21 @@ TerminalValues = Callable[[np.ndarray, Optional[int]], PassValues]
 class UpdateRule:
   """Which CFR variant an engine runs.
 
+  The rules of ``cfr_kernel.end_block_update`` (which states their maths) are these fields'
+  combinations: CFR (the defaults), CFR+ (``regret_matching_plus``, gamma 1), DCFR and LCFR
+  (the discounts), DCFR+ (RM+ and the discounts), PCFR+ (RM+ and ``predictive``) and PDCFR+
+  (RM+, the discounts and ``predictive``).
+
   Attributes:
     alternating_updates: update player 0, refresh the policy, then player 1, ... (OpenSpiel's
       default); otherwise every player from the same policy.
     regret_matching_plus: clip cumulative regrets at 0 after each update (CFR+).
     averaging_gamma: the average policy weights iteration t by t^gamma (0: uniform, 1: linear).
     discount_alpha, discount_beta: discounted CFR's regret discounts, or None for no discount.
+    discount_constant: c in the discounts t^alpha / (t^alpha + c), t^beta / (t^beta + c)
+      (1 in the papers; 1.5 in the DCFR+ code of Xu et al.).
+    predictive: regret matching of R + r instead of R, the prediction m = r of predictive RM+
+      (PCFR+, PDCFR+); full-width passes only.
   """
 
   alternating_updates: bool = True
@@ -91,12 +101,16 @@ class UpdateRule:
   averaging_gamma: float = 0.0
   discount_alpha: Optional[float] = None
   discount_beta: Optional[float] = None
+  discount_constant: float = 1.0
+  predictive: bool = False
 
   def __post_init__(self):
     if (self.discount_alpha is None) != (self.discount_beta is None):
       raise ValueError("discount_alpha and discount_beta must both be set or both be None")
     if self.averaging_gamma < 0:
       raise ValueError(f"averaging_gamma must be >= 0, got {self.averaging_gamma}")
+    if not self.discount_constant > 0:
+      raise ValueError(f"discount_constant must be > 0, got {self.discount_constant}")
 
   @classmethod
   def from_options(cls, alternating_updates: bool = True, linear_averaging: bool = False,
@@ -112,7 +126,9 @@ class UpdateRule:
                       regret_matching_plus=bool(self.regret_matching_plus),
                       averaging_gamma=float(self.averaging_gamma), discount=discount,
                       discount_alpha=float(self.discount_alpha) if discount else 0.0,
-                      discount_beta=float(self.discount_beta) if discount else 0.0)
+                      discount_beta=float(self.discount_beta) if discount else 0.0,
+                      discount_constant=float(self.discount_constant),
+                      predictive=bool(self.predictive))
 
 
 class CFREngine:
@@ -147,7 +163,11 @@ class CFREngine:
   def restore(self, iteration: int, regrets: np.ndarray, cumulative: np.ndarray) -> None:
     """Sets the state after ``iteration`` iterations (e.g. from a checkpoint).
 
-    The current policy is regret matching of ``regrets``, as after any update.
+    The current policy is regret matching of ``regrets``, as after any update of a
+    non-predictive rule. A predictive rule's policy after an update, regret matching of R + m,
+    also depends on the prediction m (the last pass's instantaneous regrets), which R does not
+    hold: here it is the policy of m = 0 (PRM+'s first prediction); the solvers' checkpoints
+    store the current policy and set ``sigma`` after ``restore``.
     """
     self.iteration = int(iteration)
     self.regrets[:] = regrets
@@ -191,7 +211,8 @@ class CFREngine:
     """One full-width pass of iteration t = ``iteration`` updating ``player`` against ``sigma``.
 
     R += r with r(I, a) = q(I, a) - v(I) on the player's sequences, S += w_t x on them, RM+
-    clipping and discounting as the rule asks, then sigma = regret matching of R.
+    clipping and discounting as the rule asks, then sigma = regret matching of R (of R + r for
+    a predictive rule).
 
     Args:
       player: the updated player, or None for every player from the same policy.
@@ -229,12 +250,15 @@ class CFREngine:
         chance depths.
 
     Raises:
-      ValueError: for a discounted rule (discounts are defined for full-width passes) or a
-        number of rows that is not a whole number of iterations.
+      ValueError: for a discounted or predictive rule (both are defined for full-width passes)
+        or a number of rows that is not a whole number of iterations.
     """
     if self.rule.discount_alpha is not None:
       raise ValueError("discounted CFR (discount_alpha/beta) needs full-width passes, not "
                        "sampled ones")
+    if self.rule.predictive:
+      raise ValueError("predictive rules (predictive=True: PCFR+, PDCFR+) need full-width "
+                       "passes, not sampled ones")
     passes = len(self.passes())
     if draws.ndim != 2 or len(draws) % passes:
       raise ValueError(f"draws must have a multiple of {passes} rows (one per pass), got shape "

@@ -12,7 +12,11 @@ Sections:
   and Mas-Colell, "A simple adaptive procedure leading to correlated equilibrium",
   Econometrica 2000), RM+ clipping (Tammelin, "Solving large imperfect information games using
   CFR+", arXiv 1407.5042, 2014), discounting and averaging weights (Brown and Sandholm,
-  "Solving imperfect-information games via discounted regret minimization", AAAI 2019);
+  "Solving imperfect-information games via discounted regret minimization", AAAI 2019), and
+  predictive regret matching+ (Farina, Kroer and Sandholm, "Faster game solving via predictive
+  Blackwell approachability: connecting regret matching and mirror descent", AAAI 2021), which
+  with the discounts gives DCFR+ and PDCFR+ (Xu, Li, Liu, Fu, Fu, Xing and Cheng, "Minimizing
+  weighted counterfactual regret with optimistic online mirror descent", IJCAI 2024);
 * passes over the flat arrays of ``tree_layout.KernelLayout`` (``tree_passes`` states their
   maths), over a list of information sets in increasing global index (by depth level, parents
   first) and of terminals: the whole tree for a full-width pass, the visited part for a
@@ -27,7 +31,8 @@ One pass updating player i (every player when i = -1) against the current policy
 3. the backup q, v over the updated player's information sets (``backup``);
 4. R(I, a) += q(I, a) - v(I), S(I, a) += w_t reach(I, a) n(I), with w_t = t^gamma and n(I) = 1
    for a full-width pass or the number of visited histories of I for a sampled one;
-5. RM+ clipping, discounting, then sigma = regret matching of R at the updated sets.
+5. RM+ clipping, discounting, then sigma = regret matching of R at the updated sets (of
+   R + r, r = q - v the pass's instantaneous regrets, for a predictive rule).
 
 ``update_infosets`` is steps 3-5, the only implementation of the update; ``exact_iterations``
 (full-width passes, many iterations in one call), ``hook_update`` (values from a Python hook)
@@ -63,6 +68,8 @@ class KernelRule(NamedTuple):
   discount: bool
   discount_alpha: float
   discount_beta: float
+  discount_constant: float
+  predictive: bool
 
 
 class SampleTables(NamedTuple):
@@ -137,16 +144,20 @@ def normalize_block(cumulative: np.ndarray, out: np.ndarray, start: int, size: i
 
 
 @kernel
-def discount_factors(iteration: int, alpha: float, beta: float) -> Tuple[float, float]:
+def discount_factors(iteration: int, alpha: float, beta: float,
+                     constant: float) -> Tuple[float, float]:
   """Discounted CFR's regret discounts after iteration t (Brown and Sandholm 2019).
 
-  Positive (and zero) cumulative regrets are multiplied by t^alpha / (t^alpha + 1), negative
-  ones by t^beta / (t^beta + 1), as OpenSpiel's ``discounted_cfr``; alpha = beta = 1 gives
-  linear CFR's regret weighting. Returns (positive factor, negative factor).
+  Positive (and zero) cumulative regrets are multiplied by t^alpha / (t^alpha + c), negative
+  ones by t^beta / (t^beta + c). c = 1 is DCFR's factor (Brown and Sandholm 2019), as
+  OpenSpiel's ``discounted_cfr``, and DCFR+'s and PDCFR+'s (Xu et al. 2024);
+  alpha = beta = 1 gives linear CFR's regret weighting. c = 1.5 is the factor of the DCFR+ in
+  the code Xu et al. released (``end_block_update``). Returns (positive factor, negative
+  factor).
   """
   t = float(iteration)
-  # DCFR: R >= 0 is scaled by t^alpha / (t^alpha + 1), R < 0 by t^beta / (t^beta + 1).
-  return t**alpha / (t**alpha + 1.0), t**beta / (t**beta + 1.0)
+  # DCFR: R >= 0 is scaled by t^alpha / (t^alpha + c), R < 0 by t^beta / (t^beta + c).
+  return t**alpha / (t**alpha + constant), t**beta / (t**beta + constant)
 
 
 @kernel
@@ -206,28 +217,65 @@ def iteration_weights(rule: KernelRule, t: int) -> Tuple[float, float, float]:
   """
   w = averaging_weight(t, rule.averaging_gamma)  # w_t = t^gamma
   if rule.discount:
-    # DCFR: t^alpha / (t^alpha + 1) for R >= 0, t^beta / (t^beta + 1) for R < 0.
-    positive, negative = discount_factors(t, rule.discount_alpha, rule.discount_beta)
+    # DCFR: t^alpha / (t^alpha + c) for R >= 0, t^beta / (t^beta + c) for R < 0.
+    positive, negative = discount_factors(t, rule.discount_alpha, rule.discount_beta,
+                                          rule.discount_constant)
     return w, positive, negative
   return w, 1.0, 1.0
 
 
 @kernel
-def end_block_update(rule: KernelRule, regrets: np.ndarray, sigma: np.ndarray, start: int,
-                     size: int, positive: float, negative: float) -> None:
-  """Step 5 at one information set whose regrets were just updated, in place.
+def end_block_update(rule: KernelRule, q: np.ndarray, value: float, regrets: np.ndarray,
+                     sigma: np.ndarray, start: int, size: int, positive: float,
+                     negative: float) -> None:
+  """Steps 4 (the regrets) and 5 at one information set I, in place.
 
-  RM+ clipping R = max(R, 0) if the rule asks (CFR+), then the discounts of
-  ``iteration_weights`` (DCFR), then sigma(I, .) = regret matching of R(I, .). Every engine
-  (the flat passes here, the range-vector passes of ``range_kernel``) ends an information
-  set's update with this function, so a rule is defined once.
+  With r(I, a) = q(I, a) - v(I), the pass's instantaneous counterfactual regrets (``q`` is
+  indexed like ``regrets``; ``value`` is v(I)):
+
+  * R(I, a) += r(I, a), the cumulative counterfactual regret (Zinkevich et al. 2007);
+  * RM+: R = max(R, 0) if the rule asks (Tammelin 2014, CFR+);
+  * the discounts of ``iteration_weights``, by R's sign (DCFR, Brown and Sandholm 2019);
+  * sigma(I, .) = regret matching of R(I, .), or with a predictive rule of R(I, .) + m(I, .)
+    with the prediction m = r, the instantaneous regret just observed (Farina et al. 2021,
+    predictive RM+: x^t = [R^{t-1} + m^t]^+ / ||[R^{t-1} + m^t]^+||_1, uniform where the
+    norm is 0, after R^t = [R^{t-1} + r^t]^+, with the prediction m^{t+1} = r^t of their
+    experiments).
+
+  The rules of the papers, with t the iteration of the pass and d(t) = t^alpha / (t^alpha + c)
+  (d(0) = 0), in the form this function stores them:
+
+  * CFR+: R_t = [R_{t-1} + r_t]^+, sigma_{t+1} = RM(R_t);
+  * PCFR+ (Farina et al. 2021, PRM+ at every information set, "predictive CFR+"):
+    R_t = [R_{t-1} + r_t]^+, sigma_{t+1} = RM([R_t + r_t]^+);
+  * DCFR+ (Xu et al. 2024: RM+ on discounted regrets, OMD on weighted regrets):
+    Rhat_t = [d(t - 1) Rhat_{t-1} + r_t]^+, sigma_{t+1} = RM(Rhat_t);
+  * PDCFR+ (Xu et al. 2024: predictive RM+ on discounted regrets, optimistic OMD):
+    Rhat_t = [d(t - 1) Rhat_{t-1} + r_t]^+, sigma_{t+1} = RM([d(t) Rhat_t + r_t]^+).
+
+  The discounted rules keep R_t = d(t) Rhat_t, the DCFR convention of discounting after the
+  update (as OpenSpiel's ``discounted_cfr``): R_t = d(t) [R_{t-1} + r_t]^+ is "add r, clip,
+  discount with t's factor", regret matching is invariant under the scale d(t) > 0, and
+  PDCFR+'s prediction d(t) Rhat_t + r_t is R_t + r_t, PCFR+'s prediction on the stored R. Every
+  engine (the flat passes here, the range-vector passes of ``range_kernel``) updates an
+  information set's regrets and policy with this function, so a rule is defined once.
   """
+  for s in range(start, start + size):
+    # q, v are counterfactual: they carry pi_{-i}, the others' and chance's reach.
+    regrets[s] += q[s] - value  # R(I, a) += r(I, a) = q(I, a) - v(I)
   if rule.regret_matching_plus:
     clip_block(regrets, start, size)  # RM+: R(I, a) = max(R(I, a), 0)
   if rule.discount:
     discount_block(regrets, start, size, positive, negative)  # DCFR: R *= the factor of R's sign
-  # sigma(I, a) = R+(I, a) / sum_b R+(I, b), or 1 / |A(I)| if the sum is 0.
-  match_block(regrets, sigma, start, size)
+  # The prediction m = lam r with lam = 1 for a predictive rule, 0 otherwise (R + 0 r = R): one
+  # regret matching for every rule (a second call in a branch for the predictive rules ran
+  # leduc_poker's CFR+ 17% slower, measured).
+  lam = 1.0 if rule.predictive else 0.0
+  for s in range(start, start + size):
+    sigma[s] = regrets[s] + lam * (q[s] - value)  # R(I, a) + m(I, a), m = r: PRM+'s prediction
+  # sigma(I, a) = [R + m]+(I, a) / sum_b [R + m]+(I, b), or 1 / |A(I)| if the sum is 0; in
+  # place, as each entry is read before it is written.
+  match_block(sigma, sigma, start, size)
 
 
 # Passes ------------------------------------------------------------------------------------
@@ -457,13 +505,12 @@ def update_infosets(lay: KernelLayout, rule: KernelRule, t: int, c: np.ndarray,
     k = infosets[q]
     start = lay.infoset_start[k]
     size = lay.infoset_num_actions[k]
-    value, count = v[k], visits[k]  # v(I) and n(I)
+    count = visits[k]  # n(I)
     for s in range(start, start + size):
-      # q, v are counterfactual: they carry pi_{-i}, the others' and chance's reach.
-      regrets[s] += c[s] - value  # R(I, a) += r(I, a) = q(I, a) - v(I)
       # reach(I, a) = x[(I, a)] = pi_i(I) sigma(I, a) for CFR.
       cumulative[s] += w * (reach[s] * count)  # S(I, a) += w_t reach(I, a) n(I)
-    end_block_update(rule, regrets, sigma, start, size, positive, negative)  # Step 5
+    # Steps 4-5: R += q - v with v = v(I); RM+, discounts; sigma.
+    end_block_update(rule, c, v[k], regrets, sigma, start, size, positive, negative)
   if rule.regret_matching_plus and clip_all:  # The others' (the updated ones are clipped).
     for s in range(lay.num_players, len(regrets)):
       regrets[s] = max(regrets[s], 0.0)  # R = max(R, 0) on every set

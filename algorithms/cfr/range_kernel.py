@@ -21,8 +21,9 @@ response calculation in large extensive games", IJCAI 2011, for the sorted-stren
    history form sums N - 1 opponent cards per card, O(N^2);
 3. bottom-up: q(d, c, a) = value of the child, v(d, c) = sum_a sigma(d, c, a) q(d, c, a) where
    i acts, v(d, c) = sum_a q(d, c, a) where the opponent acts (its reach is in y);
-4. at i's blocks: R += q - v, S += w_t r_i(d, c) sigma(d, c, a), then ``end_block_update``
-   (RM+, discounting, regret matching: the only definition of each rule).
+4. at i's blocks: S += w_t r_i(d, c) sigma(d, c, a), then ``end_block_update`` (R += q - v,
+   RM+, discounting, regret matching, the prediction of PCFR+ and PDCFR+: the only definition
+   of each rule).
 
 Alternating updates run the pass of player 0, then of player 1 against the refreshed policy;
 simultaneous updates compute both players' values from one policy, then update both. These are
@@ -139,8 +140,8 @@ def player_pass(tab: CardTables, rule: KernelRule, t: int, player: int, best: bo
 
   At the player's nodes v(d, c) = sum_a sigma(d, c, a) q(d, c, a), or max_a q(d, c, a) with
   ``best`` (a best response's values); at the opponent's v(d, c) = sum_a q(d, c, a). A node's
-  update (R += q - v, S += w_t X, then ``end_block_update``) runs as soon as its v is known: its
-  parent's value uses v, never the updated sigma, and X was computed before the pass.
+  update (S += w_t X, then ``end_block_update``: R += q - v, ...) runs as soon as its v is
+  known: its parent's value uses v, never the updated sigma, and X was computed before the pass.
   """
   n = tab.num_cards
   w, positive, negative = iteration_weights(rule, t)  # w_t = t^gamma, DCFR's discounts
@@ -168,9 +169,9 @@ def player_pass(tab: CardTables, rule: KernelRule, t: int, player: int, best: bo
       if update:
         r = x[base + 2 * c]  # r_i(d, c)
         for b in range(s, s + 2):
-          regrets[b] += q[b] - value  # R(I, a) += q(I, a) - v(I)
           cumulative[b] += w * (r * sigma[b])  # S(I, a) += w_t x[(I, a)]
-        end_block_update(rule, regrets, sigma, s, 2, positive, negative)  # RM+, DCFR, sigma
+        # R(I, a) += q(I, a) - v(I); RM+, discounts; sigma (of R + r if predictive)
+        end_block_update(rule, q, value, regrets, sigma, s, 2, positive, negative)
 
 
 @kernel
@@ -214,9 +215,9 @@ def apply_update(tab: CardTables, rule: KernelRule, t: int, player: int, sigma: 
       value = v[d, c]
       r = x[base + 2 * c]  # r_i(d, c)
       for b in range(s, s + 2):
-        regrets[b] += q[b] - value  # R(I, a) += q(I, a) - v(I)
         cumulative[b] += w * (r * sigma[b])  # S(I, a) += w_t x[(I, a)]
-      end_block_update(rule, regrets, sigma, s, 2, positive, negative)  # RM+, DCFR, sigma
+      # R(I, a) += q(I, a) - v(I); RM+, discounts; sigma (of R + r if predictive)
+      end_block_update(rule, q, value, regrets, sigma, s, 2, positive, negative)
 
 
 @kernel

@@ -24,6 +24,8 @@ Differences from OpenSpiel, all documented on the methods:
 
 Extras: ``solve(iterations, progress=...)``, ``nash_conv()``, ``exploitability()`` (zero- and
 constant-sum games only), ``save(path)`` and ``load(path)`` (exact resume, see ``checkpoint``).
+Beyond OpenSpiel's algorithms, the same kind of class runs predictive CFR+ (``PCFRPlusSolver``),
+DCFR+ and PDCFR+ (``DCFRPlusSolver``, ``PDCFRPlusSolver``).
 
 The games are those of ``cfr._CFRSolver`` with two or more players, any utility type, sequential,
 explicit or no chance, perfect recall (``game_tree``). CFR's average policy converges to a Nash
@@ -80,6 +82,7 @@ class EngineSolver(cfr._CFRSolver):  # pylint: disable=protected-access
     self._linear_averaging = rule.averaging_gamma > 0
     self._alternating_updates = rule.alternating_updates
     self._regret_matching_plus = rule.regret_matching_plus
+    self._predictive = rule.predictive
     if self._backend.name == "flat":  # the flat engine's parts, which subclasses extend
       self._tree = self._backend.tree
       self._arrays = self._backend.arrays
@@ -245,6 +248,8 @@ class EngineSolver(cfr._CFRSolver):  # pylint: disable=protected-access
     """Writes a checkpoint (regrets, numerators, iteration, extra state) atomically.
 
     ``load(path)`` followed by more iterations gives exactly the arrays of an uninterrupted run.
+    A predictive rule's checkpoint also holds the current policy ("policy"), regret matching of
+    R + m, which the regrets R alone do not determine (``CFREngine.restore``).
 
     Raises:
       ValueError: if the solver's options cannot be recorded (nothing is written).
@@ -254,8 +259,10 @@ class EngineSolver(cfr._CFRSolver):  # pylint: disable=protected-access
     header = {"game": str(self._game), "solver": type(self).__name__, "options": self.options(),
               "engine": self._backend.name, "iteration": int(self._backend.iteration),
               "num_sequences": int(self._backend.state_size), **extra_header}
-    checkpoint.write_checkpoint(path, header, {"regrets": regrets, "cumulative": cumulative,
-                                               **extra_arrays})
+    arrays = {"regrets": regrets, "cumulative": cumulative, **extra_arrays}
+    if self._predictive:
+      arrays["policy"] = self._flat_policy(False)  # sigma = RM(R + m), m = the last r
+    checkpoint.write_checkpoint(path, header, arrays)
 
   @classmethod
   def load(cls, path: str, game: Optional[pyspiel.Game] = None,
@@ -297,6 +304,10 @@ class EngineSolver(cfr._CFRSolver):  # pylint: disable=protected-access
     g = backend.state_size
     backend.restore(header["iteration"], checked_array(path, arrays, "regrets", (g,)),
                     checked_array(path, arrays, "cumulative", (g,)))
+    if solver._predictive:  # pylint: disable=protected-access
+      # The saved sigma = RM(R + m) replaces the restore's RM(R) (m = 0).
+      sigma = backend.engine.sigma  # (G,) on the flat engine, (1, D N 2) on the range one
+      sigma[...] = checked_array(path, arrays, "policy", (g,)).reshape(sigma.shape)
     solver._restore_extra_state(path, header, arrays)  # pylint: disable=protected-access
     return solver
 
@@ -391,6 +402,85 @@ class LCFRSolver(DCFRSolver):
     return {}
 
 
+class PCFRPlusSolver(EngineSolver):
+  """Predictive CFR+ (Farina, Kroer and Sandholm, "Faster game solving via predictive Blackwell
+  approachability: connecting regret matching and mirror descent", AAAI 2021).
+
+  CFR with predictive regret matching+ (PRM+) at every information set, the prediction of the
+  next instantaneous regret being the last one, m_{t+1} = r_t:
+  R_t = [R_{t-1} + r_t]^+ and sigma_{t+1} = RM([R_t + r_t]^+) (``cfr_kernel.end_block_update``),
+  with alternating updates and the average policy weighting iteration t by t^gamma (gamma = 2,
+  quadratic averaging, as in the paper's experiments and the PCFR+ of Xu et al.'s released
+  code; its README also runs gamma = 5). Full-width passes only.
+  """
+
+  def __init__(self, game: pyspiel.Game, *, gamma: float = 2.0, tree: Optional[GameTree] = None,
+               max_nodes: int = DEFAULT_MAX_NODES, engine: str = "auto"):
+    self.gamma = float(gamma)
+    rule = UpdateRule(alternating_updates=True, regret_matching_plus=True,
+                      averaging_gamma=self.gamma, predictive=True)
+    super().__init__(game, rule, tree, max_nodes, engine)
+
+  def options(self) -> dict:
+    return {"gamma": self.gamma}
+
+
+class DCFRPlusSolver(EngineSolver):
+  """DCFR+ (Xu, Li, Liu, Fu, Fu, Xing and Cheng, "Minimizing weighted counterfactual regret with
+  optimistic online mirror descent", IJCAI 2024; found earlier by AutoCFR, Xu et al.,
+  AAAI 2022).
+
+  RM+ on discounted regrets: Rhat_t = [d(t - 1) Rhat_{t-1} + r_t]^+ with
+  d(t) = t^alpha / (t^alpha + c), sigma_{t+1} = RM(Rhat_t), alternating updates, iteration t
+  weighing t^gamma in the average policy (``cfr_kernel.end_block_update``; the stored regrets
+  are d(t) Rhat_t). Defaults alpha = 1.5, gamma = 4 as in the paper and the authors' code. The
+  paper's discount has c = 1 (the default); the authors' released code (``dcfr_plus.py`` of
+  PDCFRPlus, and AutoCFR's DCFR+) divides by (t - 1)^alpha + 1.5: ``discount_constant=1.5``
+  reproduces it (on ``kuhn_poker`` AutoCFR's published exploitability after 1,000 iterations,
+  1.1488812e-4, test_predictive_rules.py). Full-width passes only.
+  """
+
+  def __init__(self, game: pyspiel.Game, *, alpha: float = 1.5, gamma: float = 4.0,
+               discount_constant: float = 1.0, tree: Optional[GameTree] = None,
+               max_nodes: int = DEFAULT_MAX_NODES, engine: str = "auto"):
+    self.alpha, self.gamma = float(alpha), float(gamma)
+    self.discount_constant = float(discount_constant)
+    # beta = alpha: RM+ leaves no negative regret, so only d(t) = t^alpha / (t^alpha + c) acts.
+    rule = UpdateRule(alternating_updates=True, regret_matching_plus=True,
+                      averaging_gamma=self.gamma, discount_alpha=self.alpha,
+                      discount_beta=self.alpha, discount_constant=self.discount_constant)
+    super().__init__(game, rule, tree, max_nodes, engine)
+
+  def options(self) -> dict:
+    return {"alpha": self.alpha, "gamma": self.gamma,
+            "discount_constant": self.discount_constant}
+
+
+class PDCFRPlusSolver(EngineSolver):
+  """PDCFR+ (Xu, Li, Liu, Fu, Fu, Xing and Cheng, "Minimizing weighted counterfactual regret
+  with optimistic online mirror descent", IJCAI 2024).
+
+  Predictive (optimistic) RM+ on discounted regrets, with d(t) = t^alpha / (t^alpha + 1):
+  Rhat_t = [d(t - 1) Rhat_{t-1} + r_t]^+ and sigma_{t+1} = RM([d(t) Rhat_t + m_{t+1}]^+) with
+  the prediction m_{t+1} = r_t (``cfr_kernel.end_block_update``; the stored regrets are
+  d(t) Rhat_t), alternating updates, iteration t weighing t^gamma in the average policy.
+  Defaults alpha = 2.3, gamma = 5 as in the paper and the authors' code. Full-width passes only.
+  """
+
+  def __init__(self, game: pyspiel.Game, *, alpha: float = 2.3, gamma: float = 5.0,
+               tree: Optional[GameTree] = None, max_nodes: int = DEFAULT_MAX_NODES,
+               engine: str = "auto"):
+    self.alpha, self.gamma = float(alpha), float(gamma)
+    # beta = alpha: RM+ leaves no negative regret, so only d(t) acts.
+    rule = UpdateRule(alternating_updates=True, regret_matching_plus=True,
+                      averaging_gamma=self.gamma, discount_alpha=self.alpha,
+                      discount_beta=self.alpha, predictive=True)
+    super().__init__(game, rule, tree, max_nodes, engine)
+
+  def options(self) -> dict:
+    return {"alpha": self.alpha, "gamma": self.gamma}
+
+
 class ChanceSamplingCFRSolver(EngineSolver):
   """Chance-sampling CFR (Lanctot, Waugh, Zinkevich, Bowling, NeurIPS 2009).
 
@@ -439,4 +529,5 @@ class ChanceSamplingCFRSolver(EngineSolver):
 
 # The solvers of this module, by class name.
 SOLVERS = {cls.__name__: cls for cls in (CFRSolver, CFRPlusSolver, DCFRSolver, LCFRSolver,
+                                         PCFRPlusSolver, DCFRPlusSolver, PDCFRPlusSolver,
                                          ChanceSamplingCFRSolver)}
