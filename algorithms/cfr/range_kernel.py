@@ -80,7 +80,7 @@ def reach_array(tab: CardTables) -> np.ndarray:
   return x
 
 
-@kernel
+@kernel(inline=True)
 def reaches(tab: CardTables, sigma: np.ndarray, player: int, x: np.ndarray) -> None:
   """Step 1 for ``player``: X at its sequences, top-down, in place (others' entries kept)."""
   n = tab.num_cards
@@ -96,7 +96,7 @@ def reaches(tab: CardTables, sigma: np.ndarray, player: int, x: np.ndarray) -> N
       x[s + 1] = r * sigma[s + 1]
 
 
-@kernel
+@kernel(inline=True)
 def sequence_range(tab: CardTables, x: np.ndarray, sequence: int) -> np.ndarray:
   """The reach vector (N,) of ``sequence`` (2 d + a): a strided view of X."""
   n = tab.num_cards
@@ -104,7 +104,7 @@ def sequence_range(tab: CardTables, x: np.ndarray, sequence: int) -> np.ndarray:
   return x[base:base + 2 * n:2]  # X(d, c, a) for c = 0 .. N - 1
 
 
-@kernel
+@kernel(inline=True)
 def terminal_values(tab: CardTables, t: int, player: int, x: np.ndarray,
                     out: np.ndarray) -> None:
   """Step 2: v(c) of ``player`` at terminal t into out[c] (a view of N entries).
@@ -132,7 +132,7 @@ def terminal_values(tab: CardTables, t: int, player: int, x: np.ndarray,
       out[c] = scale * (total - y[c])  # pi_c u (Y - y[c]): the opponent holds any other card
 
 
-@kernel
+@kernel(inline=True)
 def player_pass(tab: CardTables, rule: KernelRule, t: int, player: int, best: bool,
                 update: bool, sigma: np.ndarray, x: np.ndarray, regrets: np.ndarray,
                 cumulative: np.ndarray, q: np.ndarray, v: np.ndarray) -> None:
@@ -199,7 +199,7 @@ def iterations(tab: CardTables, rule: KernelRule, sigma: np.ndarray, regrets: np
         reaches(tab, sigma, p, x)
 
 
-@kernel
+@kernel(inline=True)
 def apply_update(tab: CardTables, rule: KernelRule, t: int, player: int, sigma: np.ndarray,
                  x: np.ndarray, regrets: np.ndarray, cumulative: np.ndarray, q: np.ndarray,
                  v: np.ndarray) -> None:
