@@ -12,7 +12,8 @@ required when the package is installed, not run from a checkout) and writes four
 tables: ``summary.md`` (the main job's summary table), ``reference_check.md`` (the reference
 check's pass/fail table, ``pass_fail.csv``), ``rebel_table.md`` (the ReBeL run's
 ``rebel_table.csv``: exploitability to 3 significant digits, whole iterations per second) and
-``three_player_table.md`` (every three-player run: NashConv, slope, values, nearest member). If a
+``three_player_table.md`` (every three-player run: NashConv, slope, values, nearest member), and
+copies the large-deck experiment's ``large_deck_table.md`` with the figures. If a
 check failed or an experiment crashed, ``docs/`` is left as it was and the exit code is the
 failed run's.
 
@@ -62,7 +63,9 @@ _CHECKOUT = provenance.source_checkout()
 DEFAULT_DOCS = _CHECKOUT / "docs" if _CHECKOUT is not None else None
 REBEL_ITERATIONS = 3000
 REBEL_FOLDER = f"rebel-{REBEL_ITERATIONS}"  # Under --out.
-# (folder under --out, figure): the figures the README shows.
+# The large-deck experiment's tables, which it writes as markdown: copied with the figures.
+LARGE_DECK_TABLE = "large_deck_table.md"
+# (folder under --out, file): the figures the docs show, and ``LARGE_DECK_TABLE``.
 FIGURES = (
     ("convergence", "convergence_kuhn_poker.png"),
     ("convergence", "convergence_leduc_poker.png"),
@@ -80,6 +83,11 @@ FIGURES = (
     ("rebel-learned", "rebel_learned_error.png"),
     ("rebel-learned", "rebel_learned_modified.png"),
     ("rebel-learned", "rebel_learned_self_play.png"),
+    ("large-deck", "large_deck_limit.png"),
+    ("large-deck", "large_deck_rates.png"),
+    ("large-deck", "large_deck_cost.png"),
+    ("large-deck", "large_deck_stakes.png"),
+    ("large-deck", LARGE_DECK_TABLE),
 )
 SUMMARY = "summary.md"
 REFERENCE_CHECK = "reference_check.md"
@@ -377,6 +385,7 @@ GENERATORS: Dict[str, Callable[[pathlib.Path], str]] = {
     "reference-check": _published(REFERENCE_CHECK),
     "rebel-table": _published(REBEL_TABLE),
     "three-player-table": _published(THREE_PLAYER_TABLE),
+    "large-deck-table": _published(LARGE_DECK_TABLE),
 }
 
 
