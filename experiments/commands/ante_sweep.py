@@ -12,6 +12,15 @@ Checks, for every solved game (``references.solver_run_checks``, as in the refer
 exploitability within its tolerance, value within NashConv of the closed-form value, and each
 frequency within the strategy tolerance of the family member selected by the solved free
 parameters.
+
+``--deck-size N`` sweeps the same stakes on an N-card deck. The checked frequencies are
+three-card information states, so another deck draws and checks the value only: against the
+sequence-form LP where the tree is small enough, else against the continuous limit of
+``algorithms.exact.continuous_kuhn`` (N -> infinity; von Neumann's poker model for the
+simplified rules) within ``deck_thresholds.VALUE_BAND`` (ante + bet) / N, drawn as the
+line. From 13 cards on the solvers run on range vectors (``algorithms.cfr.solver_backends``):
+O(N) work and memory per iteration, so 1,000 cards cost a few seconds (no policy table is kept
+there; its OpenSpiel ``TabularPolicy`` would take O(N^2) memory).
 """
 
 import argparse
@@ -21,6 +30,8 @@ import matplotlib.figure
 import numpy as np
 import pandas as pd
 
+from algorithms.exact import continuous_kuhn
+from algorithms.exact import deck_thresholds
 from algorithms.exact import kuhn_equilibria
 from experiments.harness import arguments
 from experiments.harness import game_loader
@@ -46,25 +57,35 @@ DEFAULT_SOLVER = "our_cfr_plus"
 ITERATIONS = arguments.Budget(default=1000, quick=300)
 VALUE = "value / bet"
 R_GRID = np.geomspace(0.08, 4.0, 300)
+DECK_SIZE = 3  # The deck of the closed forms (``kuhn_equilibria``).
 
 
-def sweep_games(antes: Sequence[float], bets: Sequence[float]) -> List[Tuple[str, str]]:
+def sweep_games(antes: Sequence[float], bets: Sequence[float],
+                deck_size: int = DECK_SIZE) -> List[Tuple[str, str]]:
   """(game string, sweep name) for both rule sets: antes with bet 1, bets with ante 1."""
-  return [(game_loader.kuhn_game_string(a, b, simplified), kind)
+  return [(game_loader.kuhn_game_string(a, b, simplified, deck_size), kind)
           for simplified in (False, True)
           for kind, pairs in (("ante", [(a, 1.0) for a in antes]),
                               ("bet", [(1.0, b) for b in bets]))
           for a, b in pairs]
 
 
-def quantities(simplified: bool) -> Dict[str, str]:
-  """The plotted quantities: checked information states (probability of bet/call), and value."""
-  return {**references.checked_states(kuhn_rules.KuhnRules(simplified=simplified)),
-          VALUE: "game value / bet (player 0)"}
+def quantities(simplified: bool, deck_size: int = DECK_SIZE) -> Dict[str, str]:
+  """The plotted quantities: checked information states (probability of bet/call; three cards
+  only), and value."""
+  value = {VALUE: "game value / bet (player 0)"}
+  if deck_size != DECK_SIZE:
+    return value
+  return {**references.checked_states(kuhn_rules.KuhnRules(simplified=simplified)), **value}
 
 
-def closed_form_curves(simplified: bool) -> pd.DataFrame:
-  """Closed-form [low, high] of every quantity on ``R_GRID`` and at the point regimes."""
+def closed_form_curves(simplified: bool, deck_size: int = DECK_SIZE) -> pd.DataFrame:
+  """Closed-form [low, high] of every quantity on ``R_GRID`` and at the point regimes; on another
+  deck the value of the continuous limit (``continuous_kuhn``) on ``R_GRID``."""
+  if deck_size != DECK_SIZE:
+    return pd.DataFrame([{"r": r, "quantity": VALUE, "low": value, "high": value}
+                         for r in R_GRID.tolist()
+                         for value in [float(continuous_kuhn.game_value(r, 1.0, simplified))]])
   ratios = sorted(set(R_GRID.tolist()) | {0.5, 1.0})
   rows = []
   for r in ratios:
@@ -78,14 +99,16 @@ def closed_form_curves(simplified: bool) -> pd.DataFrame:
 
 
 def solved_frame(results: Sequence[jobs_lib.JobResult], kinds: Dict[str, str]) -> pd.DataFrame:
-  """One row per solved game and quantity: rule set, sweep, ante, bet, r, solved number."""
+  """One row per solved game and quantity: rule set, sweep, ante, bet, r, the closed form's
+  regime (three cards; None on other decks), solved number."""
   rows = []
   for r in results:
     rules = game_loader.load_game(r.job.game).rules
     base = {"game": r.job.game, "simplified": rules.simplified, "sweep": kinds[r.job.game],
             "ante": rules.ante, "bet": rules.bet, "r": rules.ante / rules.bet,
-            "regime": kuhn_equilibria.regime_of(rules.ante, rules.bet, rules.simplified).name}
-    for q in quantities(rules.simplified):
+            "regime": (kuhn_equilibria.regime_of(rules.ante, rules.bet, rules.simplified).name
+                       if rules.deck_size == DECK_SIZE else None)}
+    for q in quantities(rules.simplified, rules.deck_size):
       solved = r.value / rules.bet if q == VALUE else r.solved.policy[q][1]
       rows.append({**base, "quantity": q, "solved": solved})
   return pd.DataFrame(rows, columns=["game", "simplified", "sweep", "ante", "bet", "r", "regime",
@@ -98,6 +121,13 @@ SWEEP_MARKERS = {
     "bet": {"marker": "^", "facecolors": "none", "edgecolors": plotting.BLACK, "s": 44,
             "linewidths": 1.0},
 }
+LIMIT_CAPTION = (
+    "**Figures** (one per rule set: the value against r = ante / bet on a log axis). Blue line: "
+    "the value of the continuous limit (N -> infinity; continuous_kuhn), the reference of the "
+    "decks too large for the sequence-form LP; filled circles vary the ante at bet 1, open "
+    "triangles the bet at ante 1. What to see: the solved values lie on the limit up to "
+    "O(1/N), and both sweeps coincide where they reach the same r (the value / bet depends on r "
+    "only).")
 CAPTION = (
     "**Figures** (one per rule set, one panel per checked frequency and the value, against "
     "r = ante / bet on a log axis). Blue line: the closed form; shaded band: an equilibrium "
@@ -124,21 +154,25 @@ def _ratio_text(r) -> str:
 
 
 def plot_rule_set(curves: pd.DataFrame, solved: pd.DataFrame, simplified: bool,
-                  solver: str) -> matplotlib.figure.Figure:
-  """One panel per quantity: closed form (line or family band), solved points, regimes."""
-  names = quantities(simplified)
+                  solver: str, deck_size: int = DECK_SIZE) -> matplotlib.figure.Figure:
+  """One panel per quantity: closed form (line or family band), solved points, regimes; on
+  another deck the value against its continuous limit (one regime, no family)."""
+  names = quantities(simplified, deck_size)
   cols = min(3, len(names))
   rows = -(-len(names) // cols)
   fig, axes = plotting.subplots(rows, cols, figsize=(4.4 * cols, 3.5 * rows + 1.0))
-  regimes = kuhn_equilibria.regimes(simplified)
+  three_cards = deck_size == DECK_SIZE
+  regimes = kuhn_equilibria.regimes(simplified) if three_cards else []
   boundaries = sorted({float(g.low) for g in regimes if g.low > 0})
   points = [g for g in regimes if g.is_point]
   label = solver_registry.get_solver(solver).label
   for ax, (q, title) in zip(axes.flat, names.items()):
     c = curves[curves.quantity == q]
-    ax.fill_between(c.r, c.low, c.high, color=plotting.SKY_BLUE, alpha=0.35, linewidth=0,
-                    label="closed-form family (any point is an equilibrium)")
-    ax.plot(c.r, c.low, color=plotting.BLUE, linewidth=1.2, label="closed form")
+    if three_cards:
+      ax.fill_between(c.r, c.low, c.high, color=plotting.SKY_BLUE, alpha=0.35, linewidth=0,
+                      label="closed-form family (any point is an equilibrium)")
+    ax.plot(c.r, c.low, color=plotting.BLUE, linewidth=1.2,
+            label="closed form" if three_cards else "continuous limit (N -> infinity)")
     ax.plot(c.r, c.high, color=plotting.BLUE, linewidth=1.2)
     for i, point in enumerate(points):  # Point regimes: the family is a vertical segment.
       at = c[c.r == float(point.low)]
@@ -156,30 +190,36 @@ def plot_rule_set(curves: pd.DataFrame, solved: pd.DataFrame, simplified: bool,
     ax.set_xticks([], minor=True)
     ax.set_xlabel(plotting.axis_label("r = ante / bet", log=True))
     ax.set_ylabel(y_label(q))
-    ax.set_title(f"{title} [{q}]" if q != VALUE else title, pad=plotting.REGIME_TITLE_PAD)
-    plotting.mark_regimes(ax, boundaries,
-                          [REGIME_NAMES[g.name] for g in regimes if not g.is_point],
-                          [f"{REGIME_NAMES[g.name]} r={_ratio_text(g.low)}" for g in points])
+    ax.set_title(f"{title} [{q}]" if q != VALUE else title,
+                 pad=plotting.REGIME_TITLE_PAD if three_cards else None)
+    if three_cards:
+      plotting.mark_regimes(ax, boundaries,
+                            [REGIME_NAMES[g.name] for g in regimes if not g.is_point],
+                            [f"{REGIME_NAMES[g.name]} r={_ratio_text(g.low)}" for g in points])
   for ax in axes.flat[len(names):]:
     ax.axis("off")
   plotting.legend_below(fig, ncol=2)
-  fig.suptitle(f"{'simplified' if simplified else 'standard'} Kuhn poker: solved vs closed form")
+  rule_set = "simplified" if simplified else "standard"
+  fig.suptitle(f"{rule_set} Kuhn poker: solved vs closed form" if three_cards else
+               f"{rule_set} Kuhn poker, {deck_size} cards: solved value vs the continuous limit")
   return fig
 
 
-def report_table(solved: pd.DataFrame, simplified: bool) -> pd.DataFrame:
+def report_table(solved: pd.DataFrame, simplified: bool,
+                 deck_size: int = DECK_SIZE) -> pd.DataFrame:
   """The report's table of one rule set: a row per game, a column per plotted quantity, headed
-  in words (``quantities``, the regime as in the figures)."""
-  names = quantities(simplified)
+  in words (``quantities``, the regime as in the figures; three cards only)."""
+  names = quantities(simplified, deck_size)
+  keys = ["sweep", "ante", "bet"] + (["regime"] if deck_size == DECK_SIZE else [])
   rows = solved[solved.simplified == simplified]
-  table = rows.pivot_table(index=["sweep", "ante", "bet", "regime"], columns="quantity",
-                           values="solved").reset_index()
+  table = rows.pivot_table(index=keys, columns="quantity", values="solved").reset_index()
   table["sweep"] = table.sweep.map({"ante": "ante varies", "bet": "bet varies"})
-  table["regime"] = table.regime.map(REGIME_NAMES)
+  if "regime" in keys:
+    table["regime"] = table.regime.map(REGIME_NAMES)
   headers = {"sweep": "sweep", "ante": "ante (chips)", "bet": "bet (chips)",
              "regime": "regime", VALUE: "game value / bet (player 0)"}
   headers.update({q: f"{title} [{q}]" for q, title in names.items() if q != VALUE})
-  return table[["sweep", "ante", "bet", "regime", *names]].rename(columns=headers)
+  return table[[*keys, *names]].rename(columns=headers)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -196,6 +236,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                       help="bet to sweep with ante 1 (repeatable; default: "
                       + ", ".join(map(str, BETS)) + "; with --quick "
                       + ", ".join(map(str, QUICK_BETS)) + ")")
+  parser.add_argument("--deck-size", type=arguments.deck_size, default=DECK_SIZE, metavar="N",
+                      help=f"cards in the deck (>= 2; default {DECK_SIZE}, the closed forms' game;"
+                      " other decks check the value only, from 13 cards on range vectors)")
 
 
 def run(args: argparse.Namespace, ctx: Context) -> ReportSection:
@@ -204,33 +247,46 @@ def run(args: argparse.Namespace, ctx: Context) -> ReportSection:
   iterations = ITERATIONS.resolve(args.iterations, ctx.quick)
   if solver_registry.get_solver(args.solver).sampled:
     iterations *= solver_registry.SAMPLED_BUDGET_FACTOR
-  kinds = dict(sweep_games(antes, bets))
-  # Each rule set's games share one tree shape: solved as one batch where the solver allows.
+  deck = args.deck_size
+  kinds = dict(sweep_games(antes, bets, deck))
+  # Each rule set's games share one tree shape: solved as one batch where the solver allows. The
+  # policy tables hold the checked three-card frequencies.
   results = ctx.run_jobs([jobs_lib.Job(NAME, g, args.solver, ctx.seed, iterations,
-                                       keep_policy=True) for g in kinds], batch=True)
+                                       keep_policy=deck == DECK_SIZE) for g in kinds],
+                         batch=True)
   solved = solved_frame(results, kinds)
   tables.write_csv(solved, ctx.out / "ante_sweep.csv")
   figures = []
   for simplified in (False, True):
     name = f"ante_sweep_{'simplified' if simplified else 'standard'}.png"
-    plotting.save_figure(plot_rule_set(closed_form_curves(simplified),
+    plotting.save_figure(plot_rule_set(closed_form_curves(simplified, deck),
                                        solved[solved.simplified == simplified], simplified,
-                                       args.solver), ctx.out / name)
+                                       args.solver, deck), ctx.out / name)
     figures.append(name)
   found: List[Check] = []
   for result in results:
     found += references.solver_run_checks(result, references.compute_reference(result.job.game))
+  games = (f"on kuhn_poker_ante with {deck} cards" if deck != DECK_SIZE else
+           "on kuhn_poker_ante")
+  explained = (
+      "Probabilities are of bet/call at the information state in brackets (cards 0 = J, "
+      "1 = Q, 2 = K; p = check, b = bet); the simplified game has only two checked states "
+      "(player 0's check ends the hand, and the other choices are forced or dominated)."
+      if deck == DECK_SIZE else
+      "The checked frequencies are three-card information states: this deck's value is checked "
+      "against the sequence-form LP where the tree is small enough, else against the continuous "
+      f"limit within {deck_thresholds.VALUE_BAND:g} (ante + bet) / {deck} plus the "
+      "policy's NashConv.")
   markdown = (
-      f"{solver_registry.get_solver(args.solver).label}, T = {iterations}, on kuhn_poker_ante "
+      f"{solver_registry.get_solver(args.solver).label}, T = {iterations}, {games} "
       f"over antes {', '.join(map(str, antes))} (bet 1) and bets {', '.join(map(str, bets))} "
-      "(ante 1), both rule sets. Probabilities are of bet/call at the information state in "
-      "brackets (cards 0 = J, 1 = Q, 2 = K; p = check, b = bet); the simplified game has only "
-      "two checked states (player 0's check ends the hand, and the other choices are forced "
-      "or dominated).\n\n"
+      f"(ante 1), both rule sets. {explained}\n\n"
       + "\n\n".join(f"**{'Simplified' if simplified else 'Standard'} rules.**\n\n"
-                     + tables.markdown_table(report_table(solved, simplified), digits=4)
+                     + tables.markdown_table(report_table(solved, simplified, deck), digits=4)
                      for simplified in (False, True) if (solved.simplified == simplified).any())
-      + "\n\n" + CAPTION)
-  return ReportSection(title="Ante sweep: solved strategies and values against closed forms",
+      + "\n\n" + (CAPTION if deck == DECK_SIZE else LIMIT_CAPTION))
+  title = ("Ante sweep: solved strategies and values against closed forms" if deck == DECK_SIZE
+           else f"Ante sweep, {deck} cards: solved values against the references")
+  return ReportSection(title=title,
                        markdown=markdown, figures=figures, tables=["ante_sweep.csv"],
                        checks=found)

@@ -208,8 +208,9 @@ def final_checks(results: Sequence[jobs_lib.JobResult]) -> List[Check]:
     label = f"{job.game} {job.solver} seed {job.seed} T={job.iterations}"
     final[(job.game, job.solver, job.seed)] = r.final
     measure[job.game] = r.solved.measure
-    found.append(checks.same_number(f"{label}: exact tree {r.solved.measure}", r.final,
-                                    r.solved.openspiel, f"OpenSpiel {r.solved.measure}"))
+    if r.solved.openspiel is not None:  # None past OpenSpiel's walkable size (large decks)
+      found.append(checks.same_number(f"{label}: exact tree {r.solved.measure}", r.final,
+                                      r.solved.openspiel, f"OpenSpiel {r.solved.measure}"))
     if job.game in values:
       value, source = values[job.game]
       found.append(checks.within_nash_conv(f"{label}: value of the average policy", r.value,

@@ -41,6 +41,8 @@ def number_type(convert: Callable[[str], Any], allowed: Callable[[Any], bool],
 positive_int = number_type(int, lambda v: v > 0, "a positive integer")
 positive_float = number_type(float, lambda v: 0 < v < float("inf"), "a finite positive number")
 nonnegative_int = number_type(int, lambda v: v >= 0, "an integer >= 0")
+# Cards in a two-player Kuhn poker deck (``kuhn_poker_ante``'s deck_size).
+deck_size = number_type(int, lambda v: v >= 2, "a deck of at least 2 cards (an integer >= 2)")
 
 
 def checked_text(check: Callable[[str], Any], description: str) -> Callable[[str], str]:

@@ -3,9 +3,13 @@ sweep runner that resumes, refuses too-long work, saves each result at once and 
 
 ``Context.run_jobs`` runs a sweep:
 
-1. it counts the histories of each game (capped at the engine's limit, ``game_loader``) and refuses,
-   before any work, a game the engine cannot hold or a sweep estimated (from the solvers'
-   measured costs, ``SolverSpec.cost``) to take longer than ``--max-minutes``;
+1. it sizes each job and refuses, before any work, a game the engine cannot hold or a sweep
+   estimated (from the solvers' measured costs, ``SolverSpec.cost`` and ``range_cost``) to take
+   longer than ``--max-minutes``. A job on the flat engine (or outside the project's engine) is
+   sized by its game's histories (counted up to the engine's limit, ``game_loader``); a job that
+   runs on range vectors (``SolverSpec.card_tree``: two-player Kuhn poker with a large deck) by
+   its cards, with the memory of the run (``solver_backends.range_memory``) and of a kept policy
+   table against ``solver_backends.DEFAULT_MAX_BYTES``;
 2. it reuses every job already saved in ``<folder>/jobs/`` by the same code (``jobs.load``),
    unless ``--fresh``;
 3. it runs the others on the executor, saving each result atomically as soon as it arrives, so an
@@ -36,9 +40,13 @@ from typing import Callable, Dict, List, Optional, Sequence
 
 import tqdm
 
+from algorithms.cfr import range_engine
+from algorithms.cfr import solver_backends
+from algorithms.tree.card_tree import CardTree
 from experiments.harness import executors
 from experiments.harness import game_loader
 from experiments.harness import jobs as jobs_lib
+from experiments.harness import measures
 from experiments.harness import provenance
 from experiments.harness import solver_registry
 
@@ -52,6 +60,13 @@ LOG_INTERVAL = 60.0
 # OpenSpiel measurement, per history (seconds; Kuhn and Leduc poker on 2 cores, with a margin).
 _MEASURE_SECONDS_PER_HISTORY = 5e-6
 _FINAL_SECONDS_PER_HISTORY = 5e-5
+# On range vectors over N cards: measuring the average policy once, per card (measured 0.1 us
+# at 10,000 and 100,000 cards); and the final TabularPolicy (for a kept policy table or
+# OpenSpiel's check), whose representative state and information-state tensor (about N floats)
+# per information set cost time per card squared (measured 0.45 s at 1,000 cards, 2.6 s at
+# 2,000; its memory: ``range_engine.tabular_policy_bytes``).
+_RANGE_MEASURE_SECONDS_PER_CARD = 2e-7
+_TABLE_SECONDS_PER_CARD_SQUARED = 7e-7
 
 
 def terminal_progress(quiet: bool) -> bool:
@@ -162,16 +177,55 @@ class Context:
   def estimate_seconds(self, job: jobs_lib.Job) -> float:
     """The estimated wall time of one job (solver iterations plus measurements)."""
     spec = solver_registry.get_solver(job.solver)
-    size = self.histories(job.game)
     measurements = len(set(job.measure_at) | {job.iterations})
-    return (job.iterations * spec.seconds_per_iteration(size)
-            + size * (measurements * _MEASURE_SECONDS_PER_HISTORY + _FINAL_SECONDS_PER_HISTORY))
+    card_tree = _card_tree(job)
+    if card_tree is None:
+      size = self.histories(job.game)
+      return (job.iterations * spec.seconds_per_iteration(size)
+              + size * (measurements * _MEASURE_SECONDS_PER_HISTORY
+                         + _FINAL_SECONDS_PER_HISTORY))
+    cards = card_tree.num_cards
+    seconds = (job.iterations * spec.seconds_per_iteration(0, cards)
+               + measurements * _RANGE_MEASURE_SECONDS_PER_CARD * cards)
+    checked = measures.openspiel_walkable(card_tree.game)  # OpenSpiel's check at the end
+    if checked:
+      seconds += game_loader.histories(job.game) * _FINAL_SECONDS_PER_HISTORY
+    if job.keep_policy or checked:
+      seconds += _TABLE_SECONDS_PER_CARD_SQUARED * cards**2
+    return seconds
 
   def check_sizes(self, game_strings: Sequence[str]) -> None:
     """Refuses games too large for the engine (one-line ValueError with size and limit)."""
     for game in game_strings:
       self.histories(game)  # Counted here with a progress bar on a terminal, then cached.
       game_loader.check_engine_size(game)
+
+  def check_job_sizes(self, todo: Sequence[jobs_lib.Job]) -> None:
+    """Refuses jobs too large for their engine (one-line ValueError with size and limit): on
+    range vectors, a run or a kept policy table over ``solver_backends.DEFAULT_MAX_BYTES``;
+    elsewhere a game over the flat engine's limit of histories (``check_sizes``)."""
+    flat = set()
+    for job in todo:
+      card_tree = _card_tree(job)
+      if card_tree is None:
+        flat.add(job.game)
+        continue
+      limit = solver_backends.DEFAULT_MAX_BYTES
+      solver_backends.check_memory(card_tree, limit)
+      table = range_engine.tabular_policy_bytes(card_tree)
+      if job.keep_policy and table > limit:
+        raise ValueError(f"{job.game}: its kept policy table (an OpenSpiel TabularPolicy, whose "
+                         f"information-state tensors grow with the cards squared) needs about "
+                         f"{table / 2**30:.1f} GiB, over the limit {limit / 2**30:.1f} GiB; "
+                         "choose a smaller deck")
+    self.check_sizes(sorted(flat))
+
+  def size_text(self, job: jobs_lib.Job) -> str:
+    """The size the job is estimated by: "N cards, range vectors" or "H histories"."""
+    card_tree = _card_tree(job)
+    if card_tree is not None:
+      return f"{card_tree.num_cards:,} cards, range vectors"
+    return f"{self.histories(job.game):,} histories"
 
   def check_cost(self, todo: Sequence[jobs_lib.Job]) -> float:
     """Refuses, before any work, games too large for the engine and sweeps estimated to take
@@ -183,7 +237,7 @@ class Context:
     Raises:
       ValueError: one line with the size or the estimate and the limit.
     """
-    self.check_sizes(sorted({job.game for job in todo}))
+    self.check_job_sizes(todo)
     estimates = [(self.estimate_seconds(job), job) for job in todo]
     total = sum(seconds for seconds, _ in estimates) / self.executor.parallelism
     if total > 60 * self.max_minutes:
@@ -191,7 +245,7 @@ class Context:
       raise ValueError(
           f"{len(todo)} jobs estimated at {_duration(total)} on "
           f"{self.executor.parallelism} worker(s) (the longest, {job.solver} on {job.game} "
-          f"({self.histories(job.game):,} histories) for {job.iterations} iterations, "
+          f"({self.size_text(job)}) for {job.iterations} iterations, "
           f"{_duration(longest)}), over the limit --max-minutes {self.max_minutes:g}; raise it, "
           "or choose fewer iterations or smaller games")
     return total
@@ -259,6 +313,12 @@ class Context:
       code = provenance.describe_code(result.computed_by)
       self.stats.code[code] = self.stats.code.get(code, 0) + 1
     return [found[job] for job in sweep if job in found]
+
+
+def _card_tree(job: jobs_lib.Job) -> Optional[CardTree]:
+  """The job's ``CardTree`` if its solver runs on range vectors there, else None."""
+  game = game_loader.load_game(job.game, two_player_zero_sum=False)
+  return solver_registry.get_solver(job.solver).card_tree(game, job.solver_options())
 
 
 def _jobs(count: int) -> str:

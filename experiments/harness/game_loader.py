@@ -7,8 +7,10 @@ error output kept off the terminal.
 ``count_histories`` (``spiel_games.game_size``) counts the histories (nodes) of a game tree,
 exactly where the game knows its size, else by a depth-first walk that stops once it passes a
 cap, so that a game too large for the engine is refused after at most ``cap``
-steps and before any solver runs: the engine stores every history in flat arrays
-(``algorithms.tree.game_tree``) and refuses trees above ``ENGINE_MAX_HISTORIES``.
+steps and before any solver runs: the flat engine stores every history in flat arrays
+(``algorithms.tree.game_tree``) and refuses trees above ``ENGINE_MAX_HISTORIES``. A run on range
+vectors (two-player Kuhn poker with a large deck, ``algorithms.cfr.solver_backends``) holds
+O(cards) numbers instead and is sized by its cards (``experiments.harness.context``).
 
 ``uniform_profile_ties`` finds the information states where two actions tie at CFR's first
 iterate: there two correct implementations of one algorithm may round the zero regret to
@@ -33,6 +35,12 @@ ENGINE_MAX_HISTORIES = game_tree.DEFAULT_MAX_NODES
 # The exact sequence-form LP (the reference value of a game without a closed form) is skipped
 # on larger trees: its sparse payoff matrix and HiGHS's time grow with the number of terminals.
 LP_MAX_HISTORIES = 200_000
+# OpenSpiel's exploitability walks every history through Python: 3.3 CPU s on
+# kuhn_poker_ante(deck_size=50) (22,101 histories), 14 s on deck_size=100 (89,201), on this
+# 2-core machine. On the range-vector games (``measures``) it is the independent reference up to
+# this size (50 cards with standard rules, 70 simplified); the larger decks are measured by the
+# range vectors alone.
+OPENSPIEL_MAX_HISTORIES = 25_000
 
 _HISTORIES: Dict[str, int] = {}  # Cache of ``histories``.
 # Two counterfactual values closer than this, relative to the utility range, count as a tie.
@@ -101,9 +109,11 @@ def load_game(text: str, two_player_zero_sum: bool = True) -> pyspiel.Game:
   return game
 
 
-def kuhn_game_string(ante: float, bet: float, simplified: bool) -> str:
-  """The ``kuhn_poker_ante`` game string of an ante, a bet and a rule set."""
+def kuhn_game_string(ante: float, bet: float, simplified: bool, deck_size: int = 3) -> str:
+  """The two-player ``kuhn_poker_ante`` game string of an ante, a bet, a rule set and a deck
+  (three cards, the default, is left out of the string)."""
   return (f"kuhn_poker_ante(ante={float(ante)!r},bet={float(bet)!r}"
+          f"{f',deck_size={int(deck_size)}' if deck_size != 3 else ''}"
           f"{',simplified=True' if simplified else ''})")
 
 
@@ -145,11 +155,18 @@ def uniform_profile_ties(game: pyspiel.Game) -> List[str]:
   tie the regret is 0 and each implementation's rounding residue (~1e-17) decides what regret
   matching plays next, so runs of one algorithm by two implementations can differ by O(1) while
   both are correct. A float test, so it also flags near ties, where rounding can decide too.
+  On the range-vector engine (two-player Kuhn poker with a large deck) the regrets are its (node,
+  card) blocks of two actions, and only the tied ones are named (no state per information set).
   """
   solver = algorithms.CFRSolver(game, alternating_updates=False)
   solver.evaluate_and_update_policy()
-  arrays, regrets = solver.engine.arrays, solver.engine.regrets
   tolerance = TIE_TOLERANCE * (game.max_utility() - game.min_utility())
+  if solver.engine_name == "range":
+    tree, pairs = solver.engine.trees[0], solver.engine.regrets[0].reshape(-1, 2)
+    tied = np.flatnonzero(np.abs(pairs[:, 1] - pairs[:, 0]) <= tolerance)  # block d N + c
+    return sorted(tree.state(*divmod(int(b), tree.num_cards)).information_state_string()
+                  for b in tied)
+  arrays, regrets = solver.engine.arrays, solver.engine.regrets
   found = []
   for player, infosets in enumerate(solver.tree.players):
     for i, key in enumerate(infosets.infoset_keys):

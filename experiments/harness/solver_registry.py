@@ -19,6 +19,14 @@ job may replace some of an entry's options (``jobs.Job.options``).
 iterations (``experiments.harness.measures``: exploitability in two-player zero-sum games, NashConv
 otherwise); ``run_iterations`` is the timed iteration loop shared by every caller.
 
+The project's solvers run on the engine ``algorithms.cfr.solver_backends.choose_engine(game,
+"auto")`` picks: range vectors on two-player Kuhn poker with at least ``AUTO_RANGE_MIN_CARDS``
+cards (work and memory O(cards)), the flat game tree elsewhere (O(histories), N (N - 1) deals of
+a deck of N cards). ``SolverSpec.card_tree`` says which a solver takes on a game, before it is
+built; only flat runs build or share a ``GameTree``, and a range run is measured on its compact
+``CardPolicy``, without a ``TabularPolicy`` (whose information-state tensors take O(N^2) memory),
+which is built once at the end only where a kept policy or OpenSpiel's check needs it.
+
 The solver's own time (``Solved.seconds``) is the steady cost of its iterations: the CPU time of
 the thread that runs them (``SOLVER_CLOCK``), so that the time other processes hold a shared core
 is not counted (a wall clock gave our solvers, about 10 us an iteration on Kuhn poker, one jump of
@@ -29,6 +37,7 @@ process's first call: 10-50 ms of CPU time, more than a whole run of CFR on Kuhn
 """
 
 import dataclasses
+import functools
 import json
 import threading
 import time
@@ -49,20 +58,29 @@ from typing import (
 import numpy as np
 from open_spiel.python import policy as policy_lib
 from open_spiel.python.algorithms import cfr
-from open_spiel.python.algorithms import expected_game_score
 from open_spiel.python.algorithms import external_sampling_mccfr
 from open_spiel.python.algorithms import outcome_sampling_mccfr
 import pyspiel
 import tqdm
 
 import algorithms
+from algorithms.cfr import solver_backends
 from algorithms.rebel.leaves import specs
 from algorithms.tree import game_shortcuts
+from algorithms.tree.card_tree import CardTree
 from experiments.harness import measures
 
 # Sampled solvers touch one chance outcome per iteration instead of all; experiments give them
 # this many times the iterations of full-traversal solvers.
 SAMPLED_BUDGET_FACTOR = 10
+
+# One iteration of the project's CFR solvers on range vectors, one ``evaluate_and_update_policy``
+# call as the harness runs them, takes about a + b N seconds on a deck of N cards. Measured (CPU
+# time, median of 3, this 2-core machine at load 2 to 6) for our_cfr, our_cfr_plus, our_lcfr and
+# our_dcfr alike on kuhn_poker_ante with standard rules: 6.5 us at 13 cards, 10 us at 100, 45 to
+# 49 us at 1,000, 1.24 to 1.38 ms at 10,000 (the call allocates the pass's arrays; solve(n)
+# costs 0.46 ms per iteration there); a = 1e-5 s and b = 1.5e-7 s lie above every measurement.
+RANGE_COST = (1e-5, 1.5e-7)
 
 # The clock of a solver's own time: the CPU time of the calling thread (see the module docstring),
 # and the unit of an axis of that time.
@@ -149,12 +167,15 @@ class SolverSpec:
     seeded: pass the job's seed as ``seed=``.
     sampled: the iterations are random, so results depend on the seed; sampled solvers get
       ``SAMPLED_BUDGET_FACTOR`` times the iterations and looser tolerances.
-    engine: runs on the project's game tree (``cls`` accepts ``tree=``, so callers that already
-      walked the game can share its ``GameTree``).
+    engine: runs on the project's engine (``cls`` accepts ``tree=``, so callers that already
+      built the flat game tree can share its ``GameTree``; a class whose ``ENGINES`` include
+      "range" runs on range vectors where ``card_tree`` says so).
     in_report: part of the default report's solver comparisons.
-    cost: (a, b): one iteration takes about a + b H seconds on a game of H histories (measured on
-      Kuhn and Leduc poker, 2 cores), for the estimate that refuses sweeps longer than
-      ``--max-minutes``.
+    cost: (a, b): one iteration on the flat tree (or outside the project's engine) takes about
+      a + b H seconds on a game of H histories (measured on Kuhn and Leduc poker, 2 cores), for
+      the estimate that refuses sweeps longer than ``--max-minutes``.
+    range_cost: (a, b): one iteration on range vectors takes about a + b N seconds on a deck of
+      N cards (standard rules, the larger tree; ``RANGE_COST``).
     batch: the class that solves several games of one tree shape at once with the same
       results (``algorithms.BatchedCFRSolver``), or None; ``solve_batch`` uses it.
   """
@@ -169,23 +190,40 @@ class SolverSpec:
   engine: bool = False
   in_report: bool = False
   cost: Tuple[float, float] = (1e-3, 2e-5)
+  range_cost: Tuple[float, float] = RANGE_COST
   batch: Optional[Callable[..., Any]] = None
 
-  def seconds_per_iteration(self, histories: int) -> float:
-    """The estimated time of one iteration on a game of ``histories`` histories."""
+  def seconds_per_iteration(self, histories: int, cards: Optional[int] = None) -> float:
+    """The estimated time of one iteration: on range vectors over ``cards`` cards if given,
+    else on a game of ``histories`` histories."""
+    if cards is not None:
+      return self.range_cost[0] + self.range_cost[1] * cards
     return self.cost[0] + self.cost[1] * histories
+
+  def card_tree(self, game: pyspiel.Game,
+                options: Optional[Mapping[str, Any]] = None) -> Optional[CardTree]:
+    """The game's ``CardTree`` if this solver (with ``options`` replacing some of the entry's)
+    runs on range vectors there, else None: its class offers the engine and
+    ``solver_backends.choose_engine`` takes it for the game (``engine`` option, default
+    "auto")."""
+    if "range" not in getattr(self.cls, "ENGINES", ()):
+      return None
+    return solver_backends.choose_engine(game, dict(self.options, **(options or {})).get(
+        "engine", "auto"))
 
   def build(self, game: pyspiel.Game, seed: int = 0,
             tree: Optional[algorithms.GameTree] = None,
             options: Optional[Mapping[str, Any]] = None) -> Any:
-    """The solver on ``game`` (seeded with ``seed`` if it is sampled; on ``tree`` if given and
-    the solver runs on the engine), with ``options`` replacing some of the entry's."""
+    """The solver on ``game`` (seeded with ``seed`` if it is sampled), with ``options``
+    replacing some of the entry's; ``tree``, the game's flat ``GameTree``, is shared where the
+    solver runs on the flat engine and ignored where it runs on range vectors (``card_tree``),
+    which a tree handed in would otherwise force off."""
     kwargs = dict(self.options, **(options or {}))
     if kwargs.get("leaf_solver") is not None:
       kwargs["leaf_solver"] = specs.from_spec(kwargs["leaf_solver"])
     if self.seeded:
       kwargs["seed"] = seed
-    if self.engine and tree is not None:
+    if self.engine and tree is not None and self.card_tree(game, options) is None:
       kwargs["tree"] = tree
     return self.cls(game, **kwargs)
 
@@ -297,15 +335,17 @@ def policy_table(tabular: policy_lib.TabularPolicy) -> Dict[str, List[float]]:
           for state, index in tabular.state_lookup.items()}
 
 
-# What ``warm_up`` has run in this process: (solver, options, batched) keys.
+# What ``warm_up`` has run in this process: (solver, options, batched, engine) keys.
 _WARMED: Set[str] = set()
 
 
 def warm_up(spec: SolverSpec, iterate: Callable[[], None],
-            options: Optional[Mapping[str, Any]] = None, batched: bool = False) -> None:
+            options: Optional[Mapping[str, Any]] = None, batched: bool = False,
+            engine: Optional[str] = None) -> None:
   """Runs ``iterate`` (one iteration of a throwaway solver) the first time this process runs the
-  engine solver ``spec`` with ``options`` (in its batched form if ``batched``), before the
-  solver that is measured starts its clock.
+  engine solver ``spec`` with ``options`` (in its batched form if ``batched``) on ``engine``
+  ("flat" or "range", whose kernels differ), before the solver that is measured starts its
+  clock.
 
   The engine's solvers call numba-compiled kernels, whose machine code numba loads from its disk
   cache (or compiles) on the first call in a process: 10-50 ms of CPU time once per process and
@@ -315,7 +355,7 @@ def warm_up(spec: SolverSpec, iterate: Callable[[], None],
   first point is the measured solver's own first iteration, a few times a later one (its new
   arrays are not in the caches yet): 20-250 us against 7-12 us on Kuhn poker.
   """
-  key = json.dumps([spec.name, options or {}, batched], sort_keys=True, default=repr)
+  key = json.dumps([spec.name, options or {}, batched, engine], sort_keys=True, default=repr)
   if spec.engine and key not in _WARMED:
     _WARMED.add(key)
     iterate()
@@ -360,18 +400,22 @@ class Solved:
     curve: the measure of the average policy at each point (the project's exact computation).
     seconds: the solver's own time up to each point: seconds of ``SOLVER_CLOCK``, measurements
       and the first call of compiled kernels in the process excluded (``warm_up``).
-    openspiel: OpenSpiel's computation of the measure at T (the independent reference).
+    openspiel: OpenSpiel's computation of the measure at T (the independent reference), or None
+      where the game is too large for its walk (``measures.Measure.openspiel``).
     returns: every player's expected return when all play the final average policy.
     policy: the final average policy {information state: probabilities}, if kept.
+    engine: the engine the solver ran on, "flat" or "range" (``solver_backends``); None for a
+      solver outside the project's engine.
   """
 
   measure: str
   iterations: List[int]
   curve: List[float]
   seconds: List[float]
-  openspiel: float
+  openspiel: Optional[float]
   returns: List[float]
   policy: Optional[Dict[str, List[float]]] = None
+  engine: Optional[str] = None
 
 
 def solve(game: pyspiel.Game, solver: str, seed: int, iterations: int,
@@ -379,10 +423,10 @@ def solve(game: pyspiel.Game, solver: str, seed: int, iterations: int,
           options: Optional[Mapping[str, Any]] = None) -> Solved:
   """Runs a registered solver and measures its average policy.
 
-  The measure along the run is the project's exact one (``experiments.harness.measures``, on the
-  game tree for two-player zero-sum games); at the final iteration OpenSpiel's computation of it is
-  recorded too, as the independent reference, and the expected returns of the final average
-  policy (OpenSpiel's ``expected_game_score.policy_value``).
+  The measure along the run is the project's exact one (``experiments.harness.measures``: on the
+  game tree, or by range vectors on two-player Kuhn poker with a large deck); at the final
+  iteration OpenSpiel's computation of it is recorded too, as the independent reference (where
+  the game is small enough for it), and the expected returns of the final average policy.
 
   Args:
     game: the game.
@@ -396,43 +440,56 @@ def solve(game: pyspiel.Game, solver: str, seed: int, iterations: int,
   Raises:
     ValueError: for a bad T or measuring point, or an unknown solver.
   """
-  if not isinstance(iterations, int) or iterations <= 0:
-    raise ValueError(f"iterations must be a positive integer, got {iterations!r}")
-  bad = [t for t in measure_at if not 1 <= t <= iterations]
-  if bad:
-    raise ValueError(f"measuring points must lie in 1..{iterations}, got {bad}")
+  _check_points(iterations, measure_at)
   spec = get_solver(solver)
   instance = spec.build(game, seed, options=options)
-  warm_up(spec, lambda: spec.build(game, seed, getattr(instance, "tree", None),
-                                   options).evaluate_and_update_policy(), options)
-  measure = measures.measure_for(game, getattr(instance, "tree", None))
+  engine = getattr(instance, "engine_name", None)
+  tree = instance.tree if engine == "flat" else None  # shared with the throwaway and the measure
+  warm_up(spec, lambda: spec.build(game, seed, tree, options).evaluate_and_update_policy(),
+          options, engine=engine)
+  measure = measures.measure_for(game, tree)
   marks = set(measure_at) | {iterations}
   curve: List[float] = []
   average = None
 
   def on_mark(_):
     nonlocal average
-    average = tabular_average_policy(game, instance)
+    average = instance.card_policy() if engine == "range" else tabular_average_policy(game,
+                                                                                      instance)
     curve.append(measure.exact(average))
 
   seconds = run_iterations(instance, iterations, marks, on_mark)
-  return _solved(game, measure, sorted(marks), curve, seconds, average, keep_policy)
+  return _solved(measure, sorted(marks), curve, seconds, average,
+                 lambda: tabular_average_policy(game, instance), keep_policy, engine)
 
 
-def _solved(game: pyspiel.Game, measure: measures.Measure, marks: List[int], curve: List[float],
-            seconds: List[float], average: policy_lib.TabularPolicy, keep_policy: bool) -> Solved:
-  """``Solved`` from a run's measurements and its final average policy: OpenSpiel's measure
-  and the expected returns of that policy are computed here."""
-  returns = expected_game_score.policy_value(game.new_initial_state(),
-                                             [average] * game.num_players())
-  return Solved(measure.name, marks, curve, seconds, measure.openspiel(average),
-                [float(r) for r in returns], policy_table(average) if keep_policy else None)
+def _check_points(iterations: int, measure_at: Sequence[int]) -> None:
+  """ValueError unless T is a positive integer and every measuring point lies in 1..T."""
+  if not isinstance(iterations, int) or iterations <= 0:
+    raise ValueError(f"iterations must be a positive integer, got {iterations!r}")
+  bad = [t for t in measure_at if not 1 <= t <= iterations]
+  if bad:
+    raise ValueError(f"measuring points must lie in 1..{iterations}, got {bad}")
+
+
+def _solved(measure: measures.Measure, marks: List[int], curve: List[float],
+            seconds: List[float], average: measures.MeasuredPolicy,
+            tabular: Callable[[], policy_lib.TabularPolicy], keep_policy: bool,
+            engine: Optional[str]) -> Solved:
+  """``Solved`` from a run's measurements and its final average policy (as measured, and as a
+  ``TabularPolicy`` from ``tabular``, called only where OpenSpiel's measure or the kept table
+  needs one): OpenSpiel's measure and the expected returns of that policy are computed here."""
+  table = tabular() if keep_policy or measure.openspiel is not None else None
+  return Solved(measure.name, marks, curve, seconds,
+                None if measure.openspiel is None else measure.openspiel(table),
+                measure.returns(average), policy_table(table) if keep_policy else None, engine)
 
 
 def batch_key(game: pyspiel.Game) -> Optional[Hashable]:
   """What games of one batch share: the shape of their tree as the game's registered shortcuts
-  give it (``algorithms.tree.game_shortcuts``; for Kuhn poker (players, deck, simplified)), or
-  None for a game without one, which is not batched."""
+  give it (``algorithms.tree.game_shortcuts``; for Kuhn poker (players, deck, simplified), which
+  also fixes the engine, so a batch of large decks runs on range vectors), or None for a game
+  without one, which is not batched."""
   shortcuts = game_shortcuts.for_game(game)
   return shortcuts.shape(game) if shortcuts else None
 
@@ -440,9 +497,10 @@ def batch_key(game: pyspiel.Game) -> Optional[Hashable]:
 def solve_batch(game_list: Sequence[pyspiel.Game], solver: str, iterations: int,
                 measure_at: Sequence[int] = (), keep_policy: bool = False) -> List[Solved]:
   """``solve`` for several games of one shape (``batch_key``) at once, with the solver's
-  ``batch`` class: every game's iterations run in one compiled call per measuring point, and
-  each game's result is the one ``solve`` gives for it (the same policies, so the same
-  measures), except ``seconds``, the batch's time shared equally among its games.
+  ``batch`` class (on the engine ``solve`` would take for each game): every game's iterations
+  run in one compiled call per measuring point, and each game's result is the one ``solve``
+  gives for it (the same policies, so the same measures), except ``seconds``, the batch's time
+  shared equally among its games.
 
   Raises:
     ValueError: for a bad T or measuring point, a solver without a batch class, or games of
@@ -451,15 +509,16 @@ def solve_batch(game_list: Sequence[pyspiel.Game], solver: str, iterations: int,
   spec = get_solver(solver)
   if spec.batch is None:
     raise ValueError(f"solver {solver!r} has no batched form")
-  if not isinstance(iterations, int) or iterations <= 0:
-    raise ValueError(f"iterations must be a positive integer, got {iterations!r}")
-  bad = [t for t in measure_at if not 1 <= t <= iterations]
-  if bad:
-    raise ValueError(f"measuring points must lie in 1..{iterations}, got {bad}")
+  _check_points(iterations, measure_at)
   batch = spec.batch(list(game_list))
-  warm_up(spec, lambda: spec.batch(list(game_list[:1])).solve(1), batched=True)
+  engine = batch.engine_name
+  warm_up(spec, lambda: spec.batch(list(game_list[:1])).solve(1), batched=True, engine=engine)
   marks = sorted(set(measure_at) | {iterations})
   game_measures = [measures.measure_for(g) for g in game_list]  # Each on its own payoffs.
+
+  def average(i: int) -> measures.MeasuredPolicy:
+    return batch.range_engine.policy(i) if engine == "range" else batch.average_policy(i)
+
   curves: List[List[float]] = [[] for _ in game_list]
   seconds: List[float] = []
   elapsed, done = 0.0, 0
@@ -470,6 +529,7 @@ def solve_batch(game_list: Sequence[pyspiel.Game], solver: str, iterations: int,
     done = mark
     seconds.append(elapsed / len(game_list))
     for i, measure in enumerate(game_measures):
-      curves[i].append(measure.exact(batch.average_policy(i)))
-  return [_solved(g, m, marks, curve, seconds, batch.average_policy(i), keep_policy)
-          for i, (g, m, curve) in enumerate(zip(game_list, game_measures, curves))]
+      curves[i].append(measure.exact(average(i)))
+  return [_solved(m, marks, curve, seconds, average(i),
+                  functools.partial(batch.average_policy, i), keep_policy, engine)
+          for i, (m, curve) in enumerate(zip(game_measures, curves))]

@@ -41,7 +41,6 @@ import argparse
 import dataclasses
 import math
 import os
-import platform
 import statistics
 import subprocess
 import sys
@@ -60,6 +59,8 @@ from algorithms.tree.game_tree import GameTree
 from experiments.harness import game_loader
 from experiments.harness import script_runner
 from experiments.harness import solver_registry
+from experiments.harness.benchmarking import cpu_rate
+from experiments.harness.benchmarking import describe_machine
 from experiments.harness.liteefg_solvers import LiteEFGSolver
 from experiments.harness.liteefg_solvers import liteefg_available
 from spiel_games import kuhn_poker_ante
@@ -77,26 +78,6 @@ BATCH_BETS = np.geomspace(0.2, 5.0, 25)
 
 
 # Timing -----------------------------------------------------------------------------------
-
-
-def cpu_rate(step: Callable[[int], None], seconds: float, repeats: int) -> float:
-  """Median iterations per CPU second of ``step(n)`` (n iterations) over ``repeats`` repeats,
-  n chosen so that one repeat takes about ``seconds``."""
-  n, spent = 1, 0.0
-  while True:  # Calibration.
-    start = time.process_time()
-    step(n)
-    spent = time.process_time() - start
-    if spent >= min(0.05, seconds / 4):
-      break
-    n *= 2
-  n = max(1, int(math.ceil(n * seconds / max(spent, 1e-9))))
-  rates = []
-  for _ in range(repeats):
-    start = time.process_time()
-    step(n)
-    rates.append(n / max(time.process_time() - start, 1e-12))
-  return statistics.median(rates)
 
 
 def loop(solver) -> Callable[[int], None]:
@@ -351,27 +332,6 @@ def part_scaling(budget: float, deck_sizes: List[int]) -> None:
 
 
 # Main -------------------------------------------------------------------------------------
-
-
-def describe_machine() -> None:
-  cpu = platform.processor() or platform.machine()
-  try:
-    with open("/proc/cpuinfo", encoding="utf-8") as f:
-      cpu = next(line.split(":", 1)[1].strip() for line in f if line.startswith("model name"))
-  except (OSError, StopIteration):
-    pass
-  versions = {"python": platform.python_version(), "numpy": np.__version__}
-  for module in ("numba", "open_spiel", "LiteEFG"):
-    try:
-      from importlib import metadata  # noqa: PLC0415
-      versions[module] = metadata.version(module)
-    except Exception:  # noqa: BLE001  (not installed)
-      versions[module] = "not installed"
-  print(f"Machine: {platform.platform()}, {cpu}, {os.cpu_count()} cores; "
-        f"{time.strftime('%Y-%m-%d %H:%M')}")
-  print("Versions: " + ", ".join(f"{k} {v}" for k, v in versions.items()))
-  print("Load average (1, 5, 15 min) at the start: "
-        + ", ".join(f"{x:.2f}" for x in os.getloadavg()))
 
 
 def main(argv=None) -> int:

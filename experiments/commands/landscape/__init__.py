@@ -35,7 +35,9 @@ itself has a saddle there.
 
 The second figure (``experiments.commands.landscape.equilibrium_map``): the solved (p, q) over a
 dense grid of antes and bets, all games solved in one batch by CFR+, against the closed form's
-regimes.
+regimes. ``--deck-size N`` solves that grid on an N-card deck instead, against the continuous
+limit (von Neumann's poker model) on range vectors; the surface and the path stay on three
+cards, where the reduction to (p, q) holds.
 """
 
 import argparse
@@ -385,6 +387,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
   parser.add_argument("--grid", type=GRID_POINTS, metavar="N",
                       help=equilibrium_map.GRID.help("points per axis of the (ante, bet) "
                                                      "equilibrium map, >= 2"))
+  parser.add_argument("--deck-size", type=arguments.deck_size, default=equilibrium_map.DECK_SIZE,
+                      metavar="N", help="cards of the equilibrium map's games (>= 2; default "
+                      f"{equilibrium_map.DECK_SIZE}; another deck is compared with the "
+                      "continuous limit, on range vectors: about 20 us per game and iteration "
+                      "at 1,000 cards); the surface and CFR's path are three-card")
 
 
 GRID_POINTS = arguments.number_type(int, lambda v: v >= 2, "an integer >= 2")
@@ -402,7 +409,8 @@ def run(args: argparse.Namespace, ctx: Context) -> ReportSection:
                             "and the path of "
                             f"{solver_registry.get_solver(args.solver).label}"),
                        ctx.out / "landscape.png")
-  solved = equilibrium_map.solve_grid(equilibrium_map.GRID.resolve(args.grid, ctx.quick))
+  solved = equilibrium_map.solve_grid(equilibrium_map.GRID.resolve(args.grid, ctx.quick),
+                                      deck_size=args.deck_size)
   tables.write_csv(solved.frame(), ctx.out / MAP_TABLE)
   plotting.save_figure(equilibrium_map.plot(solved, equilibrium_map.figure_title(solved)),
                        ctx.out / MAP_FIGURE)

@@ -20,23 +20,40 @@ docstring, simplified game, D = 2S + B):
 The distance to the closed form is max(|p - p*|, |q - q*|) to the family member nearest in p
 (``kuhn_equilibria.member_matching``; the equilibrium itself where it is unique), and the
 exploitability is the kernel's exact one (cross-checked against OpenSpiel's at the worst point).
+
+On a deck of N != 3 cards (``deck_size``) the coordinates are those of von Neumann's poker model,
+the continuous limit of the simplified game (``algorithms.exact.continuous_kuhn``: player 0 bets
+with strengths below alpha or above beta, player 1 calls above gamma): alpha, the mass of player
+0's bets below player 1's call threshold (its bluffs), and gamma = 1 - (1/N) sum_c pi(call | c),
+the call threshold as the mass of the hands that fold, read off the N-card policy by
+``algorithms.exact.deck_thresholds.thresholds_from_policy``, against alpha* = S B / ((S + B)
+(4S + B)) and gamma* = B (3S + B) / ((S + B)(4S + B)). A threshold read off N cards is resolved
+to about one card, so the tolerance grows by ``THRESHOLD_FACTOR`` / N. These batches run on range
+vectors (``algorithms.cfr.range_engine``), O(N) per game and iteration (about 20 us at 1,000
+cards: the 12 x 12 grid of --quick took 14 CPU s, the default 40 x 40 grid takes some 3
+minutes), and the exploitability at the worst point is checked against OpenSpiel's where its
+walk is short enough (``measures.openspiel_walkable``: up to 70 cards).
 """
 
 import dataclasses
 import time
-from typing import List, Sequence, Tuple
+from typing import List, Optional, Sequence, Tuple
 
 import matplotlib.colors
 import matplotlib.figure
 import numpy as np
-from open_spiel.python.algorithms import exploitability
 import pandas as pd
 
 import algorithms
+from algorithms.cfr import solver_backends
+from algorithms.cfr.range_engine import CardPolicy
+from algorithms.exact import continuous_kuhn
+from algorithms.exact import deck_thresholds
 from algorithms.exact import kuhn_equilibria
 from experiments.harness import arguments
 from experiments.harness import checks
 from experiments.harness import game_loader
+from experiments.harness import measures
 from experiments.harness import plotting
 from experiments.harness import solver_registry
 from experiments.harness.checks import Check
@@ -59,7 +76,63 @@ EXPLOITABILITY_BOUND = 1e-4
 # stated tolerance, not a bound: the distance of an average strategy from the equilibrium has
 # no a-priori bound in terms of T (near 2S = B the game is ill-conditioned: q* -> 0).
 STRATEGY_TOLERANCE = 1e-3
+# On N != 3 cards the tolerance is STRATEGY_TOLERANCE + THRESHOLD_FACTOR / N: a threshold read
+# off N cards is resolved to about one card. Largest measured distance after ITERATIONS
+# iterations: 0.91 / N (N = 13), 0.92 / N (N = 50) and 0.95 / N (N = 100) on the 40 x 40 grid
+# (at bet 0.05, where gamma* lies inside the weakest cards), 0.81 / N (N = 1,000, 12 x 12
+# grid); a margin of 2.
+THRESHOLD_FACTOR = 2.0
+DECK_SIZE = 3  # The three-card game of the closed form and of the coordinates (p, q).
 ERROR_FLOOR = 1e-12  # Distances below this are drawn at it (the log colour scale has no 0).
+
+
+@dataclasses.dataclass(frozen=True)
+class Coordinates:
+  """The two numbers the map reads off each point's policy, as its figure names them.
+
+  Attributes:
+    p_title, q_title: the titles of their panels.
+    p_label, q_label: their colour bars' labels.
+    p_top: the top of p's colour scale (q's is 1).
+    p_levels, q_levels: the contour levels drawn.
+    contours: the legend entry of the solved contours.
+    distance: the title of the distance panel.
+  """
+
+  p_title: str
+  q_title: str
+  p_label: str
+  q_label: str
+  p_top: float
+  p_levels: Tuple[float, ...]
+  q_levels: Tuple[float, ...]
+  contours: str
+  distance: str
+
+
+THREE_CARD_COORDINATES = Coordinates(
+    "solved p: player 0 bets the lowest card [0]",
+    "solved q: player 1 calls with the middle card [1b]", "probability of betting",
+    "probability of calling", 0.5, (0.1, 0.2, 0.3, 0.4), (0.2, 0.4, 0.6, 0.8),
+    "contours of the solved map in the bluffing regime (p = 0.1, ..., 0.4; q = 0.2, ..., 0.8; "
+    "labelled)", "max(|p - p*|, |q - q*|): distance to the closed form")
+LIMIT_COORDINATES = Coordinates(
+    "solved alpha: player 0's bluff mass (bets below the call threshold)",
+    "solved gamma: player 1's call threshold (the folding mass)", "mass of the deck",
+    "mass of the deck", 0.15, (0.02, 0.04, 0.06, 0.08, 0.1), (0.2, 0.4, 0.6, 0.8),
+    "contours of the solved map (alpha = 0.02, ..., 0.1; gamma = 0.2, ..., 0.8; labelled)",
+    "max(|alpha - alpha*|, |gamma - gamma*|): distance to the limit")
+
+
+def coordinates(deck_size: int) -> Coordinates:
+  """(p, q) on three cards, von Neumann's (alpha, gamma) on any other deck (module docstring)."""
+  return THREE_CARD_COORDINATES if deck_size == DECK_SIZE else LIMIT_COORDINATES
+
+
+def strategy_tolerance(deck_size: int) -> float:
+  """The largest distance to the closed form allowed (``STRATEGY_TOLERANCE``,
+  ``THRESHOLD_FACTOR``)."""
+  return STRATEGY_TOLERANCE + (0.0 if deck_size == DECK_SIZE else THRESHOLD_FACTOR / deck_size)
 
 
 def stakes(points: int) -> np.ndarray:
@@ -69,13 +142,14 @@ def stakes(points: int) -> np.ndarray:
   return MAX_STAKE * np.arange(1, points + 1) / points
 
 
-def grid_rules(points: int) -> Tuple[np.ndarray, np.ndarray, List[KuhnRules]]:
+def grid_rules(points: int, deck_size: int = DECK_SIZE
+               ) -> Tuple[np.ndarray, np.ndarray, List[KuhnRules]]:
   """Ante and bet of every grid point (bet-major: point i has ante[i % N], bet[i // N]) and their
-  simplified rules."""
+  simplified rules with ``deck_size`` cards."""
   axis = stakes(points)
   bet, ante = (m.ravel() for m in np.meshgrid(axis, axis, indexing="ij"))
-  return ante, bet, [KuhnRules(ante=float(a), bet=float(b), simplified=True)
-                     for a, b in zip(ante, bet)]
+  return ante, bet, [KuhnRules(ante=float(a), bet=float(b), deck_size=deck_size,
+                               simplified=True) for a, b in zip(ante, bet)]
 
 
 def bluff_and_call(pol) -> Tuple[float, float]:
@@ -83,9 +157,30 @@ def bluff_and_call(pol) -> Tuple[float, float]:
   return float(pol.policy_for_key(BLUFF_STATE)[1]), float(pol.policy_for_key(CALL_STATE)[1])
 
 
-def distance_to_closed_form(ante: float, bet: float, p: float, q: float) -> float:
+def bluff_and_call_thresholds(policy: CardPolicy) -> Tuple[float, float]:
+  """(alpha, gamma) of an N-card policy of the simplified game (module docstring), read by
+  ``deck_thresholds.thresholds_from_policy``."""
+  read = deck_thresholds.thresholds_from_policy(policy.bet_probabilities(), simplified=True)
+  return float(read.p0_bluff), float(read.p1_call)
+
+
+def closed_form(ante: float, bet: float, deck_size: int = DECK_SIZE) -> Tuple[float, float, bool]:
+  """(p*, q*, family) at a grid point: the three-card closed form (the family's lowest p at
+  2S = B), or on another deck von Neumann's (alpha*, gamma*) of the continuous limit, unique."""
+  if deck_size == DECK_SIZE:
+    member = kuhn_equilibria.kuhn_equilibrium(ante, bet, simplified=True)
+    return float(member.p0_bluff), float(member.p1_call_mid), bool(member.family)
+  limit = continuous_kuhn.thresholds(ante, bet, simplified=True)
+  return float(limit.p0_bluff), float(limit.p1_call), False
+
+
+def distance_to_closed_form(ante: float, bet: float, p: float, q: float,
+                            deck_size: int = DECK_SIZE) -> float:
   """max(|p - p*|, |q - q*|) for the closed-form member (p*, q*) nearest in p (the equilibrium
-  where it is unique)."""
+  where it is unique; on another deck the continuous limit's (alpha*, gamma*))."""
+  if deck_size != DECK_SIZE:
+    p_star, q_star, _ = closed_form(ante, bet, deck_size)
+    return max(abs(p - p_star), abs(q - q_star))
   member = kuhn_equilibria.member_matching(ante, bet, True, {BLUFF_STATE: p, CALL_STATE: q})
   return max(abs(p - float(member.p0_bluff)), abs(q - float(member.p1_call_mid)))
 
@@ -97,9 +192,11 @@ class EquilibriumMap:
   Attributes:
     points: N, grid points per axis.
     iterations: CFR+ iterations per game.
+    deck_size: the games' cards.
     ante, bet: each point's ante and bet (chips).
-    p, q: the average policy's bluff and call probabilities.
-    p_closed, q_closed: the closed form (the family's lowest p at 2S = B).
+    p, q: the average policy's bluff and call probabilities (on another deck than three cards
+      alpha and gamma, ``thresholds``).
+    p_closed, q_closed: the closed form (the family's lowest p at 2S = B; ``closed_form``).
     family: True where the closed form is a family (2S = B).
     distance: distance to the closed form (``distance_to_closed_form``).
     exploitability: exact exploitability of the average policy (chips per hand).
@@ -107,11 +204,13 @@ class EquilibriumMap:
     seconds: wall time of the batched solve (building the batch, iterating, measuring).
     cpu_seconds: the process's CPU time for the same.
     openspiel_exploitability: OpenSpiel's exploitability of the average policy at the point of
-      largest exploitability (``worst``).
+      largest exploitability (``worst``); None where its walk is too long
+      (``measures.openspiel_walkable``).
   """
 
   points: int
   iterations: int
+  deck_size: int
   ante: np.ndarray
   bet: np.ndarray
   p: np.ndarray
@@ -124,7 +223,7 @@ class EquilibriumMap:
   convergence: pd.DataFrame
   seconds: float
   cpu_seconds: float
-  openspiel_exploitability: float
+  openspiel_exploitability: Optional[float]
 
   @property
   def worst(self) -> int:
@@ -140,38 +239,60 @@ class EquilibriumMap:
 
 
 def solve_grid(points: int, iterations: int = ITERATIONS,
-               measure_at: Sequence[int] = MEASURE_AT) -> EquilibriumMap:
-  """Solves every game of the ``points`` x ``points`` grid with batched CFR+ for ``iterations``
-  iterations, one compiled call per measuring point (those of ``measure_at`` below
-  ``iterations``, and ``iterations``)."""
+               measure_at: Sequence[int] = MEASURE_AT,
+               deck_size: int = DECK_SIZE) -> EquilibriumMap:
+  """Solves every game of the ``points`` x ``points`` grid with ``deck_size`` cards by batched
+  CFR+ for ``iterations`` iterations, one compiled call per measuring point (those of
+  ``measure_at`` below ``iterations``, and ``iterations``); on another deck than three cards on
+  range vectors.
+
+  Raises:
+    ValueError: for a bad grid or T, or a batch whose range vectors need more than
+      ``solver_backends.DEFAULT_MAX_BYTES`` (before any work).
+  """
   if iterations < 1:
     raise ValueError(f"iterations must be a positive integer, got {iterations}")
-  ante, bet, rules = grid_rules(points)
-  closed = [kuhn_equilibria.kuhn_equilibrium(r.ante, r.bet, simplified=True) for r in rules]
+  ante, bet, rules = grid_rules(points, deck_size)
+  closed = np.array([closed_form(r.ante, r.bet, deck_size) for r in rules])
   games = [kuhn_poker_ante.game_from_rules(r) for r in rules]
   start, start_cpu = time.perf_counter(), time.process_time()
-  batch = solver_registry.get_solver(SOLVER).batch(games)
+  batched = solver_registry.get_solver(SOLVER).batch
+  if deck_size == DECK_SIZE:
+    batch = batched(games)
+  else:
+    need = len(games) * solver_backends.range_memory(solver_backends.card_tree_of(games[0]))
+    if need > solver_backends.DEFAULT_MAX_BYTES:
+      raise ValueError(f"equilibrium map: {len(games)} games of {deck_size} cards need about "
+                       f"{need / 2**30:.1f} GiB of range vectors, over the limit "
+                       f"{solver_backends.DEFAULT_MAX_BYTES / 2**30:.1f} GiB; choose a smaller "
+                       "--grid or --deck-size")
+    batch = batched(games, engine="range")
+
+  def read(i: int) -> Tuple[float, float]:
+    if deck_size == DECK_SIZE:
+      return bluff_and_call(batch.average_policy(i))
+    return bluff_and_call_thresholds(batch.range_engine.policy(i))
+
   rows, done = [], 0
   for mark in sorted({t for t in measure_at if 0 < t < iterations} | {iterations}):
     batch.solve(mark - done)
     done = mark
-    solved = np.array([bluff_and_call(batch.average_policy(i)) for i in range(len(rules))])
-    distance = np.array([distance_to_closed_form(r.ante, r.bet, p, q)
+    solved = np.array([read(i) for i in range(len(rules))])
+    distance = np.array([distance_to_closed_form(r.ante, r.bet, p, q, deck_size)
                          for r, (p, q) in zip(rules, solved)])
     exploitabilities = batch.exploitabilities()
     rows.append({"iterations": mark, "max_exploitability": exploitabilities.max(),
                  "max_distance": distance.max()})
   seconds, cpu_seconds = time.perf_counter() - start, time.process_time() - start_cpu
   worst = int(np.argmax(exploitabilities))
+  openspiel = measures.measure_for(batch.game(worst)).openspiel
   return EquilibriumMap(
-      points=points, iterations=iterations, ante=ante, bet=bet, p=solved[:, 0], q=solved[:, 1],
-      p_closed=np.array([float(c.p0_bluff) for c in closed]),
-      q_closed=np.array([float(c.p1_call_mid) for c in closed]),
-      family=np.array([bool(c.family) for c in closed]), distance=distance,
-      exploitability=exploitabilities, convergence=pd.DataFrame(rows), seconds=seconds,
-      cpu_seconds=cpu_seconds,
-      openspiel_exploitability=float(exploitability.exploitability(
-          batch.game(worst), batch.average_policy(worst))))
+      points=points, iterations=iterations, deck_size=deck_size, ante=ante, bet=bet,
+      p=solved[:, 0], q=solved[:, 1], p_closed=closed[:, 0], q_closed=closed[:, 1],
+      family=closed[:, 2].astype(bool), distance=distance, exploitability=exploitabilities,
+      convergence=pd.DataFrame(rows), seconds=seconds, cpu_seconds=cpu_seconds,
+      openspiel_exploitability=None if openspiel is None else openspiel(
+          batch.average_policy(worst)))
 
 
 def solve_alone(ante: float, bet: float, iterations: int) -> Tuple[float, float]:
@@ -184,12 +305,16 @@ def solve_alone(ante: float, bet: float, iterations: int) -> Tuple[float, float]
 def map_checks(solved: EquilibriumMap) -> List[Check]:
   """Every point's (p, q) against the closed form, the grid's exploitability against the
   batched-solving target (``EXPLOITABILITY_BOUND``, docs/benchmark.md), and the kernel's
-  exploitability against OpenSpiel's."""
-  label = f"equilibrium map {solved.points}x{solved.points}, CFR+ T={solved.iterations}"
+  exploitability against OpenSpiel's (where its walk is short enough)."""
+  three_cards = solved.deck_size == DECK_SIZE
+  label = (f"equilibrium map {solved.points}x{solved.points}"
+           f"{'' if three_cards else f', {solved.deck_size} cards'}, CFR+ T={solved.iterations}")
+  reference = ("closed form (kuhn_equilibria)" if three_cards else
+               "continuous limit (continuous_kuhn: von Neumann's alpha and gamma)")
   unique, family = ~solved.family, solved.family
   found = [checks.within(f"{label}: max |(p, q) - closed form| over the {unique.sum()} games "
                          "whose closed form is unique", solved.distance[unique].max(), 0.0,
-                         STRATEGY_TOLERANCE, "closed form (kuhn_equilibria); tolerance stated "
+                         strategy_tolerance(solved.deck_size), f"{reference}; tolerance stated "
                          "in experiments/commands/landscape/equilibrium_map.py")]
   if family.any():
     found.append(checks.within(f"{label}: max distance of (p, q) from the family p in [0, 1/2], "
@@ -197,15 +322,15 @@ def map_checks(solved: EquilibriumMap) -> List[Check]:
                                solved.distance[family].max(), 0.0, STRATEGY_TOLERANCE,
                                "closed-form family (kuhn_equilibria)"))
   worst = solved.worst
-  found += [
-      checks.at_most(f"{label}: max exploitability over {len(solved.ante)} games",
-                     solved.exploitability.max(), EXPLOITABILITY_BOUND,
-                     "0 at equilibrium; bound: the batched-solving target of docs/benchmark.md"),
-      checks.same_number(f"{label}: exploitability at ante {solved.ante[worst]:g}, bet "
-                         f"{solved.bet[worst]:g} (the largest), kernel vs OpenSpiel",
-                         solved.exploitability[worst], solved.openspiel_exploitability,
-                         "OpenSpiel exploitability of the same average policy"),
-  ]
+  found.append(checks.at_most(f"{label}: max exploitability over {len(solved.ante)} games",
+                              solved.exploitability.max(), EXPLOITABILITY_BOUND,
+                              "0 at equilibrium; bound: the batched-solving target of "
+                              "docs/benchmark.md"))
+  if solved.openspiel_exploitability is not None:
+    found.append(checks.same_number(
+        f"{label}: exploitability at ante {solved.ante[worst]:g}, bet {solved.bet[worst]:g} (the "
+        "largest), kernel vs OpenSpiel", solved.exploitability[worst],
+        solved.openspiel_exploitability, "OpenSpiel exploitability of the same average policy"))
   return found
 
 
@@ -222,8 +347,9 @@ def _draw_regimes(ax) -> None:
 
 def figure_title(solved: EquilibriumMap) -> str:
   """The figure's title."""
-  return (f"Simplified Kuhn poker over (ante, bet): {len(solved.ante)} games, each solved by "
-          f"{solver_registry.get_solver(SOLVER).label} for {solved.iterations} iterations "
+  deck = "" if solved.deck_size == DECK_SIZE else f" with {solved.deck_size} cards"
+  return (f"Simplified Kuhn poker{deck} over (ante, bet): {len(solved.ante)} games, each solved "
+          f"by {solver_registry.get_solver(SOLVER).label} for {solved.iterations} iterations "
           "in one batch")
 
 
@@ -241,8 +367,9 @@ def _log_norm(values: np.ndarray, top: float) -> matplotlib.colors.LogNorm:
 def plot(solved: EquilibriumMap, title: str) -> matplotlib.figure.Figure:
   """Four heat maps over (ante, bet): the solved p and q (with the closed form's contours), the
   distance to the closed form and the exploitability (log colour scales), each with the regime
-  boundary."""
+  boundary (three cards; the continuous limit has one regime)."""
   n = solved.points
+  names = coordinates(solved.deck_size)
 
   def grid(values: np.ndarray) -> np.ndarray:  # Rows: bets; columns: antes.
     return np.asarray(values, dtype=float).reshape(n, n)
@@ -251,14 +378,11 @@ def plot(solved: EquilibriumMap, title: str) -> matplotlib.figure.Figure:
   bluffing = grid(solved.q_closed) > 0
   fig, axes = plotting.subplots(2, 2, figsize=(11.5, 10.5))
   panels = [
-      (solved.p, solved.p_closed, "solved p: player 0 bets the lowest card [0]",
-       "probability of betting", matplotlib.colors.Normalize(0, 0.5), "viridis",
-       [0.1, 0.2, 0.3, 0.4]),
-      (solved.q, solved.q_closed, "solved q: player 1 calls with the middle card [1b]",
-       "probability of calling", matplotlib.colors.Normalize(0, 1), "viridis",
-       [0.2, 0.4, 0.6, 0.8]),
-      (np.maximum(solved.distance, ERROR_FLOOR), None,
-       "max(|p - p*|, |q - q*|): distance to the closed form",
+      (solved.p, solved.p_closed, names.p_title, names.p_label,
+       matplotlib.colors.Normalize(0, names.p_top), "viridis", names.p_levels),
+      (solved.q, solved.q_closed, names.q_title, names.q_label,
+       matplotlib.colors.Normalize(0, 1), "viridis", names.q_levels),
+      (np.maximum(solved.distance, ERROR_FLOOR), None, names.distance,
        plotting.axis_label("distance", log=True),
        _log_norm(np.maximum(solved.distance, ERROR_FLOOR), 1e-2), "magma", None),
       (solved.exploitability, None, "exploitability of the average policy",
@@ -274,10 +398,10 @@ def plot(solved: EquilibriumMap, title: str) -> matplotlib.figure.Figure:
                            colors=style["color"], linewidths=style["lw"], linestyles=style["ls"])
       # Each closed-form contour carries its level, written on the line near the top right.
       ax.clabel(lines, fmt=lambda level: f"{level:g}", fontsize=8, inline=True)
-      ax.plot([], [], **SOLVED_CONTOURS, label="contours of the solved map in the bluffing "
-              "regime (p = 0.1, ..., 0.4; q = 0.2, ..., 0.8; labelled)")
+      ax.plot([], [], **SOLVED_CONTOURS, label=names.contours)
       ax.plot([], [], **CLOSED_CONTOURS, label="the same contours of the closed form")
-    _draw_regimes(ax)
+    if solved.deck_size == DECK_SIZE:
+      _draw_regimes(ax)
     ax.set_title(subtitle)
     ax.set_xlabel(plotting.axis_label("ante S", "chips"))
     ax.set_ylabel(plotting.axis_label("bet B", "chips"))
@@ -290,29 +414,48 @@ def plot(solved: EquilibriumMap, title: str) -> matplotlib.figure.Figure:
   return fig
 
 
+THREE_CARD_CAPTION = (
+    "Top: the solved bluff probability p and call probability q as heat maps, with contours of "
+    "the solved map (orange) under the same contours of the closed form (black dotted); bottom: "
+    "the distance max(|p - p*|, |q - q*|) to the closed form and the exploitability, on log "
+    "colour scales. The dashed line 2S = B is the closed form's regime boundary: above it "
+    "(passive) nobody bluffs or calls with the middle card; below it (bluffing) p = B / (2S + "
+    "B) and q = (2S - B) / (2S + B) depend on S / B only, so the contours are rays from the "
+    "origin. What to see: the solved contours lie on the closed form's; on the boundary itself "
+    "(a family, p in [0, 1/2]) CFR+ ends at p = 0, the dark cells along the line in the p map, "
+    "next to cells of p near 1/2 just below it (p jumps across the boundary); the distance and "
+    "the exploitability are largest in the bluffing regime, where both players mix, and shrink "
+    "roughly like 1/T (table below).")
+LIMIT_CAPTION = (
+    "Top: player 0's bluff mass alpha (the share of the deck it bets below player 1's call "
+    "threshold) and player 1's call threshold gamma (the share of the deck that folds to a bet) "
+    "as heat maps, with contours of the solved map (orange) under the same contours of von "
+    "Neumann's continuous limit alpha* = S B / ((S + B)(4S + B)), gamma* = B (3S + B) / ((S + "
+    "B)(4S + B)) (black dotted); bottom: the distance max(|alpha - alpha*|, |gamma - gamma*|) "
+    "and the exploitability, on log colour scales. Both depend on S / B only, so the contours "
+    "are rays from the origin, and unlike three cards there is one regime: player 0 bluffs at "
+    "every stake. What to see: the solved contours lie on the limit's; the distance is about one "
+    "card's mass, 1 / N, largest where a threshold falls inside the weakest card (small bets, "
+    "gamma* near 0).")
+
+
 def caption(solved: EquilibriumMap) -> str:
   """The figure's caption and the timing line for the report section."""
   last = solved.convergence.iloc[-1]
+  three_cards = solved.deck_size == DECK_SIZE
+  deck = "" if three_cards else f", deck_size={solved.deck_size}"
   return "\n".join([
       f"**Equilibrium map** ({solved.points} x {solved.points} = {len(solved.ante)} games "
-      f"kuhn_poker_ante(ante=S, bet=B, simplified=True), S and B in {MAX_STAKE / solved.points:g}"
-      f"..{MAX_STAKE:g} chips, {solver_registry.get_solver(SOLVER).label} for "
-      f"{solved.iterations} iterations each, all games in one batch). Top: the solved bluff "
-      "probability p and call probability q as heat maps, with contours of the solved map "
-      "(orange) under the same contours of the closed form (black dotted); bottom: the distance "
-      "max(|p - p*|, |q - q*|) to the closed form and the exploitability, on log colour "
-      "scales. The dashed line 2S = B is the closed form's regime boundary: above it (passive) "
-      "nobody bluffs or calls with the middle card; below it (bluffing) p = B / (2S + B) and "
-      "q = (2S - B) / (2S + B) depend on S / B only, so the contours are rays from the origin. "
-      "What to see: the solved contours lie on the closed form's; on the boundary itself (a "
-      "family, p in [0, 1/2]) CFR+ ends at p = 0, the dark cells along the line in the p map, "
-      "next to cells of p near 1/2 just below it (p jumps across the boundary); the distance "
-      "and the exploitability are largest in the bluffing regime, where both players mix, and "
-      "shrink roughly like 1/T (table below).",
+      f"kuhn_poker_ante(ante=S, bet=B{deck}, simplified=True), S and B in "
+      f"{MAX_STAKE / solved.points:g}..{MAX_STAKE:g} chips, "
+      f"{solver_registry.get_solver(SOLVER).label} for "
+      f"{solved.iterations} iterations each, all games in one batch). "
+      + (THREE_CARD_CAPTION if three_cards else LIMIT_CAPTION),
       "",
       f"Largest over the grid after T = {int(last.iterations)}: distance "
-      f"{last.max_distance:.2e} (tolerance {STRATEGY_TOLERANCE:g}), exploitability "
-      f"{last.max_exploitability:.2e} chips (bound {EXPLOITABILITY_BOUND:g}). By iterations:",
+      f"{last.max_distance:.2e} (tolerance {strategy_tolerance(solved.deck_size):g}), "
+      f"exploitability {last.max_exploitability:.2e} chips (bound {EXPLOITABILITY_BOUND:g}). "
+      "By iterations:",
       "",
       "| iterations T | largest exploitability (chips per hand) "
       "| largest distance max(abs(p - p*), abs(q - q*)) to the closed form |",
@@ -324,3 +467,4 @@ def caption(solved: EquilibriumMap) -> str:
       f"building the batch and measuring at {len(solved.convergence)} points included) took "
       f"{solved.seconds:.2f} s wall time ({solved.cpu_seconds:.2f} s CPU) on this machine.",
   ])
+

@@ -5,7 +5,7 @@ from typing import Sequence
 
 import pandas as pd
 
-from experiments.commands.large_deck import checks
+from algorithms.exact import deck_thresholds
 from experiments.commands.large_deck import frames
 from experiments.commands.large_deck import plan
 from experiments.commands.large_deck import sweep
@@ -55,8 +55,8 @@ def intro(series: Sequence[sweep.Series]) -> str:
       "[-BR_1, BR_0] (the best responses to the average policy). Checked: each solve's",
       "exploitability against its target, against OpenSpiel's exploitability of the same",
       f"policy up to {plan.OPENSPIEL_MAX_CARDS} cards, and its value against the sequence-form",
-      f"LP up to {plan.LP_MAX_CARDS} cards; the value within {checks.VALUE_FIRST_ORDER:g}",
-      f"(a + b) / N and every threshold within {checks.THRESHOLD_CARDS:g} cards of the",
+      f"LP up to {plan.LP_MAX_CARDS} cards; the value within {deck_thresholds.VALUE_BAND:g}",
+      f"(a + b) / N and every threshold within {deck_thresholds.THRESHOLD_BAND:g} cards of the",
       "continuous game; the fitted rates; the memory against the engines' estimates."])
 
 
@@ -132,7 +132,7 @@ def stakes_summary(grid: pd.DataFrame, cpu_seconds: float) -> str:
     worst = group.loc[group.threshold_gap_cards.idxmax()]
     lines.append(
         f"{rules} rules: largest N |V - V_N| / (a + b) {first_order:.3g} (checked <= "
-        f"{checks.VALUE_FIRST_ORDER:g} plus the NashConv), largest threshold gap "
+        f"{deck_thresholds.VALUE_BAND:g} plus the NashConv), largest threshold gap "
         f"{worst.threshold_gap_cards:.2f} cards ({worst.worst_threshold} at r = "
         f"{worst.ratio:.3g}), CFR+ iterations {group.iterations.min():,} to "
         f"{group.iterations.max():,}.")

@@ -3,18 +3,13 @@ rates against first order, the memory against the engines' estimates.
 
 Tolerances, each stated where it is used:
 
-* ``VALUE_FIRST_ORDER``: |V - V_N| <= 0.08 (a + b) / N plus the solve's NashConv. The N-card
-  value differs from the continuous one at first order in 1/N at most: the largest
-  N |V - V_N| / (a + b) measured is 0.071 (standard rules near r = 2, on every deck from 13 to
-  100,000 cards and over r from 0.1 to 10 at 1,000 cards; the sequence-form LP measured at most
-  0.07 for N from 10 to 80, ``algorithms.exact.deck_thresholds``); 0.08 leaves a margin.
-* ``THRESHOLD_CARDS``: every threshold within 3 cards (3 / N of the deck) of the continuous
-  one. Measured: the sequence-form LP's equilibria within 2.18 cards over r from 0.1 to 10 and N
-  from 13 to 250 (the simplified rules' within 0.85), discounted CFR's within 2.25 (r = 4.6,
-  1,000 cards, exploitability 1e-8), both at player 0's value-bet threshold in the standard
-  rules, which converges slowly (at 1,000 cards and r = 4.6 it moves from 2.0 to 2.25 cards
-  between exploitability 1e-7 and 1e-8); 3 cards leaves a margin. (``deck_thresholds``'
-  docstring states 1.5 cards from the LP on fewer ratios.)
+* ``deck_thresholds.VALUE_BAND`` and ``THRESHOLD_BAND``: |V - V_N| <= 0.08 (a + b) / N plus the
+  solve's NashConv, and every threshold within 3 cards (3 / N of the deck) of the continuous one:
+  the measured bands of the N-card game around its limit, stated with their measurements in
+  ``algorithms.exact.deck_thresholds`` (the value: at most 0.071 (a + b) / N, standard rules near
+  r = 2; the thresholds: at most 2.25 cards, player 0's value-bet threshold in the standard rules,
+  which converges slowly: at 1,000 cards and r = 4.6 it moves from 2.0 to 2.25 cards between
+  exploitability 1e-7 and 1e-8).
 * ``RATE_TOLERANCE``: the fitted k of a first-order distance, over decks spanning a factor of
   at least ``MIN_RATE_SPAN`` in N: within 0.1 of 1 for the standard rules' value gap
   (N (V - V_N) is b / 9 at r = 1 and 0.21 b at r = 2, constant within 10% from 13 cards on, so
@@ -34,13 +29,12 @@ from typing import List
 
 import pandas as pd
 
+from algorithms.exact import deck_thresholds
 from experiments.commands.large_deck import frames
 from experiments.commands.large_deck import plan
 from experiments.harness import checks
 from experiments.harness.checks import Check
 
-VALUE_FIRST_ORDER = 0.08
-THRESHOLD_CARDS = 3.0
 RATE_TOLERANCE = {"value": 0.1, "thresholds": 0.4}
 MIN_RATE_SPAN = 50
 MEMORY_TOLERANCE = 0.5
@@ -75,13 +69,13 @@ def limit_checks(row, label: str, tolerance_source: str) -> List[Check]:
   return [
       checks.within(f"{label}: player 0's value u_0 against the continuous game's V", row.value,
                     row.continuous_value,
-                    VALUE_FIRST_ORDER * ante_plus_bet / row.cards + row.nash_conv,
+                    deck_thresholds.VALUE_BAND * ante_plus_bet / row.cards + row.nash_conv,
                     f"continuous closed form (continuous_kuhn); tolerance 0.08 (a + b) / N + "
                     f"NashConv, {tolerance_source}"),
       checks.within(f"{label}: largest threshold gap {row.worst_threshold} (fraction of the "
-                    "deck)", row.threshold_gap, 0.0, THRESHOLD_CARDS / row.cards,
+                    "deck)", row.threshold_gap, 0.0, deck_thresholds.THRESHOLD_BAND / row.cards,
                     f"continuous closed form (continuous_kuhn); tolerance "
-                    f"{THRESHOLD_CARDS:g} cards, {tolerance_source}"),
+                    f"{deck_thresholds.THRESHOLD_BAND:g} cards, {tolerance_source}"),
   ]
 
 

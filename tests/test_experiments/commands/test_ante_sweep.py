@@ -1,9 +1,12 @@
 """Tests of experiments.commands.ante_sweep: closed-form curves, the figures and the command."""
 
+import json
+
 import pytest
 
 from experiments import cli
 from experiments.commands import ante_sweep
+from experiments.harness import jobs
 from experiments.harness import plotting
 from experiments.harness import report
 
@@ -67,3 +70,50 @@ def test_command_solves_checks_and_draws(tmp_path):
       "CFR+ (ours), ante sweep (ante varies, bet 1)", "CFR+ (ours), bet sweep (bet varies, ante 1)"}
   simplified = plotting.read_figure_summary(out / ante_sweep.NAME / "ante_sweep_simplified.png")
   assert sorted(simplified["axes"][0]["texts"]) == ["bluffing", "edge r=1/2", "passive"]
+
+
+# Another deck (--deck-size): the value against the LP or the continuous limit, on range vectors
+# from 13 cards on.
+
+def test_sweep_games_and_curves_on_another_deck():
+  assert ante_sweep.sweep_games([0.5], [], deck_size=1000) == [
+      ("kuhn_poker_ante(ante=0.5,bet=1.0,deck_size=1000)", "ante"),
+      ("kuhn_poker_ante(ante=0.5,bet=1.0,deck_size=1000,simplified=True)", "ante")]
+  assert ante_sweep.quantities(False, 1000) == {ante_sweep.VALUE: "game value / bet (player 0)"}
+  # The continuous limit at r = 1 (algorithms/exact/continuous_kuhn.py's docstring): -1/18 with
+  # standard rules, von Neumann's B / ((B + 1)(B + 4)) = 1/10 simplified.
+  for simplified, value in ((False, -1 / 18), (True, 1 / 10)):
+    curves = ante_sweep.closed_form_curves(simplified, 1000)
+    assert set(curves.quantity) == {ante_sweep.VALUE}
+    at_one = curves.iloc[(curves.r - 1.0).abs().argmin()]
+    assert at_one.low == at_one.high == pytest.approx(value, abs=1e-3)  # r within 1% of 1.
+
+
+def test_command_on_a_thousand_cards(tmp_path):
+  out = tmp_path / "results"
+  assert cli.main(["ante-sweep", "--quiet", "--deck-size", "1000", "--ante", "1.0", "--bet",
+                   "4.0", "--iterations", "200", "--out", str(out)]) == 0
+  record = report.load_sections(out, [ante_sweep.NAME])[0]
+  assert record.status == "PASS"
+  # 4 games (ante 1 and bet 4, both rule sets), exploitability and value each, on range vectors
+  # and against the continuous limit (a deck too large for OpenSpiel's walk and the LP).
+  checks = record.section.checks
+  assert len(checks) == 4 * 2 and all(c.passed for c in checks)
+  assert sum("continuous limit" in c.source for c in checks) == 4
+  assert sum("range-vector best responses" in c.source for c in checks) == 4
+  saved = [jobs.JobResult.from_json(json.loads(p.read_text()))
+           for p in (out / ante_sweep.NAME / "jobs").glob("*.json")]
+  assert len(saved) == 4 and {r.solved.engine for r in saved} == {"range"}
+  figure = plotting.read_figure_summary(out / ante_sweep.NAME / "ante_sweep_standard.png")
+  assert figure["title"] == "standard Kuhn poker, 1000 cards: solved value vs the continuous limit"
+  [axes] = figure["axes"]
+  assert axes["title"] == "game value / bet (player 0)"
+  assert "continuous limit (N -> infinity)" in axes["lines"]
+
+
+@pytest.mark.parametrize("bad", ["1", "2.5", "x"])
+def test_command_rejects_a_bad_deck(tmp_path, capsys, bad):
+  assert cli.main(["ante-sweep", "--deck-size", bad, "--out", str(tmp_path)]) == 2
+  assert "argument --deck-size: expected a deck of at least 2 cards (an integer >= 2), got" in (
+      capsys.readouterr().err)
+  assert not (tmp_path / ante_sweep.NAME).exists()

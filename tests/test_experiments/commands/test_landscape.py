@@ -291,3 +291,70 @@ def test_cli_default_grid_checks_pass(tmp_path):
 def test_cli_rejects_a_grid_of_one_point(tmp_path, capsys):
   assert cli.main(["landscape", "--grid", "1", "--out", str(tmp_path)]) == 2
   assert "--grid" in capsys.readouterr().err
+
+
+# The map on another deck (--deck-size): von Neumann's thresholds of the continuous limit.
+
+def von_neumann(ante, bet):
+  # The simplified game's continuous limit (algorithms/exact/continuous_kuhn.py's docstring; von
+  # Neumann and Morgenstern 1944, section 19): player 0 bluffs below alpha, player 1 calls above
+  # gamma, alpha = S B / ((S + B)(4S + B)), gamma = B (3S + B) / ((S + B)(4S + B)).
+  d = (ante + bet) * (4 * ante + bet)
+  return ante * bet / d, bet * (3 * ante + bet) / d
+
+
+def test_thresholds_of_a_threshold_policy():
+  # Ten cards: player 0 bets cards 0 (a bluff), 8 and 9; player 1 calls with cards 6 to 9, so
+  # gamma = 1 - 4/10 and alpha is the bet mass below it, 1/10.
+  probabilities = np.zeros((2, 10, 2))
+  probabilities[0, [0, 8, 9], 1] = probabilities[1, 6:, 1] = 1
+  probabilities[..., 0] = 1 - probabilities[..., 1]
+  policy = algorithms.CardPolicy(("", "b"), np.array([0, 1]), probabilities)
+  assert equilibrium_map.bluff_and_call_thresholds(policy) == pytest.approx((0.1, 0.6),
+                                                                           abs=1e-15)
+
+
+@pytest.mark.parametrize("deck_size", [20, 1000])
+def test_map_on_another_deck_reaches_the_continuous_limit(deck_size):
+  solved = equilibrium_map.solve_grid(2, deck_size=deck_size)  # (ante, bet) in {1, 2}^2.
+  assert solved.deck_size == deck_size and not solved.family.any()
+  for a, b, pc, qc in zip(solved.ante, solved.bet, solved.p_closed, solved.q_closed):
+    assert (pc, qc) == pytest.approx(von_neumann(a, b), abs=1e-15)
+  np.testing.assert_allclose(solved.distance, np.maximum(np.abs(solved.p - solved.p_closed),
+                                                         np.abs(solved.q - solved.q_closed)))
+  assert solved.distance.max() <= equilibrium_map.strategy_tolerance(deck_size)
+  found = equilibrium_map.map_checks(solved)
+  assert all(c.passed for c in found)
+  if deck_size == 20:  # OpenSpiel walks 20 cards: its exploitability at the worst point.
+    assert len(found) == 3
+    assert solved.openspiel_exploitability == pytest.approx(solved.exploitability[solved.worst],
+                                                            abs=1e-12)
+  else:  # 1,000 cards: past OpenSpiel's walk, the range vectors' exact measure alone.
+    assert len(found) == 2 and solved.openspiel_exploitability is None
+
+
+def test_map_refuses_range_vectors_over_the_memory_limit():
+  with pytest.raises(ValueError, match="equilibrium map: 1600 games of 100000 cards need about "
+                                       r"\d+\.\d GiB of range vectors, over the limit"):
+    equilibrium_map.solve_grid(40, deck_size=100_000)
+
+
+def test_cli_map_on_another_deck(tmp_path):
+  assert cli.main(["landscape", "--quick", "--quiet", "--grid", "2", "--deck-size", "50",
+                   "--out", str(tmp_path)]) == 0
+  table = pd.read_csv(tmp_path / "landscape" / landscape.MAP_TABLE)
+  assert len(table) == 4
+  figure = plotting.read_figure_summary(tmp_path / "landscape" / landscape.MAP_FIGURE)
+  assert figure["title"].startswith("Simplified Kuhn poker with 50 cards over (ante, bet): 4 games")
+  panels = [a for a in figure["axes"] if not a["colorbar"]]
+  assert [a["title"] for a in panels[:2]] == [
+      "solved alpha: player 0's bluff mass (bets below the call threshold)",
+      "solved gamma: player 1's call threshold (the folding mass)"]
+  for a in panels:  # One regime: no boundary 2S = B.
+    assert not any(line.startswith("2S = B") for line in a["lines"])
+
+
+@pytest.mark.parametrize("bad", ["1", "0.5", "many"])
+def test_cli_rejects_a_bad_deck(tmp_path, capsys, bad):
+  assert cli.main(["landscape", "--deck-size", bad, "--out", str(tmp_path)]) == 2
+  assert "argument --deck-size: expected a deck of at least 2 cards" in capsys.readouterr().err

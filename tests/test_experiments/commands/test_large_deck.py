@@ -10,6 +10,7 @@ import pandas as pd
 import pytest
 
 from algorithms.exact import continuous_kuhn
+from algorithms.exact import deck_thresholds
 from algorithms.exact import sequence_form_lp
 from experiments import cli
 from experiments.commands import large_deck
@@ -128,7 +129,7 @@ def test_solves_lie_near_the_continuous_game(solves):
       assert getattr(row, f"{name}_limit") == float(x)
     assert row.value_gap == pytest.approx(row.continuous_value - row.value, abs=1e-15)
     # checks.py: within 3 cards and 0.08 (a + b) / N (+ NashConv) of the continuous game.
-    assert row.threshold_gap_cards <= checks.THRESHOLD_CARDS
+    assert row.threshold_gap_cards <= deck_thresholds.THRESHOLD_BAND
     assert abs(row.value_gap) <= 0.08 * 2 / row.cards + row.nash_conv
   standard = solves[solves.rules == "standard"]
   # deck_thresholds' docstring: V_N - V close to -b / (9 N) at r = 1 for the standard rules.
@@ -189,7 +190,7 @@ def test_stakes_grid_against_the_closed_forms():
     simplified = row.rules == "simplified"
     assert row.exploitability <= plan.STAKES_TARGET
     assert row.continuous_value == float(continuous_kuhn.game_value(row.ratio, 1, simplified))
-    assert row.threshold_gap_cards <= checks.THRESHOLD_CARDS
+    assert row.threshold_gap_cards <= deck_thresholds.THRESHOLD_BAND
   assert all(c.passed for c in checks.stakes_checks(grid))
 
 

@@ -101,7 +101,7 @@ def test_batches_are_warmed_up_too(monkeypatch):
            pyspiel.load_game("kuhn_poker_ante(ante=0.25)")]
   batched = solver_registry.solve_batch(games, "our_cfr", 20, (1, 5))
   assert solver_registry._WARMED == {  # pylint: disable=protected-access
-      '["our_cfr", {}, true]'}
+      '["our_cfr", {}, true, "flat"]'}
   for game, solved in zip(games, batched):
     alone = jobs.run_job(jobs.Job("t", str(game), "our_cfr", 0, 20, (1, 5)))[0]
     assert solved.curve == pytest.approx(alone.curve, abs=1e-12)
