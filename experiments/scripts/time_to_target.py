@@ -107,13 +107,15 @@ def _loop(method: str) -> Callable[[object, int], None]:
   return step
 
 
-def _ours(name: str, algorithm: str, cls_name: str) -> Optional[Peer]:
-  """One of our engine's solvers (None if this checkout lacks the class)."""
+def _ours(name: str, algorithm: str, cls_name: str, sampled: bool = False) -> Optional[Peer]:
+  """One of our engine's solvers (None if this checkout lacks the class); a sampled one is
+  seeded."""
   cls = getattr(algorithms, cls_name, None)
   if cls is None:
     return None
-  return Peer(name, algorithm, "ours", lambda game, seed: cls(game), lambda s, n: s.solve(n),
-              lambda context, s: s.nash_conv())
+  build = (lambda game, seed: cls(game, seed=seed)) if sampled else (lambda game, seed: cls(game))
+  return Peer(name, algorithm, "ours", build, lambda s, n: s.solve(n),
+              lambda context, s: s.nash_conv(), sampled=sampled)
 
 
 class GameContext:
@@ -159,6 +161,7 @@ def peers() -> Dict[str, Peer]:
       _ours("our_pcfr_plus", "PCFR+", "PCFRPlusSolver"),
       _ours("our_dcfr_plus", "DCFR+", "DCFRPlusSolver"),
       _ours("our_pdcfr_plus", "PDCFR+", "PDCFRPlusSolver"),
+      _ours("our_external", "MCCFR, external sampling", "ExternalSamplingSolver", sampled=True),
       Peer("cpp_cfr_plus", "CFR+", "OpenSpiel C++",
            lambda game, seed: pyspiel.CFRPlusSolver(game), _loop("evaluate_and_update_policy"),
            _cpp_cfr_nash_conv),

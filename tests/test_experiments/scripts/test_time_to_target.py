@@ -15,7 +15,7 @@ import pytest
 from experiments.harness import plotting
 from experiments.scripts import time_to_target
 
-SOLVERS = ["our_cfr_plus", "our_dcfr", "cpp_cfr_plus", "cpp_external"]
+SOLVERS = ["our_cfr_plus", "our_dcfr", "our_external", "cpp_cfr_plus", "cpp_external"]
 
 
 @pytest.fixture(scope="module")
