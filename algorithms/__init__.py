@@ -39,6 +39,8 @@ from algorithms.exact import regret_bounds
 from algorithms.exact import sequence_form_lp
 from algorithms.file_formats import checkpoint
 from algorithms.file_formats import policy_io
+from algorithms.rebel.agent.agent import ReBeLAgent
+from algorithms.rebel.agent.behaviour import behaviour_strategy
 from algorithms.rebel.cfr_avg import CFRAvgSolver
 from algorithms.rebel.public_tree import PublicTree
 from algorithms.tree.game_tree import GameTree
@@ -52,6 +54,8 @@ __all__ = [
     "ExternalSamplingSolver", "OutcomeSamplingSolver",
     # The range-vector engine (two-player Kuhn poker, any deck) and its compact policies.
     "CardPolicy", "RangeEngine",
+    # ReBeL's agent (a search at every public state) and its exact behaviour strategy.
+    "ReBeLAgent", "behaviour_strategy",
     # Exact references, as modules.
     "continuous_kuhn", "deck_thresholds", "exact_nash_conv", "kuhn3_equilibria",
     "kuhn_equilibria", "pbs_minimax", "regret_bounds", "sequence_form_lp",

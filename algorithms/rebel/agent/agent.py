@@ -1,0 +1,211 @@
+"""ReBeL's agent: a new depth-limited search wherever the previous one's horizon ends.
+
+Brown, Bakhtin, Lerer, Gong, "Combining deep reinforcement learning and search for
+imperfect-information games", NeurIPS 2020, arXiv 2007.13544, Section 6 ("Playing according to an
+equilibrium at test time") and Theorem 3. CFR finds an equilibrium in its average policy, but the
+leaf values of a depth-limited search hold for the beliefs of one iteration, so the agent cannot
+play the average and then search again from beliefs that the average implies. The paper's agent:
+at the public belief state (PBS) beta of the current public state s, run T iterations of the
+search; draw an iteration t at random; play pi^t, the policy of iteration t, at every decision of
+the search's trunk, and assume that both players played pi^t, so that when play reaches a leaf z
+of the search, the next search starts from the PBS beta_z that pi^t induces there (Bayes' rule,
+``search.leaf_belief``). Play below the cut comes from that next search, never from a leaf solver.
+Theorem 3: with value error at most delta and T iterations the agent is, in expectation over its
+draws, a (delta C_1 + C_2 / sqrt(T))-equilibrium. The paper notes that a random iteration may be
+an early, poor one, and that Linear CFR (which gives early iterations little weight) mitigates
+this; ReBeL's released evaluation code draws t with probability proportional to its linear
+averaging weight.
+
+Options (the reading adopted here is the default):
+
+* ``play``: which policy is played and passed on. "matched" (the default): the policy whose
+  beliefs the search's leaf values assumed at the drawn iteration, so that the next search
+  solves the PBS the drawn iteration was valued at: pi^t for CFR-D, pibar^t for CFR-AVG (whose
+  leaf PBS at iteration t is that of the average); at a search without leaves, pi^t (nothing
+  is passed on, and the mixture over t is the search's average pibar^T). Section 6's argument
+  needs exactly this match; it states it for pi^t, and ReBeL searches with CFR-AVG, where the
+  literal pi^t mismatches the leaf values (measured: it converges much more slowly,
+  docs/rebel.md).
+  "iterate": pi^t of the drawn t whatever the search; "average": pibar^t; "final": pibar^T, no
+  draw (the deterministic agent that plays the search's final average and searches again from
+  the beliefs it implies).
+* ``draw``: how t is drawn. "weights" (the paper's reading): P(t) = w_t / W_T, the averaging
+  weights, uniform for uniform averaging and proportional to t for linear averaging (the paper's
+  remark on Linear CFR, and ReBeL's released evaluation); "uniform": P(t) = 1/T whatever the
+  averaging (ReBeL's released self-play loop).
+* ``weighting`` (w_t = 1 or t), ``leaf_beliefs`` (CFR-AVG or CFR-D), ``alternating_updates``,
+  the leaf solver (any ``leaves.solvers.LeafSolver``: exact LP, CFR(k), Hedge, a value
+  function behind ``ValueFunctionLeafSolver``), T and the lookahead d.
+
+Warm starts (the paper's InitializePolicy from a policy network, Algorithm 1) are not offered:
+every search starts from zero regrets (a uniform first policy), the paper's Algorithm 1 without
+a policy network.
+
+The draws are part of the agent: ``plays(game, belief)`` lists every policy the agent may play
+from a search with its exact probability; ``agent.behaviour`` mixes them into the agent's
+behaviour strategy, ``agent.monte_carlo`` plays hands with it.
+"""
+
+import dataclasses
+from typing import Dict, List, Optional, Tuple
+
+import numpy as np
+import pyspiel
+
+from algorithms.cfr import tree_passes
+from algorithms.cfr.cfr_engine import UpdateRule
+from algorithms.rebel.agent.search import LEAF_BELIEFS
+from algorithms.rebel.agent.search import SearchRecord
+from algorithms.rebel.agent.search import leaf_belief
+from algorithms.rebel.agent.search import run_search
+from algorithms.rebel.agent.search import solve_average
+from algorithms.rebel.agent.search_game import PublicCuts
+from algorithms.rebel.agent.search_game import SearchGame
+from algorithms.rebel.agent.search_game import SearchLeaf
+from algorithms.rebel.leaves.solvers import LeafSolver
+from algorithms.rebel.leaves.solvers import SequenceFormLPSolver
+from algorithms.tree.game_tree import GameTree
+from algorithms.tree.game_tree import check_two_player_fixed_sum
+from algorithms.tree.tree_layout import TreeArrays
+
+PLAYS = ("matched", "iterate", "average", "final")
+DRAWS = ("weights", "uniform")
+WEIGHTINGS = ("uniform", "linear")
+
+
+@dataclasses.dataclass(frozen=True)
+class Play:
+  """One policy the agent may play from a search.
+
+  Attributes:
+    probability: the probability of the draw that gives it.
+    policy: the behavioural policy (G_s,) on the search's trunk, played by the agent and assumed
+      of both players for the next beliefs.
+    iteration: the drawn t (1-based), 0 for a policy that mixes all draws exactly.
+  """
+
+  probability: float
+  policy: np.ndarray
+  iteration: int
+
+
+def _check_choice(name: str, value, allowed) -> None:
+  if value not in allowed:
+    raise ValueError(f"{name} must be one of {', '.join(map(repr, allowed))}, got {value!r}")
+
+
+class ReBeLAgent:
+  """ReBeL's agent on a two-player game with public observations (module docstring).
+
+  Args:
+    game: e.g. ``kuhn_poker_ante`` with any ante, bet, deck and rule set.
+    lookahead: d >= 1, the player actions each search looks ahead.
+    iterations: T >= 1, the iterations of each search.
+    leaf_solver: ``solver(leaf, belief) -> LeafSolution``; the exact LP if None.
+    weighting: "uniform" (w_t = 1) or "linear" (w_t = t).
+    leaf_beliefs: "average" (CFR-AVG) or "current" (CFR-D).
+    play: "matched", "iterate", "average" or "final".
+    draw: "weights" or "uniform".
+    alternating_updates: the search's CFR updates player 0, then player 1.
+    cache_size: searches kept, keyed by public state and belief (0: none).
+  """
+
+  def __init__(self, game: pyspiel.Game, *, lookahead: int = 1, iterations: int = 100,
+               leaf_solver: Optional[LeafSolver] = None, weighting: str = "uniform",
+               leaf_beliefs: str = "average", play: str = "matched", draw: str = "weights",
+               alternating_updates: bool = True, cache_size: int = 0):
+    check_two_player_fixed_sum(game, "ReBeL's agent")
+    if isinstance(iterations, bool) or not isinstance(iterations, (int, np.integer)) or \
+        iterations < 1:
+      raise ValueError(f"iterations must be an integer >= 1, got {iterations!r}")
+    _check_choice("weighting", weighting, WEIGHTINGS)
+    _check_choice("leaf_beliefs", leaf_beliefs, LEAF_BELIEFS)
+    _check_choice("play", play, PLAYS)
+    _check_choice("draw", draw, DRAWS)
+    self.game = game
+    self.iterations = int(iterations)
+    self.leaf_solver = leaf_solver if leaf_solver is not None else SequenceFormLPSolver()
+    self.weighting, self.leaf_beliefs, self.play, self.draw = weighting, leaf_beliefs, play, draw
+    self.rule = UpdateRule.from_options(bool(alternating_updates), weighting == "linear")
+    self.cuts = PublicCuts(TreeArrays(GameTree.from_game(game)), lookahead)
+    self.cache_size = int(cache_size)
+    self._cache: Dict[Tuple[int, str, bytes], List[Play]] = {}
+    self.searches_run = 0
+
+  @property
+  def arrays(self) -> TreeArrays:
+    """The full game's ``TreeArrays``."""
+    return self.cuts.arrays
+
+  @property
+  def lookahead(self) -> int:
+    return self.cuts.lookahead
+
+  def root(self) -> Tuple[SearchGame, np.ndarray]:
+    """The first search game and its belief (1,)."""
+    return self.cuts.root(), np.ones(1)
+
+  def next_search(self, game: SearchGame, leaf: SearchLeaf, belief: np.ndarray,
+                  play: Play) -> Tuple[SearchGame, np.ndarray]:
+    """The search at a leaf of ``game`` and its PBS, both players assumed to have played
+    ``play``'s policy from ``belief`` (Bayes' rule, ``search.leaf_belief``)."""
+    reach = tree_passes.realization(game.arrays, play.policy)
+    return (self.cuts.at(leaf.leaf, game.depth + self.lookahead),
+            leaf_belief(leaf, belief, reach))
+
+  def draw_probabilities(self, weights: np.ndarray) -> np.ndarray:
+    """P(t) for t = 1..T: w_t / W_T ("weights") or 1/T ("uniform")."""
+    if self.draw == "uniform":
+      return np.full(len(weights), 1.0 / len(weights))
+    return weights / weights.sum()
+
+  def plays(self, game: SearchGame, belief: np.ndarray) -> List[Play]:
+    """Every policy the agent may play from the search at ``belief``, with its probability.
+
+    For "iterate" with P(t) = w_t / W_T on a search without leaves the mixture is exact in one
+    play: sum_t P(t) x^t = S / W_T, the realization plan of the average pibar^T (the engine's
+    average numerators are S = sum_t w_t x^t), so the agent plays pibar^T there with
+    probability 1 and the search runs in one compiled call (``search.solve_average``).
+    """
+    belief = np.asarray(belief, dtype=np.float64)
+    key = (game.depth, game.public_state, belief.tobytes())
+    if key in self._cache:
+      return self._cache[key]
+    out = self._plays(game, belief)
+    if self.cache_size > 0:
+      if len(self._cache) >= self.cache_size:
+        self._cache.clear()
+      self._cache[key] = out
+    return out
+
+  def _plays(self, game: SearchGame, belief: np.ndarray) -> List[Play]:
+    self.searches_run += 1
+    if not game.leaves and self.num_plays(game) == 1:
+      return [Play(1.0, solve_average(game, belief, self.iterations, self.rule), 0)]
+    return self.plays_from(run_search(game, belief, self.iterations, self.leaf_solver,
+                                      self.rule, self.leaf_beliefs))
+
+  def plays_from(self, record: SearchRecord) -> List[Play]:
+    """The plays of a search already run (``search.run_search`` with the agent's options)."""
+    play = self.play_at(record.game)
+    if play == "final":
+      return [Play(1.0, record.averages[-1], 0)]
+    policies = record.iterates if play == "iterate" else record.averages
+    probabilities = self.draw_probabilities(record.weights)
+    return [Play(float(p), policies[t], t + 1) for t, p in enumerate(probabilities) if p > 0]
+
+  def play_at(self, game: SearchGame) -> str:
+    """The policy played from a search game: ``play``, "matched" resolved (module docstring)."""
+    if self.play != "matched":
+      return self.play
+    return "iterate" if not game.leaves or self.leaf_beliefs == "current" else "average"
+
+  def num_plays(self, game: SearchGame) -> int:
+    """How many plays ``plays`` lists for a search game (without running it)."""
+    play = self.play_at(game)
+    if play == "final":
+      return 1
+    if not game.leaves and play == "iterate" and (
+        self.draw == "weights" or self.weighting == "uniform"):
+      return 1
+    return self.iterations

@@ -1,0 +1,171 @@
+"""ReBeL's self-play with bootstrapped value targets, for the agent's cuts (Algorithm 1).
+
+Brown, Bakhtin, Lerer, Gong, "Combining deep reinforcement learning and search for
+imperfect-information games", NeurIPS 2020, arXiv 2007.13544, Algorithm 1 (SELFPLAY): from the
+root PBS, search (T iterations of CFR-AVG with the network's values at the leaves), add
+{beta_r, v(beta_r)} to the value network's data, where v(beta_r) is the mean over the
+iterations of ComputeEV(G, pi^t), the search's own root values with the network at its leaves
+(``agent.search.SearchRecord.root_values``); sample an iteration, follow its policy through the
+search's trunk to a leaf (with exploration), and search again from that leaf's PBS, until the
+game ends. The targets bootstrap: a search at depth k takes its leaf values from the model of
+depth k + d, so the model of depth k learns from the model below it (at Kuhn's last leaves the
+search reaches the end of the game and its values are exact).
+
+Here the agent's cuts are those of ``agent.agent.ReBeLAgent`` with lookahead d: one
+``PBSValueFunction`` per depth d, 2d, ... that has a leaf (ReBeL's single network takes the
+public state as an input; here each cut has its own, joined by ``agent.value_functions.ByLeaf``).
+The episode's play is the agent's (``ReBeLAgent.plays``: the drawn iteration's matched policy and
+its PBS at the leaf); exploration as in ``self_play``: one player per episode, chosen uniformly,
+takes a uniformly random action with probability ``exploration`` at each of its decisions, the
+beliefs updated as if it had played the drawn policy. Each round plays ``episodes_per_round``
+episodes with the current models, then trains each model on its own replay buffer (every example
+so far) for ``train_steps`` steps (``training.Trainer``, Adam state kept). Seeded: a run is
+reproducible.
+
+``self_play.SelfPlay`` is the other kind of target (a CFR(k) solve of the visited leaf PBS, no
+bootstrapping), trained one cut at a time. Both take the same ``self_play.SelfPlayOptions``, so a
+comparison runs them on the same budget; ``target_iterations`` (the k of those CFR(k) targets)
+is that loop's alone.
+"""
+
+import dataclasses
+from typing import Dict, List, Optional
+
+import numpy as np
+import pyspiel
+
+from algorithms.rebel.agent.agent import ReBeLAgent
+from algorithms.rebel.agent.search import run_search
+from algorithms.rebel.agent.search_game import SearchGame
+from algorithms.rebel.agent.value_functions import ByLeaf
+from algorithms.rebel.learning.dataset import Dataset
+from algorithms.rebel.learning.self_play import SelfPlayOptions
+from algorithms.rebel.learning.training import Trainer
+from algorithms.rebel.learning.training import TrainingOptions
+from algorithms.rebel.learning.value_function import PBSValueFunction
+from algorithms.rebel.learning.value_function import cut_of
+from algorithms.rebel.learning.value_function import deal_belief
+from algorithms.rebel.leaves.value_functions import ValueFunctionLeafSolver
+from algorithms.tree.game_tree import CHANCE
+from algorithms.tree.game_tree import TERMINAL
+
+
+class BootstrapSelfPlay:
+  """Algorithm 1 on the agent's cuts: ``run_round()`` plays, records targets and trains.
+
+  Attributes:
+    game: the game; depths: the cuts' depths d, 2d, ...; trainers, buffers: per depth.
+    rounds: the completed rounds.
+  """
+
+  def __init__(self, game: pyspiel.Game, lookahead: int = 1,
+               options: Optional[SelfPlayOptions] = None,
+               training: TrainingOptions = TrainingOptions()):
+    options = options if options is not None else SelfPlayOptions()
+    if not 0 <= options.exploration <= 1:
+      raise ValueError(f"exploration must be in [0, 1], got {options.exploration}")
+    self.game = game
+    self.lookahead = lookahead
+    self.options = options
+    self.depths: List[int] = []
+    self.trainers: Dict[int, Trainer] = {}
+    depth = lookahead
+    while True:
+      try:
+        _, cut = cut_of(game, depth)
+      except ValueError:  # No leaf at this depth: the game ends above it.
+        break
+      self.depths.append(depth)
+      self.trainers[depth] = Trainer(cut, dataclasses.replace(training,
+                                                              seed=options.seed + depth))
+      depth += lookahead
+    if not self.depths:
+      raise ValueError(f"{game}: no leaf at depth {lookahead}, nothing to learn")
+    self.buffers: Dict[int, Optional[Dataset]] = {d: None for d in self.depths}
+    self.rng = np.random.default_rng(options.seed)
+    self.rounds = 0
+
+  def models(self) -> Dict[int, PBSValueFunction]:
+    """The current model of every depth."""
+    return {d: self.trainers[d].model({"bootstrap_rounds": self.rounds}) for d in self.depths}
+
+  def agent(self, iterations: int) -> ReBeLAgent:
+    """ReBeL's agent with the current models' values at its leaves."""
+    solver = ValueFunctionLeafSolver(ByLeaf(list(self.models().values())))
+    return ReBeLAgent(self.game, lookahead=self.lookahead, iterations=iterations,
+                      leaf_solver=solver)
+
+  def play_episode(self, agent: ReBeLAgent) -> List[tuple]:
+    """One episode from the root to the end of the game; its (depth, leaf index, deal belief,
+    per-deal values) examples, one per search below the root."""
+    examples = []
+    explorer = int(self.rng.integers(0, 2))
+    game, belief = agent.root()
+    while True:
+      record = run_search(game, belief, agent.iterations, agent.leaf_solver, agent.rule,
+                          agent.leaf_beliefs)
+      if game.depth > 0:
+        examples.append(self._example(agent, game, belief, record.root_values))
+      if not game.leaves:
+        return examples
+      plays = agent.plays_from(record)
+      play = plays[self.rng.choice(len(plays), p=np.array([p.probability for p in plays]))]
+      leaf = self._walk(agent, game, belief, play.policy, explorer)
+      if leaf is None:
+        return examples
+      game, belief = agent.next_search(game, leaf, belief, play)
+
+  def _example(self, agent: ReBeLAgent, game: SearchGame, belief: np.ndarray,
+               values: np.ndarray) -> tuple:
+    leaf = next(z for z in agent.cuts.cut(game.depth).leaves
+                if z.public_state == game.public_state)
+    num_deals = len(self.trainers[game.depth].cut.rules.deals())
+    target = np.zeros(num_deals)
+    target[leaf.deals] = values
+    index = self.trainers[game.depth].cut.leaf_index(leaf)
+    return game.depth, index, deal_belief(leaf, belief), target
+
+  def _walk(self, agent: ReBeLAgent, game: SearchGame, belief: np.ndarray, policy: np.ndarray,
+            explorer: int):
+    """A root drawn from the belief, then the trunk's actions by ``policy`` (the explorer
+    uniform with probability ``exploration``) and chance; the search leaf reached, or None."""
+    full, tree = agent.arrays, agent.arrays.tree
+    leaf_of = {int(n): z for z in game.leaves for n in z.leaf.root_nodes}
+    local = np.full(full.num_sequences, -1, dtype=np.int64)
+    local[game.full_seq[2:]] = np.arange(2, len(game.full_seq))
+    node = int(game.root_nodes[self.rng.choice(game.num_roots, p=belief)])
+    while node not in leaf_of:
+      kids = np.flatnonzero(tree.node_parent == node)
+      player = int(tree.node_player[node])
+      if player == TERMINAL:
+        return None
+      if player == CHANCE:
+        probs = tree.node_prob[kids]
+      elif player == explorer and self.rng.random() < self.options.exploration:
+        probs = np.ones(len(kids))
+      else:
+        probs = policy[local[full.global_seq[player][tree.node_seq[kids, player]]]]
+      node = int(kids[self.rng.choice(len(kids), p=probs / probs.sum())])
+    return leaf_of[node]
+
+  def run_round(self) -> Dict[int, int]:
+    """Plays ``episodes_per_round`` episodes with the current models, then trains each model on
+    its buffer. Returns the number of new examples per depth."""
+    agent = self.agent(self.options.search_iterations)
+    new: Dict[int, list] = {d: [] for d in self.depths}
+    for _ in range(self.options.episodes_per_round):
+      for depth, index, beliefs, values in self.play_episode(agent):
+        new[depth].append((index, beliefs, values))
+    for depth, rows in new.items():
+      if not rows:
+        continue
+      part = Dataset(leaf_index=np.array([r[0] for r in rows], dtype=np.int64),
+                     beliefs=np.array([r[1] for r in rows]),
+                     values=np.array([r[2] for r in rows]))
+      buffer = self.buffers[depth]
+      self.buffers[depth] = part if buffer is None else Dataset.concatenate([buffer, part])
+    for depth in self.depths:
+      if self.buffers[depth] is not None:
+        self.trainers[depth].fit(self.buffers[depth], self.options.train_steps)
+    self.rounds += 1
+    return {d: len(rows) for d, rows in new.items()}

@@ -1,0 +1,135 @@
+"""The experiment's figures: the agent's exploitability against T beside the stitched policy, and
+against the on-path value error."""
+
+from typing import Sequence
+
+import matplotlib.figure
+import matplotlib.ticker
+import numpy as np
+import pandas as pd
+
+from experiments.commands.rebel_agent.plan import CFR_K
+from experiments.commands.rebel_agent.plan import EXACT
+from experiments.commands.rebel_agent.plan import HEDGE
+from experiments.commands.rebel_agent.plan import LEARNED
+from experiments.commands.rebel_agent.plan import Setting
+from experiments.harness import plotting
+
+COLORS = {EXACT: plotting.GREEN, CFR_K: plotting.BLUE, HEDGE: plotting.PURPLE,
+          LEARNED: plotting.ORANGE}
+AGENT = {"linestyle": "-", "marker": "o", "markersize": 4, "linewidth": 1.6, "zorder": 4}
+STITCHED = {"linestyle": (0, (4, 2)), "marker": "x", "markersize": 5, "linewidth": 1.0,
+            "zorder": 3}
+
+
+def _panels(settings: Sequence[Setting], legend_height: float):
+  """A figure with one panel per setting, two per row (unused panels hidden), and the pairs
+  (setting, axes)."""
+  cols = min(2, len(settings))
+  rows = (len(settings) + cols - 1) // cols
+  fig, axes = plotting.subplots(rows, cols, figsize=(5.6 * cols, 3.6 * rows + legend_height))
+  flat = [axes[k // cols][k % cols] for k in range(rows * cols)]
+  for ax in flat[len(settings):]:
+    ax.set_visible(False)
+  return fig, list(zip(settings, flat))
+
+
+def plot_convergence(frame: pd.DataFrame, settings: Sequence[Setting]) -> matplotlib.figure.Figure:
+  """One panel per setting: the agent (solid) and the stitched policy (dashed) per leaf solver,
+  full-game CFR (black), against T, log-log."""
+  fig, panels = _panels(settings, 1.2)
+  for setting, ax in panels:
+    data = frame[frame.setting == setting.label]
+    for (kind, leaves), run in data.groupby(["kind", "leaf solver"], sort=False):
+      run = run.sort_values("iterations")
+      if kind == "CFR":
+        ax.plot(run.iterations, run.exploitability, color=plotting.BLACK, linewidth=1.2,
+                label="full-game CFR")
+        continue
+      style = AGENT if kind == "agent" else STITCHED
+      ax.plot(run.iterations, run.exploitability, color=COLORS[leaves],
+              label=f"{kind}, {leaves} leaves", **style)
+    plotting.log_log(ax, "iterations T of each search", "exploitability", yunit="chips per hand")
+    ax.set_title(setting.label)
+  order = [f"{kind}, {leaves} leaves" for kind in ("agent", "stitched")
+           for leaves in COLORS] + ["full-game CFR"]
+  plotting.legend_below(fig, ncol=5, order=order)
+  fig.suptitle("ReBeL's agent (solid: searches again at every leaf, exact mixture over its "
+               "draws) and the stitched policy (dashed)")
+  return fig
+
+
+def plot_errors(errors: pd.DataFrame, settings: Sequence[Setting]) -> matplotlib.figure.Figure:
+  """One panel per setting: exploitability against the on-path value error at one T; the
+  perturbed exact values (blue) with a least-squares line through the exact agent's point, the
+  learned values (orange squares), the exact leaves (green)."""
+  fig, panels = _panels(settings, 1.0)
+  for setting, ax in panels:
+    data = errors[errors.setting == setting.label]
+    exact = data[data.series == "exact"]
+    perturbed = data[data.series == "perturbed"].sort_values("error")
+    learned = data[data.series == "learned"]
+    ax.plot(perturbed.error, perturbed.agent, "o-", color=plotting.BLUE,
+            label="agent, exact values + perturbation")
+    ax.plot(perturbed.error, perturbed.stitched, "o", color=plotting.BLUE, fillstyle="none",
+            linestyle=":", label="stitched, exact values + perturbation")
+    if len(learned):
+      ax.plot(learned.error, learned.agent, "s", color=plotting.ORANGE, markersize=7,
+              label="agent, learned values")
+      ax.plot(learned.error, learned.stitched, "s", color=plotting.ORANGE, fillstyle="none",
+              markersize=7, label="stitched, learned values")
+    if len(exact):
+      ax.axhline(float(exact.agent.iloc[0]), color=plotting.GREEN, linestyle=":",
+                 label="agent, exact leaves (error 0)")
+    if len(perturbed):
+      base = float(exact.agent.iloc[0]) if len(exact) else 0.0
+      slope = float(np.sum(perturbed.error * (perturbed.agent - base)) /
+                    np.sum(perturbed.error ** 2))
+      x = np.geomspace(float(perturbed.error.min()) / 2, float(perturbed.error.max()), 50)
+      ax.plot(x, base + slope * x, color=plotting.REFERENCE_COLOR, linestyle="--",
+              linewidth=1, label="least squares: exact + slope x error")
+      plotting.note(ax, f"slope {slope:.2g}", corner="upper left")
+    plotting.log_log(ax, "mean on-path value error", "exploitability", xunit="chips",
+                     yunit="chips per hand")
+    ax.set_title(f"{setting.label}, T = {int(data.iterations.iloc[0])}" if len(data)
+                 else setting.label)
+  plotting.legend_below(fig, ncol=3)
+  fig.suptitle("The agent's exploitability against the value error of its leaves")
+  return fig
+
+
+def plot_self_play(frame: pd.DataFrame, exact: pd.DataFrame) -> matplotlib.figure.Figure:
+  """Left: the agent's exploitability after each self-play round at the evaluation T, per kind
+  of target (median, min-max band over seeds). Right: after the last round, against T, with the
+  exact-leaf agent (green)."""
+  fig, axes = plotting.subplots(1, 2, figsize=(11.2, 4.6))
+  colors = dict(zip(frame.targets.unique(), (plotting.ORANGE, plotting.BLUE)))
+  last = frame["round"].max()
+  evaluation = frame[frame["round"] < last].iterations.min() if (frame["round"] < last).any() \
+      else frame.iterations.min()
+  for targets, runs in frame.groupby("targets", sort=False):
+    curve = runs[runs.iterations == evaluation].pivot_table(
+        index="seed", columns="round", values="exploitability")
+    plotting.line_with_band(axes[0][0], curve.columns.to_numpy(), curve.to_numpy(),
+                            label=f"{targets} targets", color=colors[targets], marker="o")
+    final = runs[runs["round"] == last].pivot_table(index="seed", columns="iterations",
+                                                    values="exploitability")
+    plotting.line_with_band(axes[0][1], final.columns.to_numpy(), final.to_numpy(),
+                            label=f"{targets} targets", color=colors[targets], marker="o")
+  if len(exact):
+    exact = exact.sort_values("iterations")
+    axes[0][1].plot(exact.iterations, exact.exploitability, color=plotting.GREEN, marker="o",
+                    label="exact LP leaves")
+  axes[0][0].set_yscale("log")
+  axes[0][0].set_xlabel("self-play round")
+  axes[0][0].xaxis.set_major_locator(matplotlib.ticker.MaxNLocator(integer=True))
+  axes[0][0].set_ylabel(plotting.axis_label("exploitability", "chips per hand", log=True))
+  axes[0][0].set_title(f"after each round, agent at T = {int(evaluation)}")
+  axes[0][0].grid(True, alpha=0.3)
+  plotting.log_log(axes[0][1], "iterations T of each search", "exploitability",
+                   yunit="chips per hand")
+  axes[0][1].set_title(f"after round {int(last)}, against T")
+  plotting.legend_below(fig, ncol=3)
+  fig.suptitle("ReBeL's agent on kuhn_poker, lookahead 1, with self-play value functions "
+               "(median and min-max band over seeds)")
+  return fig

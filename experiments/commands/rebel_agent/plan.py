@@ -1,0 +1,96 @@
+"""What one run of the rebel-agent experiment computes: the cuts, the iterations per search, the
+leaf solvers and the budgets (``Plan``, ``PLANS``), and ``plan_of`` for the options."""
+
+import argparse
+import dataclasses
+from typing import Optional, Tuple
+
+from experiments.commands.rebel_agent.self_play import SelfPlayPlan
+
+KUHN = "kuhn_poker"
+ANTE = "kuhn_poker_ante(ante=2.0)"
+SIMPLIFIED = "kuhn_poker_ante(ante=2.0,simplified=True)"
+# The leaf solvers, in the order of the tables and legends.
+EXACT, CFR_K, HEDGE, LEARNED = "exact LP", "CFR(k)", "Hedge", "learned"
+
+
+@dataclasses.dataclass(frozen=True)
+class Setting:
+  """A game, the agent's lookahead d and the iterations T of its searches that are measured."""
+
+  game: str
+  lookahead: int
+  iterations: Tuple[int, ...]
+
+  @property
+  def label(self) -> str:
+    return f"{self.game}, lookahead {self.lookahead}"
+
+
+@dataclasses.dataclass(frozen=True)
+class Plan:
+  """One budget.
+
+  Attributes:
+    settings: the (game, lookahead, T values) measured.
+    leaf_solvers: the leaf solvers (``EXACT``, ``CFR_K``, ``HEDGE``, ``LEARNED``).
+    cfr_k: k of the CFR(k) leaves; hedge: (iterations, eta) of the Hedge leaves.
+    error_iterations: T of the value-error study; deltas: its perturbation sizes (units of U).
+    examples, hidden, steps: the learned value functions' training (LP-labelled PBSs per leaf,
+      hidden widths, Adam steps).
+    max_searches: the enumeration's budget of searches per agent.
+    self_play: measurement 3's budget, None to leave it out.
+  """
+
+  settings: Tuple[Setting, ...]
+  leaf_solvers: Tuple[str, ...]
+  cfr_k: int
+  hedge: Tuple[int, float]
+  error_iterations: int
+  deltas: Tuple[float, ...]
+  examples: int
+  hidden: Tuple[int, ...]
+  steps: int
+  max_searches: int
+  self_play: Optional[SelfPlayPlan]
+
+
+PLANS = {
+    "quick": Plan(settings=(Setting(KUHN, 2, (10, 30)),), leaf_solvers=(EXACT, CFR_K),
+                  cfr_k=30, hedge=(20, 20.0), error_iterations=30, deltas=(0.03, 0.3),
+                  examples=100, hidden=(32, 32), steps=200, max_searches=2_000, self_play=None),
+    "default": Plan(settings=(Setting(KUHN, 1, (10, 30, 100)), Setting(KUHN, 2, (10, 100, 1000)),
+                              Setting(ANTE, 1, (10, 30, 100)),
+                              Setting(SIMPLIFIED, 1, (10, 100, 1000))),
+                    leaf_solvers=(EXACT, CFR_K, HEDGE, LEARNED), cfr_k=100, hedge=(30, 20.0),
+                    error_iterations=100, deltas=(0.01, 0.03, 0.1, 0.3), examples=300,
+                    hidden=(64, 64), steps=1000, max_searches=20_000,
+                    self_play=SelfPlayPlan(rounds=6, seeds=2, episodes=32, search_iterations=50,
+                                           train_steps=300, target_iterations=100,
+                                           hidden=(64, 64), eval_iterations=30,
+                                           final_iterations=(10, 30, 100))),
+    "full": Plan(settings=(Setting(KUHN, 1, (10, 30, 100, 300, 1000)),
+                           Setting(KUHN, 2, (10, 30, 100, 300, 1000)),
+                           Setting(ANTE, 1, (10, 30, 100, 300, 1000)),
+                           Setting(ANTE, 2, (10, 30, 100, 300, 1000)),
+                           Setting(SIMPLIFIED, 1, (10, 30, 100, 300, 1000))),
+                 leaf_solvers=(EXACT, CFR_K, HEDGE, LEARNED), cfr_k=100, hedge=(30, 20.0),
+                 error_iterations=300, deltas=(0.003, 0.01, 0.03, 0.1, 0.3), examples=1000,
+                 hidden=(64, 64), steps=3000, max_searches=1_100_000,
+                 self_play=SelfPlayPlan(rounds=12, seeds=3, episodes=32, search_iterations=50,
+                                        train_steps=300, target_iterations=100, hidden=(64, 64),
+                                        eval_iterations=30, final_iterations=(10, 30, 100, 300))),
+}
+
+
+def plan_of(args: argparse.Namespace, quick: bool) -> Tuple[str, Plan]:
+  """The budget's name and plan: "full" with --full, "quick" with --quick, else "default".
+
+  Raises:
+    ValueError: for --full with --quick.
+  """
+  name = {(False, False): "default", (True, False): "full",
+          (False, True): "quick"}.get((bool(args.full), bool(quick)))
+  if name is None:
+    raise ValueError("--full and --quick exclude each other; choose one")
+  return name, PLANS[name]
