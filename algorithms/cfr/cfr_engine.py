@@ -49,6 +49,7 @@ from typing import Callable, NamedTuple, Optional, Tuple
 import numpy as np
 
 from algorithms.cfr import cfr_kernel
+from algorithms.cfr import fused_kernel
 from algorithms.cfr import regret_matching as rm
 from algorithms.cfr import tree_passes
 from algorithms.cfr.cfr_kernel import KernelRule
@@ -185,12 +186,16 @@ class CFREngine:
     return tree_passes.realization(self.arrays, self.sigma)
 
   def solve(self, iterations: int) -> None:
-    """``iterations`` exact full-width iterations in one compiled call."""
+    """``iterations`` exact full-width iterations in one compiled call.
+
+    ``fused_kernel.fused_iterations``: the numbers of ``cfr_kernel.exact_iterations`` bit for
+    bit, with a pass's terminal values and backup in one sweep.
+    """
     if iterations < 0:
       raise ValueError(f"iterations must be >= 0, got {iterations}")
     a = self.arrays
-    cfr_kernel.exact_iterations(a.kernel, self._kernel_rule, a.weighted_utility, self.sigma,
-                                self.regrets, self.cumulative, self.iteration, int(iterations))
+    fused_kernel.fused_iterations(a.sweep, self._kernel_rule, a.weighted_utility, self.sigma,
+                                  self.regrets, self.cumulative, self.iteration, int(iterations))
     self.iteration += int(iterations)  # t of the last pass
 
   def iterate(self, terminal_values: Optional[TerminalValues] = None) -> None:

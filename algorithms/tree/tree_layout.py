@@ -19,7 +19,8 @@ within a level, by player; each level is one contiguous range of information set
 sequences, so the top-down and bottom-up passes (``algorithms.cfr.tree_passes``) are one slice per
 level. Every index structure is a flat int64 or float64 numpy array and the levels are offset
 arrays; ``KernelLayout`` bundles the ones the compiled passes read (``tree_passes``,
-``cfr_kernel``).
+``cfr_kernel``), and ``SweepLayout`` the uint32 ones of the fused full-width iterations
+(``fused_kernel``).
 """
 
 from typing import List, NamedTuple, Sequence
@@ -62,6 +63,74 @@ class KernelLayout(NamedTuple):
   player_terminal_seq: np.ndarray
 
 
+class SweepLayout(NamedTuple):
+  """The index arrays of ``fused_kernel``'s bottom-up sweep (uint32 unless stated).
+
+  An entry is a pair (p, z) of a player and a terminal; entries are sorted by the global
+  sequence seq_p(z), stably (so by terminal index among equal sequences), and sequence s owns
+  the entries ``seq_entry_ptr[s]:seq_entry_ptr[s + 1]``: its terminal values
+  c_p[s] = sum_{(p, z) of s} u_p(z) pi_c(z) prod_{j != p} x[seq_j(z)] are one contiguous run.
+  Unsigned 32-bit indices halve the index bandwidth of the int64 ``KernelLayout`` and spare
+  numba's negative-index check (measured: leduc_poker's terminal values 2.3x faster than with
+  int64 or int32 indices); G and N T must be below 2^32.
+
+  Attributes (N players, K information sets, G sequences, T terminals, E = N T entries):
+    num_players: N.
+    infoset_start, infoset_num_actions, infoset_parent, pass_infoset_ptr, pass_infosets: as
+      in ``KernelLayout`` (``pass_infoset_ptr`` int64).
+    seq_entry_ptr: (G + 1,) the entries of each sequence.
+    entry_terminal, entry_player: (E,) z and p of each entry.
+    entry_others: (E (N - 1),) seq_j(z) of the other players j != p of entry e, in increasing
+      j, at ``e (N - 1) .. e (N - 1) + N - 2``.
+    child_ptr: (G + 1,) the child information sets of sequence s (parent(J) = s) are
+      ``child_infosets[child_ptr[s]:child_ptr[s + 1]]``, in increasing global index.
+    child_infosets: (K,) the information sets by parent sequence.
+  """
+
+  num_players: int
+  infoset_start: np.ndarray
+  infoset_num_actions: np.ndarray
+  infoset_parent: np.ndarray
+  pass_infoset_ptr: np.ndarray
+  pass_infosets: np.ndarray
+  seq_entry_ptr: np.ndarray
+  entry_terminal: np.ndarray
+  entry_player: np.ndarray
+  entry_others: np.ndarray
+  child_ptr: np.ndarray
+  child_infosets: np.ndarray
+
+
+def sweep_layout(arrays: "TreeArrays") -> SweepLayout:
+  """The ``SweepLayout`` of ``arrays``."""
+  n, g, t = arrays.num_players, arrays.num_sequences, arrays.num_terminals
+  if max(g, n * t) >= 2**32:
+    raise ValueError(f"{arrays.tree.game}: {g:,} sequences and {n * t:,} terminal entries; the "
+                     "fused sweep's 32-bit indices allow fewer than 2^32 of each")
+  lay = arrays.kernel
+  keys = arrays.terminal_seq.T.ravel()  # Entry p T + z: seq_p(z).
+  order = np.argsort(keys, kind="stable")  # By sequence, then terminal.
+  players, terminals = np.divmod(order, max(t, 1))
+  others = arrays.terminal_seq[terminals]  # (E, N): every player's sequence at z.
+  others = others[np.arange(n)[None, :] != players[:, None]]  # Without p's, row by row.
+
+  def index(values: np.ndarray) -> np.ndarray:
+    return np.ascontiguousarray(values, dtype=np.uint32)
+
+  def offsets(counts: np.ndarray) -> np.ndarray:
+    return index(np.concatenate([[0], np.cumsum(counts)]))
+
+  return SweepLayout(
+      num_players=n, infoset_start=index(arrays.infoset_start),
+      infoset_num_actions=index(arrays.infoset_num_actions),
+      infoset_parent=index(arrays.infoset_parent), pass_infoset_ptr=lay.pass_infoset_ptr,
+      pass_infosets=index(lay.pass_infosets),
+      seq_entry_ptr=offsets(np.bincount(keys, minlength=g)), entry_terminal=index(terminals),
+      entry_player=index(players), entry_others=index(others),
+      child_ptr=offsets(np.bincount(arrays.infoset_parent, minlength=g)),
+      child_infosets=index(np.argsort(arrays.infoset_parent, kind="stable")))
+
+
 class TreeArrays:
   """Every player's sequence form of a ``GameTree`` in one level-interleaved global layout.
 
@@ -91,6 +160,7 @@ class TreeArrays:
     terminal_seq: (T, N) the global sequence of each player leading to each terminal.
     weighted_utility: float64 (T, N), u_p(z) pi_c(z).
     kernel: the ``KernelLayout`` of these arrays.
+    sweep: the ``SweepLayout`` of these arrays.
   """
 
   def __init__(self, tree: GameTree):
@@ -166,6 +236,7 @@ class TreeArrays:
         terminal_seq=self.terminal_seq, all_terminals=np.arange(len(self.terminal_seq)),
         player_terminals=player_terminals,
         player_terminal_seq=self.terminal_seq[player_terminals])
+    self.sweep = sweep_layout(self)
 
   @property
   def num_terminals(self) -> int:

@@ -20,8 +20,8 @@ Tolerances, each stated where it is used:
   N^-1/2 still fails. The simplified rules' value gap has no first-order term (it is 0 on many
   decks and below 0.7 b / N^2 on the others), so its rate is reported, not checked.
 * ``MEMORY_TOLERANCE``: a measured peak within 50% of the engine's own estimate (measured: 0.83
-  to 0.87 of it on the range engine; 1.19 to 1.22 on the flat one, 0.89 to 0.92 before the
-  predictive update rules were added to its kernel).
+  to 0.87 of it on the range engine; on the flat one 240 bytes per history with the fused
+  kernel's sweep layout, which ``kuhn_tree.FLAT_BYTES_PER_HISTORY`` now states, 180 before).
 """
 
 import math

@@ -195,9 +195,9 @@ def test_auto_engine(game_string, expected):
 
 def test_flat_engine_refuses_a_large_deck_with_the_estimate():
   game = pyspiel.load_game("kuhn_poker_ante(deck_size=3000)")
-  # 1 + 3000 (1 + 2999 * 9) histories, 200 bytes each.
+  # 1 + 3000 (1 + 2999 * 9) histories, 240 bytes each.
   with pytest.raises(ValueError, match=r"80,976,001 histories, more than max_nodes="
-                     r"2,000,000; about 15\.1 GiB"):
+                     r"2,000,000; about 18\.1 GiB"):
     algorithms.CFRSolver(game, engine="flat")
   assert algorithms.CFRSolver(game).engine_name == "range"  # auto: no tree needed
 
