@@ -88,6 +88,9 @@ FIGURES = (
     ("large-deck", "large_deck_cost.png"),
     ("large-deck", "large_deck_stakes.png"),
     ("large-deck", LARGE_DECK_TABLE),
+    ("rebel-agent", "rebel_agent.png"),
+    ("rebel-agent", "rebel_agent_error.png"),
+    ("rebel-agent", "rebel_agent_self_play.png"),
 )
 SUMMARY = "summary.md"
 REFERENCE_CHECK = "reference_check.md"
