@@ -53,6 +53,8 @@ GAMES = ("kuhn_poker", "leduc_poker", "kuhn_poker_ante(deck_size=13)", "kuhn_pok
          "turn_based_simultaneous_game(game=goofspiel(imp_info=True,num_cards=4,"
          "points_order=descending))")
 QUICK_GAMES = ("kuhn_poker", "kuhn_poker(players=3)")
+# Shorter names of long game strings in the table and the figure.
+SHORT_NAMES = {GAMES[-1]: "goofspiel, 4 cards, imperfect information (turn-based)"}
 TARGETS = (1e-3, 1e-4, 1e-6)
 GROWTH = 1.25  # Each checkpoint runs to ceil(GROWTH x) iterations after x.
 # Colours by algorithm (the harness's for those it has; Paul Tol's "muted" teal, rose and sand,
@@ -230,7 +232,7 @@ def summary(frame: pd.DataFrame, seconds: float,
   """The table: per game and solver, the median over seeds of the CPU seconds to each target."""
   rows = []
   for (game, _), runs in frame.groupby(["game", "solver"], sort=False):
-    row = {"game": f"`{game}`", "solver": runs["label"].iloc[0]}
+    row = {"game": SHORT_NAMES.get(game, f"`{game}`"), "solver": runs["label"].iloc[0]}
     for target in targets:
       times = [time_to(r.to_dict("records"), target) for _, r in runs.groupby("seed")]
       median = statistics.median(times)
@@ -261,7 +263,7 @@ def figure(frame: pd.DataFrame, targets: Sequence[float] = TARGETS) -> matplotli
       ax.axhline(target, color="0.6", linewidth=0.6, linestyle=":")
     measure_name = "NashConv" if "players=3" in game else "exploitability"
     plotting.log_log(ax, "CPU time", measure_name, xunit="s")
-    ax.set_title(game if len(game) < 40 else game[:37] + "...", fontsize=9)
+    ax.set_title(SHORT_NAMES.get(game, game), fontsize=9)
   for ax in axes[len(games):]:
     ax.set_visible(False)
   plotting.legend_below(fig, ncol=3)
