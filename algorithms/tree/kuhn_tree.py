@@ -364,7 +364,9 @@ def card_tree(game: pyspiel.Game, rules: KuhnRules) -> CardTree:
   showdown = np.array([len(rules.in_hand(z)) == 2 for z in terminals])
   # u_0 with player 0 holding the higher card: +s at a showdown, the fold's payoff otherwise.
   payoff = np.array([rules.returns(z, (1, 0))[0] for z in terminals], dtype=np.float64)
-  by_string = sorted(range(rules.deck_size), key=str)
+  # The cards as strings in increasing order, as far as two players need them: "0" and "1" come
+  # first among "0".."N-1", so the opponent's smallest card is 0, or 1 when the player holds 0.
+  by_string = [0, 1]
 
   def state(node: int, card: int) -> pyspiel.State:
     player = rules.current_player(histories[node])
