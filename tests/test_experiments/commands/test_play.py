@@ -43,7 +43,8 @@ class Session:
   def __init__(self, *args: str):
     self.log = io.StringIO()
     self.child = pexpect.spawn(sys.executable, ["-m", "experiments", "play", *args],
-                               encoding="utf-8", timeout=120, dimensions=(60, 200))
+                               encoding="utf-8", timeout=120, dimensions=(60, 200),
+                               preexec_fn=helpers.default_ctrl_c)
     self.child.logfile_read = self.log
 
   @property

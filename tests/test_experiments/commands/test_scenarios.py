@@ -56,7 +56,7 @@ def cli(*argv, env=None, timeout=300, cwd=None):
 def start(*argv):
   return subprocess.Popen([sys.executable, "-m", "experiments", *map(str, argv)],
                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                          cwd=NEUTRAL)
+                          cwd=NEUTRAL, preexec_fn=helpers.default_ctrl_c)
 
 
 def assert_one_error_line(stderr: str, *fragments: str) -> None:
