@@ -25,9 +25,11 @@ import numpy as np
 from open_spiel.python import policy as policy_lib
 
 from algorithms.cfr import range_kernel
+from algorithms.cfr import regret_matching as rm
 from algorithms.cfr.cfr_engine import UpdateRule
 from algorithms.cfr.range_kernel import CardTables
 from algorithms.tree.card_tree import CardTree
+from algorithms.tree.sequence_form import Blocks
 
 
 class CardPolicy(NamedTuple):
@@ -113,6 +115,7 @@ class RangeEngine:
     self._kernel_rule = rule.kernel_rule()
     self._tables = [card_tables(tree) for tree in self.trees]
     size = trees[0].num_nodes * trees[0].num_cards * 2
+    self._blocks = Blocks.from_sizes(np.full(size // 2, 2))  # one block of 2 actions per (d, c)
     self.regrets = np.zeros((len(trees), size))
     self.cumulative = np.zeros((len(trees), size))
     self.sigma = np.full((len(trees), size), 0.5)  # regret matching of R = 0: uniform
@@ -141,13 +144,11 @@ class RangeEngine:
     self.iteration[game] = int(iteration)
     self.regrets[game] = regrets
     self.cumulative[game] = cumulative
-    range_kernel.regret_matching(self.regrets[game], self.sigma[game])  # sigma = RM of R
+    self.sigma[game] = rm.regret_matching(self.regrets[game], self._blocks)  # sigma = RM of R
 
   def average(self, game: int = 0) -> np.ndarray:
     """Game ``game``'s average policy (D N 2,): S / sum_a S per block, uniform where unreached."""
-    out = np.empty_like(self.cumulative[game])
-    range_kernel.average(self.cumulative[game], out)
-    return out
+    return rm.normalize_average(self.cumulative[game], self._blocks)
 
   def policy(self, game: int = 0, average: bool = True) -> CardPolicy:
     """Game ``game``'s average (or current) policy as a ``CardPolicy``."""

@@ -39,8 +39,6 @@ import numpy as np
 from algorithms.cfr.cfr_kernel import KernelRule
 from algorithms.cfr.cfr_kernel import end_block_update
 from algorithms.cfr.cfr_kernel import iteration_weights
-from algorithms.cfr.cfr_kernel import match_block
-from algorithms.cfr.cfr_kernel import normalize_block
 from algorithms.cfr.kernel_compiler import kernel
 
 
@@ -218,20 +216,6 @@ def apply_update(tab: CardTables, rule: KernelRule, t: int, player: int, sigma: 
         cumulative[b] += w * (r * sigma[b])  # S(I, a) += w_t x[(I, a)]
       # R(I, a) += q(I, a) - v(I); RM+, discounts; sigma (of R + r if predictive)
       end_block_update(rule, q, value, regrets, sigma, s, 2, positive, negative)
-
-
-@kernel
-def average(cumulative: np.ndarray, out: np.ndarray) -> None:
-  """The average policy S(I, a) / sum_b S(I, b) of every block, uniform where unreached."""
-  for s in range(0, len(cumulative), 2):
-    normalize_block(cumulative, out, s, 2)
-
-
-@kernel
-def regret_matching(regrets: np.ndarray, out: np.ndarray) -> None:
-  """The current policy: regret matching of R at every block (``cfr_kernel.match_block``)."""
-  for s in range(0, len(regrets), 2):
-    match_block(regrets, out, s, 2)
 
 
 @kernel
