@@ -519,19 +519,38 @@ def update_blocks(lay: KernelLayout, rule: KernelRule, t: int, q: np.ndarray, v:
   ``clip_all``, then R = max(R, 0) on every set. Other arguments as ``update_infosets``.
   """
   w, positive, negative = iteration_weights(rule, t)  # w_t and the discounts of iteration t
-  starts, sizes = lay.infoset_start, lay.infoset_num_actions
   for m in range(lo, hi):
     k = infosets[m]
-    count = visits[k]  # n(I)
-    # starts[k] and sizes[k] are read again below: one local for both uses ran leduc_poker's
-    # update 5x slower with the uint32 indices of tree_layout.SweepLayout (measured).
-    for s in range(starts[k], starts[k] + sizes[k]):
-      # reach(I, a) = x[(I, a)] = pi_i(I) sigma(I, a) for CFR.
-      cumulative[s] += w * (reach[s] * count)  # S(I, a) += w_t reach(I, a) n(I)
-    # Steps 4-5: R += q - v with v = v(I); RM+, discounts; sigma.
-    end_block_update(rule, q, v[k], regrets, sigma, starts[k], sizes[k], positive, negative)
-  if rule.regret_matching_plus and clip_all:  # The others' (the updated ones are clipped).
-    for s in range(lay.num_players, len(regrets)):
+    update_set(lay, rule, k, q, v[k], reach, visits[k], w, positive, negative, sigma, regrets,
+               cumulative)
+  if clip_all:
+    clip_others(rule, regrets, lay.num_players)
+
+
+@kernel(inline=True)
+def update_set(lay: KernelLayout, rule: KernelRule, k: int, q: np.ndarray, value: float,
+               reach: np.ndarray, count: float, w: float, positive: float, negative: float,
+               sigma: np.ndarray, regrets: np.ndarray, cumulative: np.ndarray) -> None:
+  """Steps 4-5 at information set k, with v(I) = ``value`` and n(I) = ``count``.
+
+  S(I, a) += w_t reach(I, a) n(I), then ``end_block_update`` (R += q - v; RM+, discounts;
+  sigma). The one per-set update of every flat pass (``update_blocks``, ``fused_kernel``).
+  """
+  starts, sizes = lay.infoset_start, lay.infoset_num_actions
+  # starts[k] and sizes[k] are read again below: one local for both uses ran leduc_poker's
+  # update 5x slower with the uint32 indices of tree_layout.SweepLayout (measured).
+  for s in range(starts[k], starts[k] + sizes[k]):
+    # reach(I, a) = x[(I, a)] = pi_i(I) sigma(I, a) for CFR.
+    cumulative[s] += w * (reach[s] * count)  # S(I, a) += w_t reach(I, a) n(I)
+  end_block_update(rule, q, value, regrets, sigma, starts[k], sizes[k], positive, negative)
+
+
+@kernel(inline=True)
+def clip_others(rule: KernelRule, regrets: np.ndarray, num_players: int) -> None:
+  """Under RM+, R = max(R, 0) on every set: after a full-width run's first pass, the sets it
+  did not update (the updated ones are clipped already)."""
+  if rule.regret_matching_plus:
+    for s in range(num_players, len(regrets)):
       regrets[s] = max(regrets[s], 0.0)  # R = max(R, 0) on every set
 
 

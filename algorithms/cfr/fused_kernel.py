@@ -1,4 +1,4 @@
-"""Full-width CFR iterations with the terminal values fused into the backup's one sweep.
+"""Full-width CFR iterations with a pass's terminal values, backup and update in one sweep.
 
 ``cfr_kernel.exact_iterations`` runs steps 2 and 3 of a pass (``cfr_kernel`` docstring) as
 two passes: the terminal values into a zeroed c, then the backup level by level, with the
@@ -10,8 +10,10 @@ global index, so deepest level first): at each set I with sequences s = (I, a),
 
 with c_i[s] = sum_{z: seq_i(z) = s} u_i(z) pi_c(z) prod_{j != i} x[seq_j(z)] one contiguous
 run of s's terminal entries and the children J found in a CSR list (``tree_layout.SweepLayout``,
-unsigned 32-bit indices). Steps 4-5 are ``cfr_kernel.update_blocks`` (the one implementation
-of every update rule) and step 1 ``cfr_kernel.realize``, both on the sweep layout's indices.
+unsigned 32-bit indices). Steps 4-5 follow at each set in the same sweep, as soon as its q
+and v are known, through ``cfr_kernel.update_set`` (the one per-set update of every flat
+pass, ``update_blocks``' too); step 1 is ``cfr_kernel.realize``; both on the sweep layout's
+indices.
 
 Every sum runs in ``cfr_kernel``'s order (terminals in increasing index per sequence, added to
 c = 0; a sequence's children in increasing index, added to its terminal value at the end; a
@@ -23,8 +25,10 @@ results equal ``exact_iterations``' bit for bit (``test_fused_kernel.py`` in
 import numpy as np
 
 from algorithms.cfr.cfr_kernel import KernelRule
+from algorithms.cfr.cfr_kernel import clip_others
+from algorithms.cfr.cfr_kernel import iteration_weights
 from algorithms.cfr.cfr_kernel import realize
-from algorithms.cfr.cfr_kernel import update_blocks
+from algorithms.cfr.cfr_kernel import update_set
 from algorithms.cfr.kernel_compiler import kernel
 from algorithms.tree.tree_layout import SweepLayout
 
@@ -39,20 +43,31 @@ def entry_weights(sweep: SweepLayout, weights: np.ndarray) -> np.ndarray:
 
 
 @kernel
-def values(sweep: SweepLayout, wts: np.ndarray, x: np.ndarray, sigma: np.ndarray,
-           q: np.ndarray, v: np.ndarray, lo: int, hi: int) -> None:
-  """Steps 2-3 at ``pass_infosets[lo:hi]``: q (G,) and v (K,) of the module docstring.
+def sweep_pass(sweep: SweepLayout, rule: KernelRule, wts: np.ndarray, x: np.ndarray,
+               sigma: np.ndarray, regrets: np.ndarray, cumulative: np.ndarray, q: np.ndarray,
+               v: np.ndarray, t: int, lo: int, hi: int) -> None:
+  """Steps 2-5 at ``pass_infosets[lo:hi]`` in one bottom-up sweep (module docstring).
+
+  At each set, once its q and v are known, ``cfr_kernel.update_set`` updates its regrets,
+  numerators and policy: nothing later in the sweep reads them (a parent's q takes the child's
+  v, computed before the update; the entries read the other players' x, which only the next
+  ``realize`` changes), so updating set by set gives ``update_blocks``' numbers.
 
   Args:
     sweep: the layout.
+    rule: the update rule.
     wts: ``entry_weights``.
     x: (G,) the plans of the current policy.
-    sigma: (G,) the current policy.
-    q: (G,) out: q(I, a) on the sets' sequences.
-    v: (K,) out: v(I) of the sets.
+    sigma: (G,) the current policy; the updated sets' new policy on return.
+    regrets: (G,) cumulative regrets, updated at the sets.
+    cumulative: (G,) average-policy numerators, updated at the sets.
+    q: (G,) scratch: q(I, a) on the sets' sequences.
+    v: (K,) scratch: v(I) of the sets.
+    t: the iteration of the pass.
     lo: the first set in ``pass_infosets``.
     hi: one past the last.
   """
+  w, positive, negative = iteration_weights(rule, t)  # w_t and the discounts of iteration t
   infosets, starts, sizes = sweep.pass_infosets, sweep.infoset_start, sweep.infoset_num_actions
   entry_ptr, others = sweep.seq_entry_ptr, sweep.entry_others
   child_ptr, children = sweep.child_ptr, sweep.child_infosets
@@ -82,6 +97,9 @@ def values(sweep: SweepLayout, wts: np.ndarray, x: np.ndarray, sigma: np.ndarray
     for s in range(start + 1, start + size):
       rest += sigma[s] * q[s]  # sum_{a > 0} sigma(I, a) q(I, a)
     v[k] = sigma[start] * q[start] + rest  # v(I) = sum_a sigma(I, a) q(I, a)
+    # Steps 4-5 at I, n(I) = 1: S += w_t x; R += q - v; RM+, discounts; sigma.
+    update_set(sweep, rule, k, q, v[k], x, 1.0, w, positive, negative, sigma, regrets,
+               cumulative)
 
 
 @kernel
@@ -103,15 +121,15 @@ def fused_iterations(sweep: SweepLayout, rule: KernelRule, weights: np.ndarray,
   realize(sweep, sigma, x, sweep.pass_infosets, ptr[n], ptr[n + 1])  # Step 1: x, top-down
   q = np.empty(len(sigma))
   v = np.empty(len(sweep.infoset_start))
-  ones = np.ones(len(sweep.infoset_start))  # n(I) = 1: a full-width pass visits all
   passes = n if rule.alternating else 1
   for it in range(count):
     t = iteration + it + 1  # t of w_t and the discounts
     for p in range(passes):
       group = p if rule.alternating else n  # Player p's sets, or every set (group N).
       lo, hi = ptr[group], ptr[group + 1]
-      values(sweep, wts, x, sigma, q, v, lo, hi)  # Steps 2-3: c_i, q, v bottom-up
-      # Steps 4-5: R += q - v; S += w_t x; clip, discount; sigma.
-      update_blocks(sweep, rule, t, q, v, x, ones, sigma, regrets, cumulative,
-                    sweep.pass_infosets, lo, hi, it == 0 and p == 0)
+      # Steps 2-5: c_i, q, v bottom-up; at each set R += q - v, S += w_t x, clip, discount,
+      # sigma.
+      sweep_pass(sweep, rule, wts, x, sigma, regrets, cumulative, q, v, t, lo, hi)
+      if it == 0 and p == 0:
+        clip_others(rule, regrets, n)  # RM+: every regret clipped after the first pass
       realize(sweep, sigma, x, sweep.pass_infosets, lo, hi)  # x of the new sigma
