@@ -16,6 +16,11 @@ the subpackages hold the implementation, one layer each (``docs/architecture.md`
 
 from algorithms.cfr.batched_solver import BatchedCFRPlusSolver
 from algorithms.cfr.batched_solver import BatchedCFRSolver
+from algorithms.cfr.batched_solver import BatchedDCFRPlusSolver
+from algorithms.cfr.batched_solver import BatchedDCFRSolver
+from algorithms.cfr.batched_solver import BatchedLCFRSolver
+from algorithms.cfr.batched_solver import BatchedPCFRPlusSolver
+from algorithms.cfr.batched_solver import BatchedPDCFRPlusSolver
 from algorithms.cfr.mccfr import ExternalSamplingSolver
 from algorithms.cfr.mccfr import OutcomeSamplingSolver
 from algorithms.cfr.range_engine import CardPolicy
@@ -47,9 +52,12 @@ from algorithms.tree.game_tree import GameTree
 
 __all__ = [
     # Solvers (drop-ins for OpenSpiel's CFR classes) and exact evaluation on the tree.
-    "BatchedCFRPlusSolver", "BatchedCFRSolver", "CFRAvgSolver", "CFRPlusSolver", "CFRSolver",
-    "ChanceSamplingCFRSolver", "DCFRPlusSolver", "DCFRSolver", "GameTree", "LCFRSolver",
-    "PCFRPlusSolver", "PDCFRPlusSolver", "PublicTree", "TreeEvaluator",
+    "CFRAvgSolver", "CFRPlusSolver", "CFRSolver", "ChanceSamplingCFRSolver", "DCFRPlusSolver",
+    "DCFRSolver", "GameTree", "LCFRSolver", "PCFRPlusSolver", "PDCFRPlusSolver", "PublicTree",
+    "TreeEvaluator",
+    # The same rules on B games of one tree shape at once.
+    "BatchedCFRPlusSolver", "BatchedCFRSolver", "BatchedDCFRPlusSolver", "BatchedDCFRSolver",
+    "BatchedLCFRSolver", "BatchedPCFRPlusSolver", "BatchedPDCFRPlusSolver",
     # Monte Carlo CFR, drop-ins for OpenSpiel's Python MCCFR solvers.
     "ExternalSamplingSolver", "OutcomeSamplingSolver",
     # The range-vector engine (two-player Kuhn poker, any deck) and its compact policies.

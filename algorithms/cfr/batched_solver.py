@@ -1,11 +1,11 @@
 """Batched CFR: B games with one tree shape and different payoffs, solved in one compiled call.
 
 Dense sweeps (an (ante, bet) grid of ``kuhn_poker_ante``, a heat map of one parameter) solve
-many games whose trees differ only in their terminal utilities. ``BatchedCFRSolver`` keeps one
-layout (``TreeArrays`` of the first game) and per game its terminal weights u_p(z) pi_c(z) and
-its CFR state; ``solve(n)`` runs ``cfr_kernel.exact_batch``, the single-game kernel on each
-game in turn, so each game's regrets, numerators and policies are exactly those of solving it
-alone with ``solvers.CFRSolver`` (the same options) for the same number of iterations::
+many games whose trees differ only in their terminal utilities. A batched solver keeps one layout
+and per game its payoffs and its CFR state; ``solve(n)`` runs the single-game kernel on each game
+in turn, so each game's regrets, numerators and policies are exactly those of solving it alone
+with the same rule (``BatchedCFRSolver`` as ``solvers.CFRSolver`` with the same options,
+``BatchedDCFRSolver`` as ``solvers.DCFRSolver``, ...) for the same number of iterations::
 
   games = [kuhn_poker_ante.game_from_rules(KuhnRules(ante=a, bet=b)) for a, b in grid]
   solver = BatchedCFRPlusSolver(games).solve_until(1e-4)
@@ -17,71 +17,47 @@ shortcuts (``algorithms.tree.game_shortcuts``; Kuhn poker) of the same registere
 first, only its payoffs are computed (``GameShortcuts.terminal_utility``), without its tree, and
 any other game's tree is built and compared with the first's.
 
-``engine`` chooses the engine as the single-game solvers do (``solver_backends``): on games with
-a card tree (two-player Kuhn poker) of at least ``AUTO_RANGE_MIN_CARDS`` cards, ``"auto"`` runs
+``engine`` chooses the engine as the single-game solvers do: on games with a card tree
+(two-player Kuhn poker) of at least ``AUTO_RANGE_MIN_CARDS`` cards, ``"auto"`` runs
 ``range_engine.RangeEngine`` on the batch, whose games then need one deck and rule set; each
-game's results still equal its own solver's on the same engine.
+game's results still equal its own solver's on the same engine. The solver holds one batched
+backend of ``solver_backends`` (``make_batched_backend``), which answers for either engine.
+
+``save(path)`` and ``Class.load(path)`` checkpoint every game's state (``checkpoint``): loading
+and iterating on gives the arrays of an uninterrupted run bit for bit.
 """
 
-from typing import List, Optional, Sequence
+from typing import Optional, Sequence
 
 import numpy as np
 from open_spiel.python import policy as policy_lib
 import pyspiel
 
-from algorithms.cfr import cfr_kernel
-from algorithms.cfr import regret_matching as rm
 from algorithms.cfr import solver_backends
+from algorithms.cfr import solvers
 from algorithms.cfr.cfr_engine import UpdateRule
+from algorithms.cfr.range_engine import CardPolicy
 from algorithms.cfr.range_engine import RangeEngine
-from algorithms.cfr.range_engine import RangeLayout
-from algorithms.tree import game_shortcuts
+from algorithms.file_formats import checkpoint
 from algorithms.tree.game_tree import DEFAULT_MAX_NODES
-from algorithms.tree.game_tree import GameTree
 from algorithms.tree.tree_layout import TreeArrays
 
 
-def _same_shape(tree: GameTree, other: GameTree) -> bool:
-  """True if two trees have the same sequence forms, information states and terminals."""
-  if tree.num_players != other.num_players or tree.num_terminals != other.num_terminals:
-    return False
-  if not np.array_equal(tree.terminal_seq, other.terminal_seq):
-    return False
-  for p, q in zip(tree.players, other.players):
-    if (p.infoset_keys != q.infoset_keys or p.legal_actions != q.legal_actions or
-        not np.array_equal(p.parent_seq, q.parent_seq) or
-        not np.array_equal(p.tabular_row, q.tabular_row)):
-      return False
-  return True
-
-
-class BatchedCFRSolver:
-  """CFR on B games of one tree shape at once (see the module docstring).
-
-  Options as ``solvers.CFRSolver`` (OpenSpiel's ``cfr._CFRSolver``): alternating updates,
-  regret matching+, linear averaging. Each game's results equal its own ``CFRSolver`` run.
+class BatchedEngineSolver:
+  """Common part of the batched solvers: the games, the rule and the batched backend.
 
   Attributes:
-    arrays: the shared ``TreeArrays`` (of the first game; weights per game in ``weights``); None
-      on the range-vector engine, whose state is ``range_engine``.
-    range_engine: the ``RangeEngine`` of the batch on the range-vector engine, else None.
     rule: the ``UpdateRule``.
-    weights: (B, T, N) each game's terminal weights u_p(z) pi_c(z).
-    regrets, cumulative, sigma: (B, G) each game's CFR state, as ``CFREngine``'s.
-    iterations: (B,) each game's number of iterations.
   """
 
-  def __init__(self, games: Sequence[pyspiel.Game], *, alternating_updates: bool = True,
-               linear_averaging: bool = False, regret_matching_plus: bool = False,
-               max_nodes: int = DEFAULT_MAX_NODES, engine: str = "auto"):
-    """Builds the shared layout and every game's weights.
+  def __init__(self, games: Sequence[pyspiel.Game], rule: UpdateRule, max_nodes: int,
+               engine: str):
+    """Builds the shared layout and every game's payoffs and state.
 
     Args:
       games: one or more ``pyspiel.Game``, all of one tree shape (for Kuhn poker: the same
         players, deck and rule set; ``kuhn_poker_ante.game_from_rules`` loads a ``KuhnRules``).
-      alternating_updates: as ``CFRSolver``'s.
-      linear_averaging: as ``CFRSolver``'s.
-      regret_matching_plus: as ``CFRSolver``'s.
+      rule: the ``UpdateRule`` of every game.
       max_nodes: refuse games with more histories (flat engine).
       engine: ``"auto"``, ``"flat"`` or ``"range"`` (module docstring).
 
@@ -91,70 +67,49 @@ class BatchedCFRSolver:
     """
     games = list(games)
     if not games:
-      raise ValueError("BatchedCFRSolver needs at least one game")
+      raise ValueError(f"{type(self).__name__} needs at least one game")
     not_games = [i for i, g in enumerate(games) if not isinstance(g, pyspiel.Game)]
     if not_games:
       i = not_games[0]
       raise ValueError(f"game {i} is a {type(games[i]).__name__}, not a pyspiel.Game (load "
                        "KuhnRules with spiel_games.kuhn_poker_ante.game_from_rules)")
     self._games = games
-    self.rule = UpdateRule.from_options(alternating_updates, linear_averaging,
-                                        regret_matching_plus)
-    self.range_engine, self._range_layout, self._template = None, None, None
-    card_trees = [solver_backends.choose_engine(g, engine) for g in games]
-    if card_trees[0] is not None:
-      others = [i for i, t in enumerate(card_trees) if t is None]
-      if others:
-        raise ValueError(f"game {others[0]} ({games[others[0]]}) does not run on the range-vector "
-                         f"engine of game 0 ({games[0]}): batched games must share one engine")
-      for card_tree in card_trees:
-        solver_backends.check_memory(card_tree, solver_backends.DEFAULT_MAX_BYTES)
-      self.range_engine = RangeEngine(card_trees, self.rule)
-      self.arrays = None
-      self.iterations = self.range_engine.iteration  # the engine's (B,) counters, shared
-      return
-    tree = GameTree.from_game(games[0], max_nodes)
-    first = game_shortcuts.for_game(games[0])
-    first_shape = first.shape(games[0]) if first else None
-    utilities, chance = [tree.utility], [tree.chance_reach]
-    for i, game in enumerate(games[1:], start=1):
-      if (first_shape is not None and game_shortcuts.for_game(game) is first
-          and first.shape(game) == first_shape):
-        # Same registered shape: the same tree but for the payoffs, which need no tree.
-        utilities.append(first.terminal_utility(game))
-        chance.append(tree.chance_reach)
-        continue
-      other = GameTree.from_game(game, max_nodes)
-      if not _same_shape(tree, other):
-        raise ValueError(f"game {i} ({game}) has another tree shape than game 0 "
-                         f"({games[0]}): batched games must share one tree shape")
-      utilities.append(other.utility)
-      chance.append(other.chance_reach)
-    self.arrays = TreeArrays(tree)
-    self._kernel_rule = self.rule.kernel_rule()
-    # w_p(z) = u_p(z) pi_c(z) per game, as TreeArrays computes them for that game alone.
-    self.weights = np.stack([u * c[:, None] for u, c in zip(utilities, chance)])
-    self._utility_sums = self._fixed_sums(utilities, tree)
-    b, g = len(games), self.arrays.num_sequences
-    self.regrets = np.zeros((b, g))
-    self.cumulative = np.zeros((b, g))
-    self.sigma = np.empty((b, g))
-    self.sigma[:] = self._match(np.zeros(g))  # R = 0: sigma uniform
-    self.iterations = np.zeros(b, dtype=np.int64)
+    self.rule = rule
+    self._backend = solver_backends.make_batched_backend(games, rule, engine, max_nodes)
+    self._template = None  # the first game's TabularPolicy, built on first request
 
-  @staticmethod
-  def _fixed_sums(utilities, tree: GameTree) -> List[Optional[float]]:
-    """Each game's constant utility sum (the first terminal's, as the walk records it), or
-    None for general-sum games."""
-    if tree.utility_sum is None:
-      return [None] * len(utilities)
-    return [float(sum(u[0].tolist())) for u in utilities]
+  # The state, as the backend holds it ----------------------------------------------------------
 
-  def _match(self, regrets: np.ndarray) -> np.ndarray:
-    n = self.arrays.num_players
-    out = np.ones(len(regrets))  # 1 on the empty sequences
-    out[n:] = rm.regret_matching(regrets[n:], self.arrays.blocks)  # sigma = R+ / sum R+, or uniform
-    return out
+  @property
+  def arrays(self) -> Optional[TreeArrays]:
+    """The shared ``TreeArrays`` of the flat engine (of the first game); None on range vectors."""
+    return self._backend.arrays
+
+  @property
+  def range_engine(self) -> Optional[RangeEngine]:
+    """The batch's ``RangeEngine`` on the range-vector engine; None on the flat engine."""
+    return self._backend.range_engine
+
+  @property
+  def regrets(self) -> np.ndarray:
+    """(B, G) each game's cumulative regrets, in the engine's layout (as ``CFREngine``'s on the
+    flat engine, (B, D N 2) on range vectors)."""
+    return self._backend.regrets
+
+  @property
+  def cumulative(self) -> np.ndarray:
+    """(B, G) each game's average-policy numerators, in the engine's layout."""
+    return self._backend.cumulative
+
+  @property
+  def sigma(self) -> np.ndarray:
+    """(B, G) each game's current policy, in the engine's layout."""
+    return self._backend.sigma
+
+  @property
+  def iterations(self) -> np.ndarray:
+    """(B,) each game's number of iterations."""
+    return self._backend.iterations
 
   @property
   def num_games(self) -> int:
@@ -163,7 +118,7 @@ class BatchedCFRSolver:
   @property
   def engine_name(self) -> str:
     """``"flat"`` or ``"range"``."""
-    return "flat" if self.range_engine is None else "range"
+    return self._backend.name
 
   def game(self, i: int) -> pyspiel.Game:
     """Game i."""
@@ -177,7 +132,10 @@ class BatchedCFRSolver:
       raise ValueError(f"game indices must be in 0..{self.num_games - 1}")
     return games
 
-  def solve(self, iterations: int, games: Optional[Sequence[int]] = None) -> "BatchedCFRSolver":
+  # Iterations --------------------------------------------------------------------------------
+
+  def solve(self, iterations: int,
+            games: Optional[Sequence[int]] = None) -> "BatchedEngineSolver":
     """``iterations`` more iterations of every game (or of the listed ones), one compiled call.
 
     Raises:
@@ -185,17 +143,11 @@ class BatchedCFRSolver:
     """
     if iterations < 0:
       raise ValueError(f"iterations must be >= 0, got {iterations}")
-    if self.range_engine is not None:
-      self.range_engine.solve(int(iterations), self._indices(games))
-      return self
-    a = self.arrays
-    cfr_kernel.exact_batch(a.kernel, self._kernel_rule, self.weights, self.sigma, self.regrets,
-                           self.cumulative, self.iterations, self._indices(games),
-                           int(iterations))
+    self._backend.solve(int(iterations), self._indices(games))
     return self
 
   def solve_until(self, exploitability: float, max_iterations: int = 100_000,
-                  check_every: int = 50) -> "BatchedCFRSolver":
+                  check_every: int = 50) -> "BatchedEngineSolver":
     """Iterates each game until its average policy's exploitability is <= the target.
 
     Every ``check_every`` iterations the exploitabilities of the games still above the target
@@ -215,17 +167,12 @@ class BatchedCFRSolver:
       active = active[self.exploitabilities(active) > exploitability]
     return self
 
+  # Policies ----------------------------------------------------------------------------------
+
   def average_sequences(self, games: Optional[Sequence[int]] = None) -> np.ndarray:
     """Average policies (len(games), G) in the engine's layout: the sequence layout, as
     ``CFREngine.average``, or the range engine's (D N 2) blocks."""
-    if self.range_engine is not None:
-      return np.stack([self.range_engine.average(b) for b in self._indices(games)])
-    n = self.arrays.num_players
-    out = np.ones((len(self._indices(games)), self.arrays.num_sequences))
-    for row, b in enumerate(self._indices(games)):
-      # sigma_bar(I, a) = S(I, a) / sum_b S(I, b) of game b
-      out[row, n:] = rm.normalize_average(self.cumulative[b, n:], self.arrays.blocks)
-    return out
+    return self._backend.policies(self._indices(games), True)
 
   def _policy(self, i: int, sequences: np.ndarray) -> policy_lib.TabularPolicy:
     """A new ``TabularPolicy`` of ``game(i)`` holding ``sequences``.
@@ -236,20 +183,11 @@ class BatchedCFRSolver:
     information states.
     """
     if self._template is None:
-      self._template = (self.arrays.tree.tabular_policy() if self.range_engine is None
-                        else self._layout().tabular_policy())
+      self._template = self._backend.tabular_policy()
     tabular = self._template.__copy__()
     tabular.game = self.game(i)
-    if self.range_engine is None:
-      self.arrays.to_tabular(sequences, tabular.action_probability_array)
-    else:
-      self._layout().to_tabular(sequences, tabular.action_probability_array)
+    self._backend.to_tabular(sequences, tabular.action_probability_array)
     return tabular
-
-  def _layout(self) -> RangeLayout:
-    if self._range_layout is None:
-      self._range_layout = RangeLayout(self.range_engine.trees[0])
-    return self._range_layout
 
   def average_policy(self, i: int) -> policy_lib.TabularPolicy:
     """Game i's average policy, a new ``TabularPolicy`` of ``game(i)``."""
@@ -257,25 +195,23 @@ class BatchedCFRSolver:
 
   def current_policy(self, i: int) -> policy_lib.TabularPolicy:
     """Game i's current policy (regret matching of its regrets), a new ``TabularPolicy``."""
-    sigma = self.sigma[i] if self.range_engine is None else self.range_engine.sigma[i]
-    return self._policy(i, sigma)
+    return self._policy(i, self._backend.policies(self._indices([i]), False)[0])
 
-  def _values(self, games: Optional[Sequence[int]], average: bool):
-    idx = self._indices(games)
-    if self.range_engine is not None:
-      e = self.range_engine
-      values = [e.values(b, average) for b in idx]
-      return idx, np.array([v[0] for v in values]), np.array([v[1] for v in values])
-    sigma = self.average_sequences(idx) if average else self.sigma[idx]
-    weights = self.weights[idx]
-    best, on_policy = cfr_kernel.batch_values(self.arrays.kernel, weights,
-                                              np.ascontiguousarray(sigma))
-    return idx, best, on_policy
+  def card_policy(self, i: int, average: bool = True) -> CardPolicy:
+    """Game i's average (or current) policy as a compact ``CardPolicy`` (range-vector engine
+    only).
+
+    Raises:
+      ValueError: on the flat engine.
+    """
+    return self._backend.card_policy(int(self._indices([i])[0]), average)
+
+  # Exact values ------------------------------------------------------------------------------
 
   def nash_convs(self, games: Optional[Sequence[int]] = None,
                  average: bool = True) -> np.ndarray:
     """Exact NashConv sum_i (BR_i - v_i) of each game's average (or current) policy."""
-    _, best, on_policy = self._values(games, average)
+    best, on_policy = self._backend.values(self._indices(games), average)
     return np.sum(best - on_policy, axis=1)  # sum_i (BR_i - v_i)
 
   def exploitabilities(self, games: Optional[Sequence[int]] = None,
@@ -286,14 +222,98 @@ class BatchedCFRSolver:
     Raises:
       ValueError: for general-sum games.
     """
-    if self.range_engine is not None:
-      return self.nash_convs(games, average) / 2  # two players, zero-sum
-    if self._utility_sums[0] is None:
-      raise ValueError("exploitability is defined for zero- and constant-sum games only; use "
-                       "nash_convs for general-sum games")
-    idx, best, _ = self._values(games, average)
-    sums = np.array([self._utility_sums[b] for b in idx])  # sum_i u_i(z), the same for every z
-    return (best.sum(axis=1) - sums) / self.arrays.num_players  # (sum_i BR_i - sum_i u_i) / N
+    return self._backend.exploitabilities(self._indices(games), average)
+
+  # Checkpoints -------------------------------------------------------------------------------
+
+  def options(self) -> dict:
+    """Constructor options that rebuild an equivalent solver (JSON-serialisable)."""
+    raise NotImplementedError
+
+  def save(self, path: str) -> None:
+    """Writes a checkpoint of every game (regrets, numerators, iterations) atomically.
+
+    ``load(path)`` followed by more iterations gives exactly the arrays of an uninterrupted run.
+    A predictive rule's checkpoint also holds the current policies ("policy"), regret matching
+    of R + m, which the regrets R alone do not determine (as ``solvers.EngineSolver.save``).
+    """
+    header = {"games": [str(g) for g in self._games], "solver": type(self).__name__,
+              "options": self.options(), "engine": self._backend.name,
+              "iterations": [int(t) for t in self.iterations],
+              "num_sequences": int(self._backend.state_size)}
+    arrays = {"regrets": self.regrets, "cumulative": self.cumulative}
+    if self.rule.predictive:
+      arrays["policy"] = self.sigma  # sigma = RM(R + m), m = the last r
+    checkpoint.write_checkpoint(path, header, arrays)
+
+  @classmethod
+  def load(cls, path: str,
+           games: Optional[Sequence[pyspiel.Game]] = None) -> "BatchedEngineSolver":
+    """Rebuilds a batched solver from ``save``'s file.
+
+    Args:
+      path: the checkpoint file.
+      games: the games; loaded from the file's game strings if None. Must be the checkpoint's
+        games, in order.
+
+    Raises:
+      ValueError: unreadable or corrupt file, other games, or a checkpoint of a solver class
+        that is not ``cls`` or one of its subclasses (found by class name).
+    """
+    header, arrays = checkpoint.read_checkpoint(path)
+    missing = [key for key in ("solver", "games", "options", "engine", "iterations")
+               if key not in header]
+    if missing:
+      raise ValueError(f"{path}: checkpoint header lacks {', '.join(missing)}")
+    known = solvers.solver_classes(cls)
+    solver_cls = known.get(header["solver"])
+    if solver_cls is None:
+      raise ValueError(f"{path}: checkpoint of solver {header['solver']!r} cannot be loaded as "
+                       f"{cls.__name__} (allowed: {sorted(known)})")
+    if games is None:
+      games = [solvers.load_checkpoint_game(s) for s in header["games"]]
+    elif [str(g) for g in games] != header["games"]:
+      raise ValueError(f"{path}: checkpoint is for games {header['games']}, not "
+                       f"{[str(g) for g in games]}")
+    if header["engine"] not in ("flat", "range"):
+      raise ValueError(f"{path}: checkpoint engine {header['engine']!r} is not one of "
+                       "['flat', 'range']")
+    solver = solver_cls(games, engine=header["engine"], **header["options"])
+    b, g = solver.num_games, solver._backend.state_size  # pylint: disable=protected-access
+    iterations = header["iterations"]
+    if (not isinstance(iterations, list) or len(iterations) != b
+        or not all(isinstance(t, int) and t >= 0 for t in iterations)):
+      raise ValueError(f"{path}: iterations must be {b} integers >= 0, got {iterations!r}")
+    regrets = solvers.checked_array(path, arrays, "regrets", (b, g))
+    cumulative = solvers.checked_array(path, arrays, "cumulative", (b, g))
+    backend = solver._backend  # pylint: disable=protected-access
+    for i in range(b):
+      backend.restore(iterations[i], regrets[i], cumulative[i], i)
+    if solver.rule.predictive:
+      # The saved sigma = RM(R + m) replaces the restore's RM(R) (m = 0).
+      solver.sigma[...] = solvers.checked_array(path, arrays, "policy", (b, g))
+    return solver
+
+
+class BatchedCFRSolver(BatchedEngineSolver):
+  """CFR on B games of one tree shape at once (see the module docstring).
+
+  Options as ``solvers.CFRSolver`` (OpenSpiel's ``cfr._CFRSolver``; Zinkevich et al., NeurIPS
+  2007): alternating updates, regret matching, uniform averaging by default. Each game's
+  results equal its own ``CFRSolver`` run.
+  """
+
+  def __init__(self, games: Sequence[pyspiel.Game], *, alternating_updates: bool = True,
+               linear_averaging: bool = False, regret_matching_plus: bool = False,
+               max_nodes: int = DEFAULT_MAX_NODES, engine: str = "auto"):
+    """See ``BatchedEngineSolver``; the options are ``CFRSolver``'s."""
+    rule = UpdateRule.from_options(alternating_updates, linear_averaging, regret_matching_plus)
+    super().__init__(games, rule, max_nodes, engine)
+
+  def options(self) -> dict:
+    return {"alternating_updates": self.rule.alternating_updates,
+            "linear_averaging": self.rule.averaging_gamma > 0,
+            "regret_matching_plus": self.rule.regret_matching_plus}
 
 
 class BatchedCFRPlusSolver(BatchedCFRSolver):
@@ -304,3 +324,89 @@ class BatchedCFRPlusSolver(BatchedCFRSolver):
                engine: str = "auto"):
     super().__init__(games, alternating_updates=True, linear_averaging=True,
                      regret_matching_plus=True, max_nodes=max_nodes, engine=engine)
+
+  def options(self) -> dict:
+    return {}
+
+
+class BatchedDCFRSolver(BatchedEngineSolver):
+  """Batched discounted CFR (Brown and Sandholm, AAAI 2019), as ``solvers.DCFRSolver``: after
+  each player's update its positive regrets are scaled by t^alpha / (t^alpha + 1), its negative
+  ones by t^beta / (t^beta + 1); iteration t weighs t^gamma in the average policy."""
+
+  def __init__(self, games: Sequence[pyspiel.Game], *, alpha: float = 1.5, beta: float = 0.0,
+               gamma: float = 2.0, max_nodes: int = DEFAULT_MAX_NODES, engine: str = "auto"):
+    self.alpha, self.beta, self.gamma = float(alpha), float(beta), float(gamma)
+    rule = UpdateRule.dcfr(self.alpha, self.beta, self.gamma)
+    super().__init__(games, rule, max_nodes, engine)
+
+  def options(self) -> dict:
+    return {"alpha": self.alpha, "beta": self.beta, "gamma": self.gamma}
+
+
+class BatchedLCFRSolver(BatchedDCFRSolver):
+  """Batched linear CFR (Brown and Sandholm 2019): DCFR with alpha = beta = gamma = 1, as
+  ``solvers.LCFRSolver``."""
+
+  def __init__(self, games: Sequence[pyspiel.Game], *, max_nodes: int = DEFAULT_MAX_NODES,
+               engine: str = "auto"):
+    super().__init__(games, alpha=1.0, beta=1.0, gamma=1.0, max_nodes=max_nodes, engine=engine)
+
+  def options(self) -> dict:
+    return {}
+
+
+class BatchedPCFRPlusSolver(BatchedEngineSolver):
+  """Batched predictive CFR+ (Farina, Kroer and Sandholm, AAAI 2021), as
+  ``solvers.PCFRPlusSolver``: R_t = [R_{t-1} + r_t]^+, sigma_{t+1} = RM([R_t + r_t]^+),
+  alternating updates, iteration t weighing t^gamma (gamma = 2) in the average policy."""
+
+  def __init__(self, games: Sequence[pyspiel.Game], *, gamma: float = 2.0,
+               max_nodes: int = DEFAULT_MAX_NODES, engine: str = "auto"):
+    self.gamma = float(gamma)
+    rule = UpdateRule.pcfr_plus(self.gamma)
+    super().__init__(games, rule, max_nodes, engine)
+
+  def options(self) -> dict:
+    return {"gamma": self.gamma}
+
+
+class BatchedDCFRPlusSolver(BatchedEngineSolver):
+  """Batched DCFR+ (Xu, Li, Liu, Fu, Fu, Xing and Cheng, IJCAI 2024), as
+  ``solvers.DCFRPlusSolver``: Rhat_t = [d(t - 1) Rhat_{t-1} + r_t]^+ with
+  d(t) = t^alpha / (t^alpha + c), sigma_{t+1} = RM(Rhat_t), alternating updates, iteration t
+  weighing t^gamma in the average policy; alpha = 1.5, gamma = 4, c = 1 by default."""
+
+  def __init__(self, games: Sequence[pyspiel.Game], *, alpha: float = 1.5, gamma: float = 4.0,
+               discount_constant: float = 1.0, max_nodes: int = DEFAULT_MAX_NODES,
+               engine: str = "auto"):
+    self.alpha, self.gamma = float(alpha), float(gamma)
+    self.discount_constant = float(discount_constant)
+    rule = UpdateRule.dcfr_plus(self.alpha, self.gamma, self.discount_constant)
+    super().__init__(games, rule, max_nodes, engine)
+
+  def options(self) -> dict:
+    return {"alpha": self.alpha, "gamma": self.gamma,
+            "discount_constant": self.discount_constant}
+
+
+class BatchedPDCFRPlusSolver(BatchedEngineSolver):
+  """Batched PDCFR+ (Xu et al., IJCAI 2024), as ``solvers.PDCFRPlusSolver``:
+  Rhat_t = [d(t - 1) Rhat_{t-1} + r_t]^+ with d(t) = t^alpha / (t^alpha + 1) and
+  sigma_{t+1} = RM([d(t) Rhat_t + r_t]^+), alternating updates, iteration t weighing t^gamma in
+  the average policy; alpha = 2.3, gamma = 5 by default."""
+
+  def __init__(self, games: Sequence[pyspiel.Game], *, alpha: float = 2.3, gamma: float = 5.0,
+               max_nodes: int = DEFAULT_MAX_NODES, engine: str = "auto"):
+    self.alpha, self.gamma = float(alpha), float(gamma)
+    rule = UpdateRule.dcfr_plus(self.alpha, self.gamma, predictive=True)
+    super().__init__(games, rule, max_nodes, engine)
+
+  def options(self) -> dict:
+    return {"alpha": self.alpha, "gamma": self.gamma}
+
+
+# The batched solvers of this module, by class name.
+BATCHED_SOLVERS = {cls.__name__: cls for cls in (
+    BatchedCFRSolver, BatchedCFRPlusSolver, BatchedDCFRSolver, BatchedLCFRSolver,
+    BatchedPCFRPlusSolver, BatchedDCFRPlusSolver, BatchedPDCFRPlusSolver)}

@@ -120,6 +120,32 @@ class UpdateRule:
     return cls(alternating_updates=alternating_updates, regret_matching_plus=regret_matching_plus,
                averaging_gamma=1.0 if linear_averaging else 0.0)
 
+  @classmethod
+  def dcfr(cls, alpha: float, beta: float, gamma: float) -> "UpdateRule":
+    """Discounted CFR (Brown and Sandholm, AAAI 2019): regret matching, alternating updates,
+    R >= 0 scaled by t^alpha / (t^alpha + 1) and R < 0 by t^beta / (t^beta + 1) after each
+    update, iteration t weighing t^gamma in the average (linear CFR: alpha = beta = gamma = 1)."""
+    return cls(alternating_updates=True, averaging_gamma=gamma, discount_alpha=alpha,
+               discount_beta=beta)
+
+  @classmethod
+  def pcfr_plus(cls, gamma: float) -> "UpdateRule":
+    """Predictive CFR+ (Farina, Kroer and Sandholm, AAAI 2021): PRM+ with the prediction
+    m_{t+1} = r_t, alternating updates, iteration t weighing t^gamma in the average."""
+    return cls(alternating_updates=True, regret_matching_plus=True, averaging_gamma=gamma,
+               predictive=True)
+
+  @classmethod
+  def dcfr_plus(cls, alpha: float, gamma: float, discount_constant: float = 1.0,
+                predictive: bool = False) -> "UpdateRule":
+    """DCFR+, or PDCFR+ when ``predictive`` (Xu et al., IJCAI 2024): RM+ (predictive RM+) on
+    regrets discounted by d(t) = t^alpha / (t^alpha + c), alternating updates, iteration t
+    weighing t^gamma in the average."""
+    # beta = alpha: RM+ leaves no negative regret, so only d(t) = t^alpha / (t^alpha + c) acts.
+    return cls(alternating_updates=True, regret_matching_plus=True, averaging_gamma=gamma,
+               discount_alpha=alpha, discount_beta=alpha, discount_constant=discount_constant,
+               predictive=predictive)
+
   def kernel_rule(self) -> KernelRule:
     """The rule in the kernel's types."""
     discount = self.discount_alpha is not None

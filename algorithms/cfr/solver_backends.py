@@ -25,17 +25,26 @@ after 100 iterations, both correct CFR runs. Below 13 cards both engines run ove
 iterations per second, so ``"auto"`` keeps OpenSpiel's numbers there; from a full suit on, the
 range engine is the faster (3x at 13 cards, 37x at 200, against the fused flat kernel) and the
 only one that fits in memory beyond about 2,000 cards.
+
+A batched solver (``batched_solver``: B games of one tree shape, different payoffs) holds one
+batched backend, picked by ``make_batched_backend`` with the same choice, and asks it the same
+questions of a list of its games: ``BatchedFlatBackend`` (``cfr_kernel.exact_batch`` on the first
+game's ``TreeArrays`` with every game's terminal weights) or ``BatchedRangeBackend`` (one
+``RangeEngine`` of B card trees). A single-game ``RangeBackend`` is the batched one of one game.
 """
 
-from typing import Dict, Optional, Tuple
+from typing import Dict, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 from open_spiel.python import policy as policy_lib
 from open_spiel.python.algorithms import cfr
 import pyspiel
 
+from algorithms.cfr import cfr_kernel
+from algorithms.cfr import regret_matching as rm
 from algorithms.cfr.cfr_engine import CFREngine
 from algorithms.cfr.cfr_engine import UpdateRule
+from algorithms.cfr.range_engine import CardPolicy
 from algorithms.cfr.range_engine import RangeEngine
 from algorithms.cfr.range_engine import RangeLayout
 from algorithms.cfr.tree_exploitability import TreeEvaluator
@@ -124,46 +133,256 @@ class FlatBackend:
     return nodes
 
 
-class RangeBackend:
-  """A ``RangeEngine`` on the game's ``CardTree``, its ``TabularPolicy`` rows and its values.
+def _same_shape(tree: GameTree, other: GameTree) -> bool:
+  """True if two trees have the same sequence forms, information states and terminals."""
+  if tree.num_players != other.num_players or tree.num_terminals != other.num_terminals:
+    return False
+  if not np.array_equal(tree.terminal_seq, other.terminal_seq):
+    return False
+  for p, q in zip(tree.players, other.players):
+    if (p.infoset_keys != q.infoset_keys or p.legal_actions != q.legal_actions or
+        not np.array_equal(p.parent_seq, q.parent_seq) or
+        not np.array_equal(p.tabular_row, q.tabular_row)):
+      return False
+  return True
 
-  The ``TabularPolicy`` map (one representative state per information set) is built on first
-  use, so a run that only reads ``CardPolicy`` objects never builds it.
+
+class BatchedFlatBackend:
+  """B games of one tree shape on the flat engine: one layout, per game its terminal weights and
+  its CFR state, run by ``cfr_kernel.exact_batch``.
+
+  ``exact_batch`` runs ``cfr_kernel.exact_iterations`` on each listed game in turn, the numbers
+  of ``CFREngine.solve`` bit for bit, so each game's state is that of its own ``FlatBackend``.
+  The first game's tree is built; a game of the same registered shape as the first
+  (``game_shortcuts``; Kuhn poker) gets its payoffs from ``GameShortcuts.terminal_utility``
+  without a tree, and any other game's tree is built and compared with the first's.
+
+  Attributes:
+    arrays: the shared ``TreeArrays`` (of the first game).
+    weights: (B, T, N) each game's terminal weights u_p(z) pi_c(z).
+    regrets, cumulative, sigma: (B, G) each game's CFR state, as ``CFREngine``'s.
+    iterations: (B,) int64, each game's number of iterations.
+  """
+
+  name = "flat"
+  range_engine = None  # the range-vector engine's RangeEngine: none here
+
+  def __init__(self, games: Sequence[pyspiel.Game], rule: UpdateRule, max_nodes: int):
+    """Builds the shared layout and every game's weights.
+
+    Raises:
+      ValueError: for games of different shapes (naming the first one that differs), or a
+        first game over ``max_nodes`` histories.
+    """
+    tree = GameTree.from_game(games[0], max_nodes)
+    first = game_shortcuts.for_game(games[0])
+    first_shape = first.shape(games[0]) if first else None
+    utilities, chance = [tree.utility], [tree.chance_reach]
+    for i, game in enumerate(games[1:], start=1):
+      if (first_shape is not None and game_shortcuts.for_game(game) is first
+          and first.shape(game) == first_shape):
+        # Same registered shape: the same tree but for the payoffs, which need no tree.
+        utilities.append(first.terminal_utility(game))
+        chance.append(tree.chance_reach)
+        continue
+      other = GameTree.from_game(game, max_nodes)
+      if not _same_shape(tree, other):
+        raise ValueError(f"game {i} ({game}) has another tree shape than game 0 "
+                         f"({games[0]}): batched games must share one tree shape")
+      utilities.append(other.utility)
+      chance.append(other.chance_reach)
+    self.arrays = TreeArrays(tree)
+    self._kernel_rule = rule.kernel_rule()
+    # w_p(z) = u_p(z) pi_c(z) per game, as TreeArrays computes them for that game alone.
+    self.weights = np.stack([u * c[:, None] for u, c in zip(utilities, chance)])
+    self._utility_sums = _fixed_sums(utilities, tree)
+    b, g = len(games), self.arrays.num_sequences
+    self.regrets = np.zeros((b, g))
+    self.cumulative = np.zeros((b, g))
+    self.sigma = np.empty((b, g))
+    self.sigma[:] = self._match(np.zeros(g))  # R = 0: sigma uniform
+    self.iterations = np.zeros(b, dtype=np.int64)
+
+  def _match(self, regrets: np.ndarray) -> np.ndarray:
+    n = self.arrays.num_players
+    out = np.ones(len(regrets))  # 1 on the empty sequences
+    out[n:] = rm.regret_matching(regrets[n:], self.arrays.blocks)  # sigma = R+ / sum R+, or uniform
+    return out
+
+  @property
+  def state_size(self) -> int:
+    """The length of one game's regret and numerator arrays (G)."""
+    return self.arrays.num_sequences
+
+  def solve(self, iterations: int, games: np.ndarray) -> None:
+    """``iterations`` more iterations of the listed games (int64 indices), one compiled call."""
+    cfr_kernel.exact_batch(self.arrays.kernel, self._kernel_rule, self.weights, self.sigma,
+                           self.regrets, self.cumulative, self.iterations, games,
+                           int(iterations))
+
+  def restore(self, iteration: int, regrets: np.ndarray, cumulative: np.ndarray,
+              game: int = 0) -> None:
+    """Sets game ``game``'s state after ``iteration`` iterations, sigma = RM(R)."""
+    self.iterations[game] = int(iteration)
+    self.regrets[game] = regrets
+    self.cumulative[game] = cumulative
+    self.sigma[game] = self._match(self.regrets[game])
+
+  def policies(self, games: np.ndarray, average: bool) -> np.ndarray:
+    """The listed games' average (or current) policies (len(games), G), as ``CFREngine``'s."""
+    if not average:
+      return self.sigma[games]
+    n = self.arrays.num_players
+    out = np.ones((len(games), self.arrays.num_sequences))  # 1 on the empty sequences
+    for row, b in enumerate(games):
+      # sigma_bar(I, a) = S(I, a) / sum_b S(I, b) of game b
+      out[row, n:] = rm.normalize_average(self.cumulative[b, n:], self.arrays.blocks)
+    return out
+
+  def values(self, games: np.ndarray, average: bool) -> Tuple[np.ndarray, np.ndarray]:
+    """(best-response values, on-policy values), (len(games), N) each, of the listed games'
+    average (or current) policies, in one compiled call (``cfr_kernel.batch_values``)."""
+    return cfr_kernel.batch_values(self.arrays.kernel, self.weights[games],
+                                   np.ascontiguousarray(self.policies(games, average)))
+
+  def exploitabilities(self, games: np.ndarray, average: bool) -> np.ndarray:
+    """(sum_i BR_i - utility sum) / N of each listed game, as ``TreeEvaluator.exploitability``.
+
+    Raises:
+      ValueError: for general-sum games.
+    """
+    if self._utility_sums[0] is None:
+      raise ValueError("exploitability is defined for zero- and constant-sum games only; use "
+                       "nash_convs for general-sum games")
+    best, _ = self.values(games, average)
+    sums = np.array([self._utility_sums[b] for b in games])  # sum_i u_i(z), the same for every z
+    return (best.sum(axis=1) - sums) / self.arrays.num_players  # (sum_i BR_i - sum_i u_i) / N
+
+  def card_policy(self, game: int, average: bool) -> CardPolicy:
+    """Refused: the flat engine has no ``CardPolicy``."""
+    raise ValueError("card_policy needs the range-vector engine; this batch runs on the flat "
+                     "engine")
+
+  def tabular_policy(self) -> policy_lib.TabularPolicy:
+    """A uniform ``TabularPolicy`` of the first game."""
+    return self.arrays.tree.tabular_policy()
+
+  def to_tabular(self, flat: np.ndarray, table: np.ndarray) -> None:
+    self.arrays.to_tabular(flat, table)
+
+
+def _fixed_sums(utilities: List[np.ndarray], tree: GameTree) -> List[Optional[float]]:
+  """Each game's constant utility sum (the first terminal's, as the walk records it), or None
+  for general-sum games."""
+  if tree.utility_sum is None:
+    return [None] * len(utilities)
+  return [float(sum(u[0].tolist())) for u in utilities]
+
+
+class BatchedRangeBackend:
+  """A ``RangeEngine`` on B ``CardTree`` objects of one betting tree, their ``TabularPolicy`` rows
+  and their values.
+
+  The ``TabularPolicy`` map (one representative state per information set, shared by the games)
+  is built on first use, so a run that only reads ``CardPolicy`` objects never builds it.
+
+  Attributes:
+    engine: the ``RangeEngine``; its state arrays are this backend's ``regrets``,
+      ``cumulative``, ``sigma`` (B, D N 2) and ``iterations`` (B,).
   """
 
   name = "range"
+  arrays = None  # the flat engine's TreeArrays: none here
 
-  def __init__(self, card_tree: CardTree, rule: UpdateRule, max_bytes: int = DEFAULT_MAX_BYTES):
-    check_memory(card_tree, max_bytes)
-    self.card_tree = card_tree
-    self.engine = RangeEngine([card_tree], rule)
+  def __init__(self, card_trees: Sequence[CardTree], rule: UpdateRule,
+               max_bytes: int = DEFAULT_MAX_BYTES):
+    for card_tree in card_trees:
+      check_memory(card_tree, max_bytes)
+    self.engine = RangeEngine(card_trees, rule)
     self._layout = None
+
+  @property
+  def range_engine(self) -> RangeEngine:
+    return self.engine
 
   @property
   def layout(self) -> RangeLayout:
     if self._layout is None:
-      self._layout = RangeLayout(self.card_tree)
+      self._layout = RangeLayout(self.engine.trees[0])
     return self._layout
+
+  @property
+  def regrets(self) -> np.ndarray:
+    return self.engine.regrets
+
+  @property
+  def cumulative(self) -> np.ndarray:
+    return self.engine.cumulative
+
+  @property
+  def sigma(self) -> np.ndarray:
+    return self.engine.sigma
+
+  @property
+  def iterations(self) -> np.ndarray:
+    return self.engine.iteration
+
+  @property
+  def state_size(self) -> int:
+    """The length of one game's regret and numerator arrays (D N 2)."""
+    return self.engine.regrets.shape[1]
+
+  def solve(self, iterations: int, games: Optional[np.ndarray] = None) -> None:
+    """``iterations`` more iterations of the listed games (all if None)."""
+    self.engine.solve(iterations, games)
+
+  def restore(self, iteration: int, regrets: np.ndarray, cumulative: np.ndarray,
+              game: int = 0) -> None:
+    """Sets game ``game``'s state after ``iteration`` iterations, sigma = RM(R)."""
+    self.engine.restore(iteration, regrets, cumulative, game)
+
+  def policies(self, games: np.ndarray, average: bool) -> np.ndarray:
+    """The listed games' average (or current) policies (len(games), D N 2)."""
+    e = self.engine
+    return np.stack([e.average(b) if average else e.sigma[b] for b in games])
+
+  def values(self, games: np.ndarray, average: bool) -> Tuple[np.ndarray, np.ndarray]:
+    """(best-response values, on-policy values), (len(games), 2) each, of the listed games'
+    average (or current) policies (``RangeEngine.values``)."""
+    values = [self.engine.values(b, average) for b in games]
+    return np.array([v[0] for v in values]), np.array([v[1] for v in values])
+
+  def exploitabilities(self, games: np.ndarray, average: bool) -> np.ndarray:
+    """NashConv / 2 of each listed game (two players, zero-sum)."""
+    best, on_policy = self.values(games, average)
+    return np.sum(best - on_policy, axis=1) / 2  # sum_i (BR_i - v_i) / 2
+
+  def card_policy(self, game: int, average: bool) -> CardPolicy:
+    """Game ``game``'s average (or current) policy as a ``CardPolicy``."""
+    return self.engine.policy(game, average)
+
+  def tabular_policy(self) -> policy_lib.TabularPolicy:
+    """A uniform ``TabularPolicy`` of the first game."""
+    return self.layout.tabular_policy()
+
+  def to_tabular(self, flat: np.ndarray, table: np.ndarray) -> None:
+    self.layout.to_tabular(flat, table)
+
+
+class RangeBackend(BatchedRangeBackend):
+  """A ``RangeEngine`` on the game's ``CardTree``: the batched backend of one game, with the
+  single-game questions of ``solvers.EngineSolver``."""
+
+  def __init__(self, card_tree: CardTree, rule: UpdateRule, max_bytes: int = DEFAULT_MAX_BYTES):
+    super().__init__([card_tree], rule, max_bytes)
+    self.card_tree = card_tree
 
   @property
   def iteration(self) -> int:
     return int(self.engine.iteration[0])
 
-  @property
-  def state_size(self) -> int:
-    return self.engine.regrets.shape[1]
-
-  def solve(self, iterations: int) -> None:
-    self.engine.solve(iterations)
-
   def flat_policy(self, average: bool) -> np.ndarray:
     return self.engine.average() if average else self.engine.sigma[0]
-
-  def tabular_policy(self) -> policy_lib.TabularPolicy:
-    return self.layout.tabular_policy()
-
-  def to_tabular(self, flat: np.ndarray, table: np.ndarray) -> None:
-    self.layout.to_tabular(flat, table)
 
   def nash_conv(self, flat: np.ndarray) -> float:
     return self.engine.nash_conv_of(flat)
@@ -173,9 +392,6 @@ class RangeBackend:
 
   def state_arrays(self) -> Tuple[np.ndarray, np.ndarray]:
     return self.engine.regrets[0], self.engine.cumulative[0]
-
-  def restore(self, iteration: int, regrets: np.ndarray, cumulative: np.ndarray) -> None:
-    self.engine.restore(iteration, regrets, cumulative)
 
   def info_state_nodes(self) -> Dict[str, cfr._InfoStateNode]:  # pylint: disable=protected-access
     """OpenSpiel's ``_info_state_nodes`` from the engine's arrays (a snapshot)."""
@@ -248,3 +464,23 @@ def make_backend(game: pyspiel.Game, rule: UpdateRule, engine: str, tree: Option
   if card_tree is not None:
     return RangeBackend(card_tree, rule, max_bytes)
   return FlatBackend(game, rule, tree, max_nodes)
+
+
+def make_batched_backend(games: Sequence[pyspiel.Game], rule: UpdateRule, engine: str,
+                         max_nodes: int, max_bytes: int = DEFAULT_MAX_BYTES
+                         ) -> Union[BatchedFlatBackend, BatchedRangeBackend]:
+  """The batched backend of ``engine`` for ``games``: the range vectors where ``choose_engine``
+  takes them for the first game (then for every game), else the flat engine.
+
+  Raises:
+    ValueError: as ``choose_engine``, games that do not share the first game's engine or tree
+      shape, or a game too large for the chosen engine's limit.
+  """
+  card_trees = [choose_engine(g, engine) for g in games]
+  if card_trees[0] is None:
+    return BatchedFlatBackend(games, rule, max_nodes)
+  others = [i for i, t in enumerate(card_trees) if t is None]
+  if others:
+    raise ValueError(f"game {others[0]} ({games[others[0]]}) does not run on the range-vector "
+                     f"engine of game 0 ({games[0]}): batched games must share one engine")
+  return BatchedRangeBackend(card_trees, rule, max_bytes)

@@ -283,13 +283,13 @@ class EngineSolver(cfr._CFRSolver):  # pylint: disable=protected-access
     missing = [key for key in ("solver", "game", "options", "iteration") if key not in header]
     if missing:
       raise ValueError(f"{path}: checkpoint header lacks {', '.join(missing)}")
-    known = _solver_classes(cls)
+    known = solver_classes(cls)
     solver_cls = known.get(header.get("solver"))
     if solver_cls is None:
       raise ValueError(f"{path}: checkpoint of solver {header.get('solver')!r} cannot be loaded "
                        f"as {cls.__name__} (allowed: {sorted(known)})")
     if game is None:
-      game = _load_game(header["game"])
+      game = load_checkpoint_game(header["game"])
     elif str(game) != header["game"]:
       raise ValueError(f"{path}: checkpoint is for game {header['game']!r}, not {str(game)!r}")
     engine = header.get("engine", "flat")  # checkpoints before the range engine: flat
@@ -320,7 +320,7 @@ def checked_array(path: str, arrays: Dict[str, np.ndarray], name: str,
   return arrays[name]
 
 
-def _solver_classes(root: type) -> Dict[str, type]:
+def solver_classes(root: type) -> Dict[str, type]:
   """``root`` and its subclasses (e.g. CFR-AVG's solver, defined elsewhere) by class name."""
   found, todo = {}, [root]
   while todo:
@@ -330,7 +330,7 @@ def _solver_classes(root: type) -> Dict[str, type]:
   return {name: c for name, c in found.items() if not name.startswith("_")}
 
 
-def _load_game(game_string: str) -> pyspiel.Game:
+def load_checkpoint_game(game_string: str) -> pyspiel.Game:
   """Loads a game by string after registering the Python games this project knows (the
   project's are registered on import, through ``algorithms.tree``'s import of ``kuhn_tree``,
   which imports ``spiel_games``)."""
@@ -382,8 +382,7 @@ class DCFRSolver(EngineSolver):
                gamma: float = 2.0, tree: Optional[GameTree] = None,
                max_nodes: int = DEFAULT_MAX_NODES, engine: str = "auto"):
     self.alpha, self.beta, self.gamma = float(alpha), float(beta), float(gamma)
-    rule = UpdateRule(alternating_updates=True, averaging_gamma=self.gamma,
-                      discount_alpha=self.alpha, discount_beta=self.beta)
+    rule = UpdateRule.dcfr(self.alpha, self.beta, self.gamma)
     super().__init__(game, rule, tree, max_nodes, engine)
 
   def options(self) -> dict:
@@ -417,8 +416,7 @@ class PCFRPlusSolver(EngineSolver):
   def __init__(self, game: pyspiel.Game, *, gamma: float = 2.0, tree: Optional[GameTree] = None,
                max_nodes: int = DEFAULT_MAX_NODES, engine: str = "auto"):
     self.gamma = float(gamma)
-    rule = UpdateRule(alternating_updates=True, regret_matching_plus=True,
-                      averaging_gamma=self.gamma, predictive=True)
+    rule = UpdateRule.pcfr_plus(self.gamma)
     super().__init__(game, rule, tree, max_nodes, engine)
 
   def options(self) -> dict:
@@ -445,10 +443,7 @@ class DCFRPlusSolver(EngineSolver):
                max_nodes: int = DEFAULT_MAX_NODES, engine: str = "auto"):
     self.alpha, self.gamma = float(alpha), float(gamma)
     self.discount_constant = float(discount_constant)
-    # beta = alpha: RM+ leaves no negative regret, so only d(t) = t^alpha / (t^alpha + c) acts.
-    rule = UpdateRule(alternating_updates=True, regret_matching_plus=True,
-                      averaging_gamma=self.gamma, discount_alpha=self.alpha,
-                      discount_beta=self.alpha, discount_constant=self.discount_constant)
+    rule = UpdateRule.dcfr_plus(self.alpha, self.gamma, self.discount_constant)
     super().__init__(game, rule, tree, max_nodes, engine)
 
   def options(self) -> dict:
@@ -471,10 +466,7 @@ class PDCFRPlusSolver(EngineSolver):
                tree: Optional[GameTree] = None, max_nodes: int = DEFAULT_MAX_NODES,
                engine: str = "auto"):
     self.alpha, self.gamma = float(alpha), float(gamma)
-    # beta = alpha: RM+ leaves no negative regret, so only d(t) acts.
-    rule = UpdateRule(alternating_updates=True, regret_matching_plus=True,
-                      averaging_gamma=self.gamma, discount_alpha=self.alpha,
-                      discount_beta=self.alpha, predictive=True)
+    rule = UpdateRule.dcfr_plus(self.alpha, self.gamma, predictive=True)
     super().__init__(game, rule, tree, max_nodes, engine)
 
   def options(self) -> dict:

@@ -86,7 +86,9 @@ SUMMARY_HEADERS = {
     "final_max": f"final measure, largest over seeds ({UNIT})",
     "seconds": "solver time, median over seeds (s)"}
 # Pairs (solver, reference solver) that implement the same algorithm, so must agree exactly.
-SAME_ALGORITHM = (("cfr_cpp", "cfr"), ("our_cfr", "cfr"), ("our_cfr_plus", "cfr_plus"))
+SAME_ALGORITHM = (("cfr_cpp", "cfr"), ("our_cfr", "cfr"), ("our_cfr_plus", "cfr_plus"),
+                  ("our_mccfr_external", "mccfr_external"),
+                  ("our_mccfr_outcome", "mccfr_outcome"))
 
 
 def make_jobs(game_budgets: Sequence[Tuple[str, int]], solvers: Sequence[str], seed: int,

@@ -58,9 +58,10 @@ matplotlib.rcParams.update(STYLE)
 ALGORITHM_COLORS = {
     "CFR": BLACK, "CFR (full game)": BLACK, "CFR+": BLUE, "CS-CFR": PURPLE, "MCCFR": ORANGE,
     "CFR-AVG": GREEN, "CFR-D": SKY_BLUE, "modified CFR-AVG": VERMILLION,
-    # Wine and olive of Paul Tol's colour-blind-safe "muted" scheme (SRON technical note
-    # "Colour schemes", 2021): Okabe & Ito's eight are taken.
-    "LCFR": "#882255", "DCFR": "#999933",
+    # Wine, olive, teal, rose and sand of Paul Tol's colour-blind-safe "muted" scheme (SRON
+    # technical note "Colour schemes", 2021): Okabe & Ito's eight are taken.
+    "LCFR": "#882255", "DCFR": "#999933", "PCFR+": "#44AA99", "DCFR+": "#CC6677",
+    "PDCFR+": "#DDCC77",
 }
 # The look of each implementation.
 _OPENSPIEL = {"linestyle": "-", "linewidth": 2.6, "zorder": 2}
@@ -72,7 +73,9 @@ _LOOKS = {
     "mccfr_outcome": {**_OPENSPIEL, "linestyle": "-."}, "cfr_cpp": _CPP,
     "mccfr_external_cpp": _CPP, "mccfr_outcome_cpp": {**_CPP, "marker": "+"},
     "our_cfr": _OURS, "our_cfr_plus": _OURS, "our_lcfr": _OURS, "our_dcfr": _OURS,
+    "our_pcfr_plus": _OURS, "our_dcfr_plus": _OURS, "our_pdcfr_plus": _OURS,
     "cs_cfr": _OURS, "cs_cfr_simultaneous": {**_OURS, "marker": "s"},
+    "our_mccfr_external": _OURS, "our_mccfr_outcome": {**_OURS, "marker": "^"},
 }
 # CFR-AVG and its relatives (algorithms.CFRAvgSolver): the line style is the averaging.
 WEIGHTING_STYLES = {"uniform": "-", "linear": "--"}

@@ -80,6 +80,9 @@ SAMPLED_BUDGET_FACTOR = 10
 # our_dcfr alike on kuhn_poker_ante with standard rules: 6.5 us at 13 cards, 10 us at 100, 45 to
 # 49 us at 1,000, 1.24 to 1.38 ms at 10,000 (the call allocates the pass's arrays; solve(n)
 # costs 0.46 ms per iteration there); a = 1e-5 s and b = 1.5e-7 s lie above every measurement.
+# our_pcfr_plus, our_dcfr_plus and our_pdcfr_plus cost what our_cfr_plus does (another run, load
+# 2 to 4: 5.9 to 6.4 us at 13 cards, 9.9 to 10.3 us at 100, 52 to 55 us at 1,000, 0.52 to
+# 0.57 ms at 10,000, all four alike).
 RANGE_COST = (1e-5, 1.5e-7)
 
 # The clock of a solver's own time: the CPU time of the calling thread (see the module docstring),
@@ -177,7 +180,8 @@ class SolverSpec:
     range_cost: (a, b): one iteration on range vectors takes about a + b N seconds on a deck of
       N cards (standard rules, the larger tree; ``RANGE_COST``).
     batch: the class that solves several games of one tree shape at once with the same
-      results (``algorithms.BatchedCFRSolver``), or None; ``solve_batch`` uses it.
+      results (``algorithms.BatchedCFRSolver`` and the other batched classes), or None;
+      ``solve_batch`` uses it.
   """
 
   name: str
@@ -269,9 +273,19 @@ SOLVERS: Dict[str, SolverSpec] = {s.name: s for s in [
                engine=True, in_report=True, cost=(1e-4, 3e-8),
                batch=algorithms.BatchedCFRPlusSolver),
     SolverSpec("our_lcfr", "linear CFR (ours)", algorithms.LCFRSolver, algorithm="LCFR",
-               engine=True, cost=(1e-4, 3e-8)),
+               engine=True, cost=(1e-4, 3e-8), batch=algorithms.BatchedLCFRSolver),
     SolverSpec("our_dcfr", "discounted CFR (ours)", algorithms.DCFRSolver, algorithm="DCFR",
-               engine=True, cost=(1e-4, 3e-8)),
+               engine=True, cost=(1e-4, 3e-8), batch=algorithms.BatchedDCFRSolver),
+    # The rules of Farina, Kroer and Sandholm (AAAI 2021) and Xu et al. (IJCAI 2024), at the
+    # papers' defaults; an iteration costs what CFR+'s does (measured on kuhn_poker, leduc_poker,
+    # kuhn_poker(players=3) and liars_dice: within 10% of our_cfr_plus).
+    SolverSpec("our_pcfr_plus", "PCFR+ (ours)", algorithms.PCFRPlusSolver, algorithm="PCFR+",
+               engine=True, cost=(1e-4, 3e-8), batch=algorithms.BatchedPCFRPlusSolver),
+    SolverSpec("our_dcfr_plus", "DCFR+ (ours)", algorithms.DCFRPlusSolver, algorithm="DCFR+",
+               engine=True, cost=(1e-4, 3e-8), batch=algorithms.BatchedDCFRPlusSolver),
+    SolverSpec("our_pdcfr_plus", "PDCFR+ (ours)", algorithms.PDCFRPlusSolver,
+               algorithm="PDCFR+", engine=True, cost=(1e-4, 3e-8),
+               batch=algorithms.BatchedPDCFRPlusSolver),
     SolverSpec("cs_cfr", "chance-sampling CFR (ours)", algorithms.ChanceSamplingCFRSolver,
                algorithm="CS-CFR", seeded=True, sampled=True, engine=True, in_report=True,
                cost=(1.5e-4, 3e-8)),
@@ -279,6 +293,15 @@ SOLVERS: Dict[str, SolverSpec] = {s.name: s for s in [
                algorithms.ChanceSamplingCFRSolver, {"alternating_updates": False},
                algorithm="CS-CFR", seeded=True, sampled=True, engine=True,
                cost=(1e-4, 2e-8)),
+    # MCCFR with OpenSpiel's Python solvers' options and draws (algorithms.cfr.mccfr). An
+    # iteration costs 77 to 100 us from kuhn_poker to liars_dice (295k histories), mostly the
+    # exchange of the generator's state with the compiled call (measured, thread CPU time).
+    SolverSpec("our_mccfr_external", "external-sampling MCCFR (ours)",
+               algorithms.ExternalSamplingSolver, algorithm="MCCFR", seeded=True, sampled=True,
+               engine=True, cost=(1.5e-4, 1e-10)),
+    SolverSpec("our_mccfr_outcome", "outcome-sampling MCCFR (ours)",
+               algorithms.OutcomeSamplingSolver, algorithm="MCCFR", seeded=True, sampled=True,
+               engine=True, cost=(1.5e-4, 1e-10)),
     # CFR-AVG and its relatives (algorithms.CFRAvgSolver), full game and depth-limited.
     _cfr_avg("cfr_avg", "CFR-AVG, no depth limit (ours)", None),
     _cfr_avg("cfr_avg_linear", "CFR-AVG, no depth limit, linear (ours)", None,
@@ -517,7 +540,7 @@ def solve_batch(game_list: Sequence[pyspiel.Game], solver: str, iterations: int,
   game_measures = [measures.measure_for(g) for g in game_list]  # Each on its own payoffs.
 
   def average(i: int) -> measures.MeasuredPolicy:
-    return batch.range_engine.policy(i) if engine == "range" else batch.average_policy(i)
+    return batch.card_policy(i) if engine == "range" else batch.average_policy(i)
 
   curves: List[List[float]] = [[] for _ in game_list]
   seconds: List[float] = []

@@ -57,11 +57,7 @@ QUICK_GAMES = ("kuhn_poker", "kuhn_poker(players=3)")
 SHORT_NAMES = {GAMES[-1]: "goofspiel, 4 cards, imperfect information (turn-based)"}
 TARGETS = (1e-3, 1e-4, 1e-6)
 GROWTH = 1.25  # Each checkpoint runs to ceil(GROWTH x) iterations after x.
-# Colours by algorithm (the harness's for those it has; Paul Tol's "muted" teal, rose and sand,
-# SRON technical note "Colour schemes" 2021, for the predictive and DCFR+ family), looks by
-# implementation.
-COLORS = {**plotting.ALGORITHM_COLORS, "PCFR+": "#44AA99", "DCFR+": "#CC6677",
-          "PDCFR+": "#DDCC77"}
+# Colours by algorithm (the harness's), looks by implementation.
 LOOKS = {"ours": {"linestyle": "-", "linewidth": 1.6, "marker": "o", "markersize": 3},
          "OpenSpiel C++": {"linestyle": ":", "linewidth": 1.4, "marker": "x", "markersize": 4},
          "LiteEFG": {"linestyle": "--", "linewidth": 1.4}}
@@ -96,7 +92,7 @@ class Peer:
     return f"{self.algorithm} ({self.implementation})"
 
   def style(self) -> Dict[str, object]:
-    return {"color": COLORS.get(self.algorithm.split(",")[0], "0.3"),
+    return {"color": plotting.ALGORITHM_COLORS.get(self.algorithm.split(",")[0], "0.3"),
             **LOOKS[self.implementation]}
 
 

@@ -55,7 +55,7 @@ FLAT_MAX_CARDS = Scale(200, 25)
 STAKES_CARDS = Scale(1000, 250)
 STAKES_POINTS = Scale(15, 7)
 STAKES_RANGE = (0.1, 10.0)
-# CFR+ on the batch (BatchedCFRPlusSolver: the batched classes offer CFR and CFR+, not DCFR) to
+# CFR+ on the batch (BatchedCFRPlusSolver) to
 # this exploitability (chips per hand): at 1,000 cards a card is 1e-3 of the deck and the value's
 # N-card effects are of order 1e-4 chips, so 1e-6 resolves both (the grid then costs about 8 s;
 # 1e-7 would cost 30 s).

@@ -27,6 +27,15 @@ def test_every_registered_solver_has_one_style_and_report_solvers_differ():
   assert styles["cfr_avg_d1_linear"]["linestyle"] == "--"
   assert styles["cfr_avg_d1"]["color"] == styles["cfr_avg_d2_linear"]["color"]
   assert styles["cfr_d_d1"]["color"] != styles["cfr_avg_d1"]["color"]
+  # PCFR+, DCFR+ and PDCFR+: one colour each, none another algorithm's.
+  new_rules = {styles[n]["color"] for n in ("our_pcfr_plus", "our_dcfr_plus", "our_pdcfr_plus")}
+  others = {styles[n]["color"] for n in ("our_cfr", "our_cfr_plus", "our_dcfr", "our_lcfr")}
+  assert len(new_rules) == 3 and not new_rules & others
+  # The four MCCFR implementations share MCCFR's colour and differ in look.
+  mccfr = ("mccfr_external", "mccfr_outcome", "mccfr_external_cpp", "mccfr_outcome_cpp",
+           "our_mccfr_external", "our_mccfr_outcome")
+  assert len({styles[n]["color"] for n in mccfr}) == 1
+  assert len({(styles[n]["linestyle"], styles[n].get("marker")) for n in mccfr}) == len(mccfr)
 
 
 def test_every_palette_colour_is_distinct():
