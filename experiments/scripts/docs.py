@@ -91,6 +91,7 @@ FIGURES = (
     ("rebel-agent", "rebel_agent.png"),
     ("rebel-agent", "rebel_agent_error.png"),
     ("rebel-agent", "rebel_agent_self_play.png"),
+    ("rebel-agent", "rebel_agent_stakes.png"),
 )
 SUMMARY = "summary.md"
 REFERENCE_CHECK = "reference_check.md"

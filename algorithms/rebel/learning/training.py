@@ -3,7 +3,8 @@
 ReBeL's value network and loss (Brown, Bakhtin, Lerer, Gong, NeurIPS 2020, arXiv 2007.13544,
 Section 4 and its released configuration): an MLP of ``len(hidden)`` blocks Linear -> LayerNorm
 -> GELU and a linear output, trained with Adam on the Huber (smooth L1) loss between the
-predicted and target per-deal values, both in units of the game's ante + bet; the output layer
+predicted and target per-deal values, both in units of each example's ante + bet (a family model,
+``LeafDomain.stakes``, learns from examples of several stakes at once); the output layer
 starts at 1/100 of PyTorch's default initialisation, as ReBeL's, so that the first predictions
 are near 0.
 
@@ -131,8 +132,9 @@ class Trainer:
     torch, o = self.torch, self.options
     if len(data) == 0:
       raise ValueError("no training data")
-    features = torch.from_numpy(self.cut.features(data.leaf_index, data.beliefs))
-    targets = torch.from_numpy((data.values / self.cut.rules.max_utility).astype(np.float32))
+    features = torch.from_numpy(self.cut.features(data.leaf_index, data.beliefs, data.stakes))
+    units = self.cut.units(data.stakes, len(data))
+    targets = torch.from_numpy((data.values / units[:, None]).astype(np.float32))
     loss_fn = torch.nn.HuberLoss(delta=o.huber_delta)
     recent = []
     with _one_thread(torch):
@@ -158,12 +160,14 @@ class Trainer:
     return PBSValueFunction(self.cut, self.options.hidden, _export(self.net, self.options.hidden),
                             notes)
 
-  def torch_predict(self, leaf_index: np.ndarray, beliefs: np.ndarray) -> np.ndarray:
+  def torch_predict(self, leaf_index: np.ndarray, beliefs: np.ndarray,
+                    stakes: Optional[np.ndarray] = None) -> np.ndarray:
     """The network's own (PyTorch) per-deal values, for checking the numpy evaluation."""
     torch = self.torch
+    units = self.cut.units(stakes, len(leaf_index))
     with torch.no_grad():
-      out = self.net(torch.from_numpy(self.cut.features(leaf_index, beliefs)))
-    return out.numpy().astype(np.float64) * self.cut.rules.max_utility
+      out = self.net(torch.from_numpy(self.cut.features(leaf_index, beliefs, stakes)))
+    return out.numpy().astype(np.float64) * units[:, None]
 
 
 def train(cut: LeafDomain, data: Dataset, options: TrainingOptions = TrainingOptions(),

@@ -23,15 +23,32 @@ per deal, in units of the game's largest payoff (ante + bet). Training (``learni
 needs PyTorch; evaluating a saved model needs only numpy and scipy (the same forward pass; equal to
 PyTorch's to float32 rounding, tested), so the core install can use models.
 
+Stakes. A model is for one game (``LeafDomain.stakes`` None) or for the family of games that
+differ from it only in the stakes (ante a, bet b): the same deck, rule set and cut. Every terminal
+payoff of two-player Kuhn poker is 0, +-a or +-(a + b) (a showdown or fold for the antes, a called
+bet), so it is linear in (a, b) jointly: the game at (lambda a, lambda b) is the game at (a, b)
+with every payoff times lambda > 0, which has the same equilibria, at every leaf and belief, with
+every value times lambda. In units of a + b the values therefore depend on the stakes only through
+the ratio r = a / b: the normalised payoffs are 0, +-rho and +-1 with rho = a / (a + b) =
+r / (1 + r). A family model takes rho as one more input (affine in it are all the normalised
+payoffs, and it lies in (0, 1)) and predicts values in units of a + b, so one network covers every
+(a, b) whose ratio lies in the range it was trained on (``LeafDomain.stakes``, as ante/bet
+ratios). Outside that range it refuses (``LeafDomain.check``, at load and at every leaf): what a
+network predicts beyond its training inputs is unchecked, and a model should be trained on a range
+that covers the stakes it is used at.
+
 Files: the project's checkpoint format (``checkpoint``: an ``.npz`` with a JSON header and a digest,
-written atomically) with header field ``kind = "pbs-value-function"`` and ``model_version``; loading
-checks that the model fits the game and cut, and any bad file gives a one-line ``ValueError``. A
-model saved or loaded remembers its file and the digest of its weights (``path``, ``digest``):
-the leaf-solver description that names it (``leaves.specs``) records both, so a run with
-learned leaves can be rebuilt, and refuses a file whose weights changed.
+written atomically) with header field ``kind = "pbs-value-function"`` and ``model_version``;
+version 2 adds ``stakes`` (None, or the trained [lowest, highest] ante/bet ratio); version-1 files
+(written before it) have no stakes field and load as models of one game. Loading checks that the
+model fits the game and cut, and any bad file gives a one-line ``ValueError``. A model saved or
+loaded remembers its file and the digest of its weights (``path``, ``digest``): the leaf-solver
+description that names it (``leaves.specs``) records both, so a run with learned leaves can be
+rebuilt, and refuses a file whose weights changed.
 """
 
 import dataclasses
+import functools
 from typing import Dict, Optional, Sequence, Tuple
 
 import numpy as np
@@ -47,40 +64,68 @@ from spiel_games import kuhn_poker_ante
 from spiel_games.kuhn_rules import KuhnRules
 
 KIND = "pbs-value-function"
-MODEL_VERSION = 1
+# Version 2: the header field "stakes"; version 1 (no field, a model of one game) still loads.
+MODEL_VERSION = 2
+SUPPORTED_VERSIONS = (1, 2)
 LAYER_NORM_EPS = 1e-5  # PyTorch's nn.LayerNorm default.
+# Relative slack of the stakes range check (a ratio computed from a game string's floats).
+STAKES_TOLERANCE = 1e-9
+
+
+def stakes_of(rules: KuhnRules) -> np.ndarray:
+  """The stakes (ante, bet) of a game's rules, as an array (2,)."""
+  return np.array([rules.ante, rules.bet], dtype=np.float64)
+
+
+def without_stakes(rules: KuhnRules) -> KuhnRules:
+  """The rules with ante = bet = 1: equal for two games that differ only in their stakes."""
+  return dataclasses.replace(rules, ante=1.0, bet=1.0)
 
 
 @dataclasses.dataclass(frozen=True)
 class LeafDomain:
-  """What a value function is for: a Kuhn game, a depth limit, its leaves and deals.
+  """What a value function is for: a Kuhn game (or its stakes family), a depth limit, its leaves
+  and deals.
 
   Attributes:
-    game: the game string (``str(game)``).
+    game: the game string (``str(game)``) the cut was built from.
     depth_limit: the cut's k.
     leaves: the leaf public states, in ``PublicTree.leaves`` order.
     rules: the game's ``KuhnRules``.
+    stakes: None for a model of ``game`` alone; else (lowest, highest) ante/bet ratio of the
+      family of games that differ from ``game`` only in the stakes (module docstring).
   """
 
   game: str
   depth_limit: int
   leaves: Tuple[str, ...]
   rules: KuhnRules
+  stakes: Optional[Tuple[float, float]] = None
 
-  @property
+  def __post_init__(self):
+    if self.stakes is not None:
+      low, high = (float(r) for r in self.stakes)
+      if not 0 < low <= high < np.inf:
+        raise ValueError(f"stakes must be a range (lowest, highest) of ante/bet ratios with "
+                         f"0 < lowest <= highest < inf, got {self.stakes!r}")
+      object.__setattr__(self, "stakes", (low, high))
+
+  @functools.cached_property
   def num_deals(self) -> int:
     return len(self.rules.deals())
 
   @property
   def input_size(self) -> int:
-    return len(self.leaves) + self.num_deals
+    """L + D, and one more input (rho) for a family model."""
+    return len(self.leaves) + self.num_deals + (self.stakes is not None)
 
   @classmethod
-  def of(cls, public_tree: PublicTree) -> "LeafDomain":
-    """The cut of a ``PublicTree``.
+  def of(cls, public_tree: PublicTree,
+         stakes: Optional[Tuple[float, float]] = None) -> "LeafDomain":
+    """The cut of a ``PublicTree`` (with ``stakes``: for its family of stakes).
 
     Raises:
-      ValueError: for a game that is not a Kuhn variant or a cut without a leaf.
+      ValueError: for a game that is not a Kuhn variant, a cut without a leaf or a bad range.
     """
     game = public_tree.tree.game
     rules = kuhn_poker_ante.rules_of(game)
@@ -91,7 +136,52 @@ class LeafDomain:
       raise ValueError(f"{game} cut at depth {public_tree.depth_limit} has no leaf: "
                        "nothing for a value function to evaluate")
     return cls(game=str(game), depth_limit=public_tree.depth_limit,
-               leaves=tuple(leaf.public_state for leaf in public_tree.leaves), rules=rules)
+               leaves=tuple(leaf.public_state for leaf in public_tree.leaves), rules=rules,
+               stakes=stakes)
+
+  def check(self, rules: KuhnRules, what: str) -> None:
+    """Raises a one-line ValueError naming ``what`` unless the domain covers a game's ``rules``:
+    the model's own game, or for a family model the same game up to stakes whose ante/bet ratio
+    lies in the trained range."""
+    if self.stakes is None:
+      if rules != self.rules:
+        raise ValueError(f"{what} belongs to another game than the model's {self.game}")
+      return
+    if without_stakes(rules) != without_stakes(self.rules):
+      raise ValueError(f"{what} belongs to a game that differs from the model's {self.game} in "
+                       "more than the stakes (deck, rule set or players)")
+    low, high = self.stakes
+    ratio = rules.ante / rules.bet
+    if not low * (1 - STAKES_TOLERANCE) <= ratio <= high * (1 + STAKES_TOLERANCE):
+      raise ValueError(f"{what} has stakes ante/bet = {ratio:g}, outside the range "
+                       f"[{low:g}, {high:g}] the model was trained on (a learned value function "
+                       "is not used beyond its training stakes)")
+
+  def check_stakes(self, stakes: Optional[np.ndarray], num: int) -> np.ndarray:
+    """The stakes (ante, bet) of ``num`` examples as an array (num, 2), checked.
+
+    None means the domain's own game (refused for a family model, which needs each example's).
+
+    Raises:
+      ValueError: for stakes the domain does not cover (``check``) or a bad shape.
+    """
+    if stakes is None:
+      if self.stakes is not None:
+        raise ValueError("a stakes-conditioned model needs the stakes (ante, bet) of every "
+                         "example")
+      return np.tile(stakes_of(self.rules), (num, 1))
+    stakes = np.asarray(stakes, dtype=np.float64)
+    if stakes.shape != (num, 2):
+      raise ValueError(f"stakes must be an array ({num}, 2) of (ante, bet), got shape "
+                       f"{stakes.shape}")
+    for ante, bet in np.unique(stakes, axis=0):
+      self.check(dataclasses.replace(self.rules, ante=float(ante), bet=float(bet)),
+                 f"an example with ante {ante:g}, bet {bet:g}")
+    return stakes
+
+  def units(self, stakes: Optional[np.ndarray], num: int) -> np.ndarray:
+    """The value unit ante + bet (the largest payoff) of each example (num,)."""
+    return self.check_stakes(stakes, num).sum(axis=1)
 
   def leaf_index(self, leaf: LeafSubgame) -> int:
     """The position of ``leaf`` among the cut's leaves; ValueError if it is not one of them."""
@@ -100,12 +190,22 @@ class LeafDomain:
                        f"(leaves: {', '.join(self.leaves)})")
     return self.leaves.index(leaf.public_state)
 
-  def features(self, leaf_index: np.ndarray, beliefs: np.ndarray) -> np.ndarray:
-    """Network inputs (n, L + D): one-hot of the leaf, then the belief over the deals."""
+  def features(self, leaf_index: np.ndarray, beliefs: np.ndarray,
+               stakes: Optional[np.ndarray] = None) -> np.ndarray:
+    """Network inputs (n, L + D [+ 1]): one-hot of the leaf, the belief over the deals, and for
+    a family model rho = ante / (ante + bet) of each example's stakes (n, 2) (``check_stakes``).
+    """
+    return self.encode(leaf_index, beliefs, self.check_stakes(stakes, len(leaf_index)))
+
+  def encode(self, leaf_index: np.ndarray, beliefs: np.ndarray,
+             stakes: np.ndarray) -> np.ndarray:
+    """``features`` with stakes (n, 2) already checked (``check_stakes``)."""
     leaf_index = np.asarray(leaf_index, dtype=np.int64)
     out = np.zeros((len(leaf_index), self.input_size), dtype=np.float32)
     out[np.arange(len(leaf_index)), leaf_index] = 1.0
-    out[:, len(self.leaves):] = beliefs
+    out[:, len(self.leaves):len(self.leaves) + self.num_deals] = beliefs
+    if self.stakes is not None:
+      out[:, -1] = stakes[:, 0] / stakes.sum(axis=1)
     return out
 
 
@@ -164,9 +264,8 @@ class PBSValueFunction:
   """A trained value function of one cut: numpy evaluation, save and load (module docstring).
 
   Attributes:
-    cut: the ``LeafDomain`` it is for.
+    cut: the ``LeafDomain`` it is for (one game, or a family of stakes).
     hidden: the hidden layer widths.
-    scale: the value unit (the game's ante + bet): outputs are multiplied by it.
     params: name -> float32 array: ``w{k}``, ``b{k}`` (Linear), ``g{k}``, ``n{k}`` (LayerNorm
       gain and bias) for hidden block k, ``w_out``, ``b_out``.
     info: JSON-serialisable notes kept in the file (training data, seed, steps, losses).
@@ -178,11 +277,12 @@ class PBSValueFunction:
     """Raises ValueError (naming ``where``) if the parameters do not fit the layout."""
     self.cut = cut
     self.hidden = tuple(int(h) for h in hidden)
-    self.scale = float(cut.rules.max_utility)
     self.params = {k: np.asarray(v, dtype=np.float32) for k, v in params.items()}
     self.info = dict(info or {})
     self.path: Optional[str] = None
     self._check_shapes(where)
+    # id(leaf) -> (leaf, its index, its stakes (1, 2), its unit ante + bet), checked once.
+    self._leaves: Dict[int, Tuple[LeafSubgame, int, np.ndarray, float]] = {}
 
   def digest(self) -> str:
     """The digest of the weights, as a saved file's header holds it (``checkpoint.digest``)."""
@@ -211,26 +311,51 @@ class PBSValueFunction:
 
   # Evaluation --------------------------------------------------------------------------------
 
-  def predict(self, leaf_index: np.ndarray, beliefs: np.ndarray) -> np.ndarray:
-    """Per-deal values u_0 (n, D) at beliefs (n, D) over the deals of the given leaves (n,)."""
-    h = self.cut.features(leaf_index, beliefs)
+  def network(self, features: np.ndarray) -> np.ndarray:
+    """The network's outputs (n, D), values in units of ante + bet, at inputs (n, input_size)."""
+    h = features
     for k in range(len(self.hidden)):
       h = h @ self.params[f"w{k}"].T + self.params[f"b{k}"]
       h = _gelu(_layer_norm(h, self.params[f"g{k}"], self.params[f"n{k}"]))
-    out = h @ self.params["w_out"].T + self.params["b_out"]
-    return out.astype(np.float64) * self.scale
+    return h @ self.params["w_out"].T + self.params["b_out"]
+
+  def predict(self, leaf_index: np.ndarray, beliefs: np.ndarray,
+              stakes: Optional[np.ndarray] = None) -> np.ndarray:
+    """Per-deal values u_0 (n, D) at beliefs (n, D) over the deals of the given leaves (n,), in
+    chips of each example's stakes (n, 2) of (ante, bet) (None: the model's one game).
+
+    Raises:
+      ValueError: for stakes the model does not cover (``LeafDomain.check``).
+    """
+    stakes = self.cut.check_stakes(stakes, len(leaf_index))
+    out = self.normalised_values(leaf_index, beliefs, stakes)
+    return out.astype(np.float64) * stakes.sum(axis=1)[:, None]
+
+  def normalised_values(self, leaf_index: np.ndarray, beliefs: np.ndarray,
+                        stakes: np.ndarray) -> np.ndarray:
+    """Per-deal values (n, D) in units of ante + bet at inputs already checked (stakes (n, 2),
+    ``LeafDomain.check_stakes``): the network at ``LeafDomain.encode``'s features."""
+    return self.network(self.cut.encode(leaf_index, beliefs, stakes))
 
   def root_values(self, leaf: LeafSubgame, belief: np.ndarray) -> np.ndarray:
     """Player 0's value from each root of ``leaf`` (R,) at a belief over its roots (R,).
 
     Raises:
-      ValueError: for a leaf of another game or cut.
+      ValueError: for a leaf of another game or cut, or (family model) of stakes outside the
+        trained range.
     """
-    if leaf_rules(leaf) != self.cut.rules:
-      raise ValueError(f"leaf {leaf.public_state!r} belongs to another game than the model's "
-                       f"{self.cut.game}")
-    index = self.cut.leaf_index(leaf)
-    return self.predict(np.array([index]), deal_belief(leaf, belief)[None])[0][leaf.deals]
+    entry = self._leaves.get(id(leaf))
+    if entry is None or entry[0] is not leaf:
+      rules = leaf_rules(leaf)
+      self.cut.check(rules, f"leaf {leaf.public_state!r}")
+      stakes = stakes_of(rules)[None]
+      entry = (leaf, self.cut.leaf_index(leaf), stakes, float(stakes.sum()))
+      self._leaves[id(leaf)] = entry
+    _, index, stakes, unit = entry
+    beliefs = np.zeros((1, self.cut.num_deals))
+    beliefs[0, leaf.deals] = belief  # deal_belief: each root of a leaf is one deal.
+    out = self.normalised_values(np.array([index]), beliefs, stakes)
+    return out[0, leaf.deals].astype(np.float64) * unit
 
   # Files -------------------------------------------------------------------------------------
 
@@ -239,6 +364,7 @@ class PBSValueFunction:
     header = {"kind": KIND, "model_version": MODEL_VERSION, "game": self.cut.game,
               "depth_limit": self.cut.depth_limit, "leaves": list(self.cut.leaves),
               "deals": [list(d) for d in self.cut.rules.deals()], "hidden": list(self.hidden),
+              "stakes": None if self.cut.stakes is None else list(self.cut.stakes),
               "info": self.info}
     checkpoint.write_checkpoint(path, header, self.params)
     self.path = str(path)
@@ -248,29 +374,40 @@ class PBSValueFunction:
            depth_limit: Optional[int] = None) -> "PBSValueFunction":
     """Reads a model; with ``game`` (and ``depth_limit``) checks that it is for that cut.
 
+    A family model (``LeafDomain.stakes``) accepts any ``game`` of its family whose ante/bet
+    ratio lies in its trained range, and refuses one outside it (module docstring).
+
     Raises:
       ValueError: one line naming the file and the problem: unreadable or corrupt file, another
         kind of file or model version, parameters that do not match the layout, or a model made
-        for another game, depth limit or set of leaves.
+        for another game (or stakes outside a family model's range), depth limit or set of
+        leaves.
     """
     header, arrays = checkpoint.read_checkpoint(path)
     if header.get("kind") != KIND:
       raise ValueError(f"{path}: not a {KIND} file (kind {header.get('kind')!r})")
-    if header.get("model_version") != MODEL_VERSION:
-      raise ValueError(f"{path}: {KIND} version {header.get('model_version')!r} is not "
-                       f"supported (supported: {MODEL_VERSION})")
+    version = header.get("model_version")
+    if version not in SUPPORTED_VERSIONS:
+      raise ValueError(f"{path}: {KIND} version {version!r} is not supported (supported: "
+                       f"{', '.join(map(str, SUPPORTED_VERSIONS))})")
     try:
       model_game = pyspiel.load_game(header["game"])
       tree = PublicTree.cut(_arrays_of(model_game), int(header["depth_limit"]))
-      cut = LeafDomain.of(tree)
+      stakes = None if version == 1 else header["stakes"]
+      cut = LeafDomain.of(tree, None if stakes is None else tuple(stakes))
       hidden = [int(h) for h in header["hidden"]]
     except (KeyError, TypeError, ValueError, pyspiel.SpielError) as e:
       raise ValueError(f"{path}: bad {KIND} header: {str(e).splitlines()[0]}") from None
     if list(cut.leaves) != header.get("leaves"):
       raise ValueError(f"{path}: model leaves {header.get('leaves')} are not the cut's "
                        f"{list(cut.leaves)}")
-    if game is not None and str(game) != cut.game:
-      raise ValueError(f"{path}: model is for game {cut.game!r}, not {str(game)!r}")
+    if game is not None:
+      rules = kuhn_poker_ante.rules_of(game)
+      if cut.stakes is None or rules is None:
+        if str(game) != cut.game:
+          raise ValueError(f"{path}: model is for game {cut.game!r}, not {str(game)!r}")
+      else:
+        cut.check(rules, f"{path}: game {str(game)!r}")
     if depth_limit is not None and depth_limit != cut.depth_limit:
       raise ValueError(f"{path}: model is for depth limit {cut.depth_limit}, not {depth_limit}")
     model = cls(cut, hidden, arrays, header.get("info"), where=path)
@@ -283,7 +420,9 @@ def _arrays_of(game: pyspiel.Game) -> TreeArrays:
   return TreeArrays(GameTree.from_game(game))
 
 
-def cut_of(game: pyspiel.Game, depth_limit: int) -> Tuple[PublicTree, LeafDomain]:
-  """The ``PublicTree`` and ``LeafDomain`` of a Kuhn game at a depth limit."""
+def cut_of(game: pyspiel.Game, depth_limit: int,
+           stakes: Optional[Tuple[float, float]] = None) -> Tuple[PublicTree, LeafDomain]:
+  """The ``PublicTree`` and ``LeafDomain`` of a Kuhn game at a depth limit (with ``stakes``,
+  the domain of its family of stakes over that range of ante/bet ratios)."""
   tree = PublicTree.cut(_arrays_of(game), depth_limit)
-  return tree, LeafDomain.of(tree)
+  return tree, LeafDomain.of(tree, stakes)

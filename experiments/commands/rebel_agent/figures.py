@@ -13,6 +13,7 @@ from experiments.commands.rebel_agent.plan import EXACT
 from experiments.commands.rebel_agent.plan import HEDGE
 from experiments.commands.rebel_agent.plan import LEARNED
 from experiments.commands.rebel_agent.plan import Setting
+from experiments.commands.rebel_agent.plan import StakesPlan
 from experiments.harness import plotting
 
 COLORS = {EXACT: plotting.GREEN, CFR_K: plotting.BLUE, HEDGE: plotting.PURPLE,
@@ -132,4 +133,39 @@ def plot_self_play(frame: pd.DataFrame, exact: pd.DataFrame) -> matplotlib.figur
   plotting.legend_below(fig, ncol=3)
   fig.suptitle("ReBeL's agent on kuhn_poker, lookahead 1, with self-play value functions "
                "(median and min-max band over seeds)")
+  return fig
+
+
+def plot_stakes(frame: pd.DataFrame, plan: StakesPlan) -> matplotlib.figure.Figure:
+  """One panel per lookahead (rows) and stakes (columns: seen, then unseen): the agent with exact
+  (green) and learned (orange) leaves against T, and twice the exact agent (the target's bound,
+  dotted grey), log-log."""
+  ratios = list(plan.seen) + list(plan.unseen)
+  lookaheads = [lookahead for lookahead, _ in plan.agents]
+  fig, axes = plotting.subplots(len(lookaheads), len(ratios),
+                                figsize=(3.4 * len(ratios), 3.0 * len(lookaheads) + 1.0))
+  for row, lookahead in enumerate(lookaheads):
+    for col, ratio in enumerate(ratios):
+      ax = axes[row][col]
+      data = frame[(frame.lookahead == lookahead) & (frame.stakes == ratio)]
+      exact = data[data["leaf solver"] == EXACT].sort_values("iterations")
+      learned = data[data["leaf solver"] == LEARNED].sort_values("iterations")
+      ax.plot(exact.iterations, 2 * exact.exploitability, color=plotting.REFERENCE_COLOR,
+              linestyle=":", linewidth=1.2, label="2 x exact (the target's bound)")
+      ax.plot(exact.iterations, exact.exploitability, color=COLORS[EXACT], label="exact LP leaves",
+              **AGENT)
+      ax.plot(learned.iterations, learned.exploitability, color=COLORS[LEARNED],
+              label="learned leaves (one model for all stakes)", **dict(AGENT, marker="s"))
+      plotting.log_log(ax, "iterations T of each search", "exploitability",
+                       yunit="chips per hand")
+      if row < len(lookaheads) - 1:
+        ax.set_xlabel("")
+      if col > 0:
+        ax.set_ylabel("")
+      seen = "trained on" if ratio in plan.trained else "unseen"
+      ax.set_title(f"ante/bet {ratio:g} ({seen}), lookahead {lookahead}", fontsize=9)
+  plotting.legend_below(fig, ncol=3)
+  fig.suptitle(f"ReBeL's agent on {plan.deck}-card Kuhn poker: one value function per cut for "
+               f"ante/bet {min(plan.trained):g} to {max(plan.trained):g} (trained on "
+               f"{', '.join(f'{r:g}' for r in plan.trained)})")
   return fig

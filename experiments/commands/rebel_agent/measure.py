@@ -8,9 +8,9 @@ and the on-path value error of a leaf solver's values.
   (the trunk average with the leaf solver's continuations below; for a value function, the exact
   LP's continuation at the leaf PBS, as in rebel-learned), measured at the same T.
 * ``on_path_pbs`` and ``value_error``: the leaf PBSs that the exact-leaf agent's searches pass to
-  their leaf solver (a fixed-seed sample of them), and the mean over them of the largest error
-  of a counterfactual value (``learning.value_function.value_errors``) of a value function
-  against the exact LP.
+  their leaf solver (a fixed-seed sample of them, ``learning.dataset.RecordingLeafSolver``, with
+  the LP's values there), and the mean over them of the largest error of a counterfactual value
+  (``learning.value_function.value_errors``) of a value function against those LP values.
 """
 
 import time
@@ -25,16 +25,17 @@ from algorithms.cfr.tree_exploitability import TreeEvaluator
 from algorithms.rebel.agent.agent import ReBeLAgent
 from algorithms.rebel.agent.behaviour import behaviour_strategy
 from algorithms.rebel.agent.behaviour import tabular_policy
+from algorithms.rebel.learning.dataset import RecordingLeafSolver
 from algorithms.rebel.learning.value_function import deal_belief
 from algorithms.rebel.learning.value_function import leaf_rules
 from algorithms.rebel.learning.value_function import value_errors
-from algorithms.rebel.leaves.solvers import LeafSolution
-from algorithms.rebel.leaves.solvers import SequenceFormLPSolver
 from algorithms.rebel.public_tree import LeafSubgame
 from experiments.harness import game_loader
 
 # On-path PBSs kept per setting for the value error (a fixed-seed sample of the leaf calls).
 ON_PATH_SAMPLE = 300
+# A recorded leaf call: (leaf, belief over its roots, the exact LP's root values there).
+Record = Tuple[LeafSubgame, np.ndarray, np.ndarray]
 
 
 def agent_row(game_string: str, lookahead: int, iterations: int, leaf_solver,
@@ -73,48 +74,26 @@ def cfr_curve(game_string: str, iterations: Sequence[int]) -> List[float]:
   return out
 
 
-class RecordingLeafSolver:
-  """The exact LP, keeping a fixed-seed sample of the (leaf, belief) pairs it is called with
-  (reservoir sampling, Vitter, "Random sampling with a reservoir", ACM TOMS 1985)."""
-
-  def __init__(self, size: int, seed: int):
-    self.inner = SequenceFormLPSolver()
-    self.size = size
-    self.rng = np.random.default_rng(seed)
-    self.calls = 0
-    self.sample: List[Tuple[LeafSubgame, np.ndarray]] = []
-
-  def __call__(self, leaf: LeafSubgame, belief: np.ndarray) -> LeafSolution:
-    self.calls += 1
-    if len(self.sample) < self.size:
-      self.sample.append((leaf, belief.copy()))
-    else:
-      k = int(self.rng.integers(0, self.calls))
-      if k < self.size:
-        self.sample[k] = (leaf, belief.copy())
-    return self.inner(leaf, belief)
-
-
 def on_path_pbs(game_string: str, lookahead: int, iterations: int, seed: int,
-                max_searches: int) -> List[Tuple[LeafSubgame, np.ndarray]]:
-  """A sample of the leaf PBSs the exact-leaf agent's searches evaluate."""
-  recorder = RecordingLeafSolver(ON_PATH_SAMPLE, seed)
+                max_searches: int) -> List[Record]:
+  """A sample of the leaf PBSs the exact-leaf agent's searches evaluate, with the LP's values."""
+  recorder = RecordingLeafSolver(size=ON_PATH_SAMPLE, seed=seed)
   agent = ReBeLAgent(game_loader.load_game(game_string), lookahead=lookahead,
                      iterations=iterations, leaf_solver=recorder)
   behaviour_strategy(agent, max_searches=max_searches)
-  return recorder.sample
+  return recorder.records
 
 
-def value_error(value_function, pbs: Sequence[Tuple[LeafSubgame, np.ndarray]]) -> float:
-  """Mean over ``pbs`` of max_{i, c} |cfv - cfv*| of ``value_function`` against the exact LP."""
-  exact = SequenceFormLPSolver()
+def value_error(value_function, pbs: Sequence[Record]) -> float:
+  """Mean over recorded (leaf, belief, exact root values) of max_{i, c} |cfv - cfv*| of
+  ``value_function``."""
   errors = []
-  for leaf, belief in pbs:
+  for leaf, belief, exact in pbs:
     rules = leaf_rules(leaf)
     num_deals = len(rules.deals())
     predicted, reference = np.zeros(num_deals), np.zeros(num_deals)
     predicted[leaf.deals] = value_function.root_values(leaf, belief)
-    reference[leaf.deals] = exact(leaf, belief).root_values
+    reference[leaf.deals] = exact
     errors.append(value_errors(rules, deal_belief(leaf, belief)[None], predicted[None],
                                reference[None])[0])
   return float(np.mean(errors)) if errors else float("nan")

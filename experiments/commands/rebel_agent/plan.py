@@ -1,5 +1,6 @@
 """What one run of the rebel-agent experiment computes: the cuts, the iterations per search, the
-leaf solvers and the budgets (``Plan``, ``PLANS``), and ``plan_of`` for the options."""
+leaf solvers and the budgets (``Plan``, ``PLANS``; ``StakesPlan`` for the large deck and its range
+of stakes), and ``plan_of`` for the options."""
 
 import argparse
 import dataclasses
@@ -28,6 +29,40 @@ class Setting:
 
 
 @dataclasses.dataclass(frozen=True)
+class StakesPlan:
+  """Measurement 4's budget (``stakes``): one value function per cut for a range of stakes.
+
+  Attributes:
+    deck: the cards of ``kuhn_poker_ante``; the stakes are ante = r, bet = 1 for a ratio r.
+    trained: the ante/bet ratios of the training data; the models cover lowest to highest.
+    seen: training ratios at which the agents are measured too.
+    unseen: ratios inside the range that no training example has.
+    agents: (lookahead, T values) of the agents measured at every seen and unseen ratio.
+    visits: (lookahead, T values) of the exact-leaf agents whose leaf PBSs join the training
+      data at every training ratio.
+    examples: random PBSs per leaf and training ratio.
+    hidden, steps: the networks' hidden widths and Adam steps.
+    timing_ratio: the ratio of the timing; timing_beliefs: random PBSs per leaf timed;
+      timing_iterations: T of the timed searches; timing_decks: the decks at which the exact LP
+      of leaf p is timed against an untrained network (the choice of the deck).
+  """
+
+  deck: int
+  trained: Tuple[float, ...]
+  seen: Tuple[float, ...]
+  unseen: Tuple[float, ...]
+  agents: Tuple[Tuple[int, Tuple[int, ...]], ...]
+  visits: Tuple[Tuple[int, Tuple[int, ...]], ...]
+  examples: int
+  hidden: Tuple[int, ...]
+  steps: int
+  timing_ratio: float
+  timing_beliefs: int
+  timing_iterations: int
+  timing_decks: Tuple[int, ...]
+
+
+@dataclasses.dataclass(frozen=True)
 class Plan:
   """One budget.
 
@@ -40,6 +75,7 @@ class Plan:
       hidden widths, Adam steps).
     max_searches: the enumeration's budget of searches per agent.
     self_play: measurement 3's budget, None to leave it out.
+    stakes: measurement 4's budget, None to leave it out.
   """
 
   settings: Tuple[Setting, ...]
@@ -53,12 +89,17 @@ class Plan:
   steps: int
   max_searches: int
   self_play: Optional[SelfPlayPlan]
+  stakes: Optional[StakesPlan]
 
 
 PLANS = {
     "quick": Plan(settings=(Setting(KUHN, 2, (10, 30)),), leaf_solvers=(EXACT, CFR_K),
                   cfr_k=30, hedge=(20, 20.0), error_iterations=30, deltas=(0.03, 0.3),
-                  examples=100, hidden=(32, 32), steps=200, max_searches=2_000, self_play=None),
+                  examples=100, hidden=(32, 32), steps=200, max_searches=2_000, self_play=None,
+                  stakes=StakesPlan(deck=13, trained=(1.0, 2.0), seen=(2.0,), unseen=(1.5,),
+                                    agents=((1, (3,)), (2, (3,))), visits=((2, (3,)),),
+                                    examples=10, hidden=(16, 16), steps=50, timing_ratio=1.5,
+                                    timing_beliefs=3, timing_iterations=3, timing_decks=(3,))),
     "default": Plan(settings=(Setting(KUHN, 1, (10, 30, 100)), Setting(KUHN, 2, (10, 100, 1000)),
                               Setting(ANTE, 1, (10, 30, 100)),
                               Setting(SIMPLIFIED, 1, (10, 100, 1000))),
@@ -68,7 +109,14 @@ PLANS = {
                     self_play=SelfPlayPlan(rounds=6, seeds=2, episodes=32, search_iterations=50,
                                            train_steps=300, target_iterations=100,
                                            hidden=(64, 64), eval_iterations=30,
-                                           final_iterations=(10, 30, 100))),
+                                           final_iterations=(10, 30, 100)),
+                    stakes=StakesPlan(deck=13, trained=(0.5, 1.0, 2.0, 4.0), seen=(1.0,),
+                                      unseen=(0.75, 1.5, 3.0),
+                                      agents=((1, (10, 30, 100)), (2, (10, 30, 100, 300))),
+                                      visits=((1, (10, 30)), (2, (10, 30, 100, 300))),
+                                      examples=300, hidden=(64, 64), steps=2000, timing_ratio=1.5,
+                                      timing_beliefs=100, timing_iterations=30,
+                                      timing_decks=(3, 13, 26, 52))),
     "full": Plan(settings=(Setting(KUHN, 1, (10, 30, 100, 300, 1000)),
                            Setting(KUHN, 2, (10, 30, 100, 300, 1000)),
                            Setting(ANTE, 1, (10, 30, 100, 300, 1000)),
@@ -79,7 +127,14 @@ PLANS = {
                  hidden=(64, 64), steps=3000, max_searches=1_100_000,
                  self_play=SelfPlayPlan(rounds=12, seeds=3, episodes=32, search_iterations=50,
                                         train_steps=300, target_iterations=100, hidden=(64, 64),
-                                        eval_iterations=30, final_iterations=(10, 30, 100, 300))),
+                                        eval_iterations=30, final_iterations=(10, 30, 100, 300)),
+                 stakes=StakesPlan(deck=13, trained=(0.5, 1.0, 2.0, 4.0), seen=(1.0, 4.0),
+                                   unseen=(0.75, 1.5, 3.0),
+                                   agents=((1, (10, 30, 100, 300)), (2, (10, 30, 100, 300, 1000))),
+                                   visits=((1, (10, 30, 100)), (2, (10, 30, 100, 300, 1000))),
+                                   examples=1000, hidden=(128, 128), steps=4000,
+                                   timing_ratio=1.5, timing_beliefs=300, timing_iterations=100,
+                                   timing_decks=(3, 13, 26, 52))),
 }
 
 
