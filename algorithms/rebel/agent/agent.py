@@ -10,11 +10,15 @@ search; draw an iteration t at random; play pi^t, the policy of iteration t, at 
 the search's trunk, and assume that both players played pi^t, so that when play reaches a leaf z
 of the search, the next search starts from the PBS beta_z that pi^t induces there (Bayes' rule,
 ``search.leaf_belief``). Play below the cut comes from that next search, never from a leaf solver.
-Theorem 3: with value error at most delta and T iterations the agent is, in expectation over its
-draws, a (delta C_1 + C_2 / sqrt(T))-equilibrium. The paper notes that a random iteration may be
-an early, poor one, and that Linear CFR (which gives early iterations little weight) mitigates
-this; ReBeL's released evaluation code draws t with probability proportional to its linear
-averaging weight.
+Theorem 3: run at test time without off-policy exploration, with leaf values off by at most
+delta and T iterations per search, the agent plays, in expectation over its draws, an approximate
+Nash equilibrium whose error is delta times a game constant plus a term falling as 1 / sqrt(T).
+The paper's detailed pseudocode (Appendix B, with Linear CFR) draws t with probability
+proportional to t. ReBeL's released evaluation code (facebookresearch/rebel, commit 7960a42,
+csrc/liars_dice/recursive_solving.cc, ``compute_sampled_strategy_recursive_to_leaf``) draws the
+number of iterations run, k in {0, 2, 4, ..., T - 2} (whole rounds of alternating updates), with
+weight k / 2 + 1, the linear averaging weight of the policy after k iterations (the uniform
+initial policy included, the final one never drawn), and plays and passes on that policy.
 
 Options (the reading adopted here is the default):
 
@@ -23,16 +27,21 @@ Options (the reading adopted here is the default):
   solves the PBS the drawn iteration was valued at: pi^t for CFR-D, pibar^t for CFR-AVG (whose
   leaf PBS at iteration t is that of the average); at a search without leaves, pi^t (nothing
   is passed on, and the mixture over t is the search's average pibar^T). Section 6's argument
-  needs exactly this match; it states it for pi^t, and ReBeL searches with CFR-AVG, where the
-  literal pi^t mismatches the leaf values (measured: it converges much more slowly,
-  docs/rebel.md).
+  uses both that the mixture over t of the played policies is the search's average and that
+  the next search solves the PBS the drawn iteration was valued at; with CFR-D, pi^t gives both
+  (the paper's reading, and the released code's, whose CFR values its leaves at the current
+  policy's reaches). With CFR-AVG (the paper's poker experiments, in its modified form,
+  Appendix I) no policy gives both: pi^t mixes to pibar^T but its PBS is not the one valued
+  (measured: it converges much more slowly, docs/rebel.md); pibar^t passes on the PBS valued,
+  and mixes over t to an average of averages. "matched" takes the second.
   "iterate": pi^t of the drawn t whatever the search; "average": pibar^t; "final": pibar^T, no
   draw (the deterministic agent that plays the search's final average and searches again from
   the beliefs it implies).
 * ``draw``: how t is drawn. "weights" (the paper's reading): P(t) = w_t / W_T, the averaging
-  weights, uniform for uniform averaging and proportional to t for linear averaging (the paper's
-  remark on Linear CFR, and ReBeL's released evaluation); "uniform": P(t) = 1/T whatever the
-  averaging (ReBeL's released self-play loop).
+  weights, uniform for uniform averaging and proportional to t for linear averaging (Appendix B,
+  and ReBeL's released evaluation, above); "uniform": P(t) = 1/T whatever the averaging (as
+  ReBeL's released self-play loop, ``RlRunner::step``, which draws the number of iterations run
+  uniformly from {0, ..., T}).
 * ``weighting`` (w_t = 1 or t), ``leaf_beliefs`` (CFR-AVG or CFR-D), ``alternating_updates``,
   the leaf solver (any ``leaves.solvers.LeafSolver``: exact LP, CFR(k), Hedge, a value
   function behind ``ValueFunctionLeafSolver``), T and the lookahead d.

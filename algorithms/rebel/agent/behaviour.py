@@ -25,10 +25,21 @@ leafless search whose mixture is its average) starts n searches at each of its l
 number of searches is ``search_count(agent)`` = 1 + n sum_z count(z), at most T^m for a chain of
 m searches with leaves (e.g. ``kuhn_poker`` cut at depth 1: 1 + 2T + T^2). ``max_searches``
 refuses an enumeration above a budget before any search is run.
+
+Sampled draws (``mixed_plans``, for ``estimate``). The same walk carries R replicates at once:
+at the searches of the first ``exact_levels`` levels (level = the searches above it; the root's
+is 0) every replicate follows every draw with its probability, as above; at a deeper search
+each replicate follows one draw of its own, t ~ P(t), independent of every other draw. A
+replicate's plan X~_r is then, by the tower property (each sampled draw has the law of the
+agent's draw, so E[x^{t}] over it is the exact mixture of that search), an unbiased estimate of
+X: E[X~_r] = X. A search reached by several replicates together (every replicate at the
+enumerated levels, those that drew alike below) runs once for all of them: the searches are
+deterministic functions of their public state and belief, so sharing them leaves the
+replicates independent.
 """
 
 import dataclasses
-from typing import Optional
+from typing import Callable, Optional, Tuple
 
 import numpy as np
 from open_spiel.python import policy as policy_lib
@@ -55,13 +66,19 @@ class Behaviour:
   searches: int
 
 
-def search_count(agent: ReBeLAgent, game: Optional[SearchGame] = None) -> int:
+def search_count(agent: ReBeLAgent, game: Optional[SearchGame] = None,
+                 plays: Optional[Callable[[SearchGame], int]] = None) -> int:
   """The number of searches of the enumeration (an upper bound: paths of zero own reach at a
-  leaf are not followed), computed from the public tree without running any search."""
+  leaf are not followed), computed from the public tree without running any search.
+
+  ``plays(game)`` is the number of draws followed at each search: ``agent.num_plays`` (every
+  draw, the enumeration) by default; ``lambda game: 1`` counts the searches of one draw path.
+  """
   game = game if game is not None else agent.cuts.root()
-  below = sum(search_count(agent, agent.cuts.at(leaf.leaf, game.depth + agent.lookahead))
+  plays = plays if plays is not None else agent.num_plays
+  below = sum(search_count(agent, agent.cuts.at(leaf.leaf, game.depth + agent.lookahead), plays)
               for leaf in game.leaves)
-  return 1 + agent.num_plays(game) * below
+  return 1 + plays(game) * below
 
 
 def behaviour_strategy(agent: ReBeLAgent, max_searches: Optional[int] = None) -> Behaviour:
@@ -74,29 +91,56 @@ def behaviour_strategy(agent: ReBeLAgent, max_searches: Optional[int] = None) ->
   if max_searches is not None and count > max_searches:
     raise ValueError(f"max_searches={max_searches} is below the {count} searches that "
                      f"enumerating the draws needs (T={agent.iterations}, lookahead "
-                     f"{agent.lookahead}); use agent.monte_carlo or raise max_searches")
+                     f"{agent.lookahead}); use estimate.estimate_exploitability or raise "
+                     f"max_searches")
+  plans, searches = mixed_plans(agent)
+  return Behaviour(policy=plan_to_policy(agent, plans[0]), plan=plans[0], searches=searches)
+
+
+def mixed_plans(agent: ReBeLAgent, replicates: int = 1, exact_levels: Optional[int] = None,
+                rng: Optional[np.random.Generator] = None) -> Tuple[np.ndarray, int]:
+  """Realization plans of R replicates, exact over the draws of the first ``exact_levels``
+  levels of searches (all levels if None), one sampled draw per replicate below (module
+  docstring).
+
+  Returns:
+    (plans, searches): float array (R, G) in the full game's layout, each row X~_r (X itself
+    where every level is exact), and the number of searches run.
+
+  Raises:
+    ValueError: if draws are sampled (``exact_levels`` not None) without a generator ``rng``.
+  """
+  if exact_levels is not None and rng is None:
+    raise ValueError("mixed_plans samples draws below exact_levels: pass rng, a numpy Generator")
   full = agent.arrays
-  plan = np.zeros(full.num_sequences)
-  plan[:2] = 1.0
+  plans = np.zeros((replicates, full.num_sequences))
+  plans[:, :2] = 1.0
   game, belief = agent.root()
-  stack = [(game, belief, np.ones(full.num_sequences), 1.0)]
+  everyone = np.arange(replicates)
+  stack = [(game, belief, np.ones(full.num_sequences), 0, everyone, np.ones(replicates))]
   searches = 0
   while stack:
-    game, belief, prefix, probability = stack.pop()
+    game, belief, prefix, level, members, weights = stack.pop()
     searches += 1
     trunk = game.trunk
-    for play in agent.plays(game, belief):
+    plays = agent.plays(game, belief)
+    if exact_levels is None or level < exact_levels:  # Every draw, with its probability.
+      branches = [(play, members, weights * play.probability) for play in plays]
+    else:  # One draw t ~ P(t) per replicate; each follows its own with weight 1.
+      drawn = rng.choice(len(plays), size=len(members), p=[p.probability for p in plays])
+      branches = [(plays[k], members[drawn == k], weights[drawn == k])
+                  for k in np.unique(drawn)]
+    for play, who, weight in branches:
       x = tree_passes.realization(game.arrays, play.policy)
       reach = prefix.copy()  # X^D on the full layout: prefix, and the trunk's plans after it.
       reach[game.full_seq[trunk]] = prefix[game.anchor[trunk]] * x[trunk]
-      weight = probability * play.probability
-      plan[game.full_seq[trunk]] += weight * reach[game.full_seq[trunk]]
+      plans[np.ix_(who, game.full_seq[trunk])] += weight[:, None] * reach[game.full_seq[trunk]]
       for leaf in game.leaves:
         if not np.any(reach[leaf.leaf.root_seq] > 0):
           continue
         next_game, next_belief = agent.next_search(game, leaf, belief, play)
-        stack.append((next_game, next_belief, reach, weight))
-  return Behaviour(policy=plan_to_policy(agent, plan), plan=plan, searches=searches)
+        stack.append((next_game, next_belief, reach, level + 1, who, weight))
+  return plans, searches
 
 
 def plan_to_policy(agent: ReBeLAgent, plan: np.ndarray) -> np.ndarray:

@@ -1,7 +1,7 @@
 """One search of ReBeL's agent: CFR-AVG (or CFR-D) from a public belief state, every iterate kept.
 
 The search is ``CFRAvgSolver``'s six steps (``algorithms/rebel/cfr_avg.py``; Brown, Bakhtin,
-Lerer, Gong, ReBeL, NeurIPS 2020, arXiv 2007.13544, Section 5 and Theorem 5 for CFR-AVG; Burch,
+Lerer, Gong, ReBeL, NeurIPS 2020, arXiv 2007.13544, Appendix I and Theorem 5 for CFR-AVG; Burch,
 Johanson, Bowling, AAAI 2014 for CFR-D) on a ``SearchGame``: the subgame below a public state s
 whose roots h carry the belief beta(h) instead of chance's probability. Each pass of iteration t
 updating player(s) P:

@@ -7,6 +7,9 @@ and the on-path value error of a leaf solver's values.
 * ``stitched_curve``: ``CFRAvgSolver`` at the same cut and leaf solver, its reported average
   (the trunk average with the leaf solver's continuations below; for a value function, the exact
   LP's continuation at the leaf PBS, as in rebel-learned), measured at the same T.
+* ``estimate_row``: where the enumeration is too long, ``agent.estimate``'s lower confidence bound
+  of the exact-leaf agent's exploitability from sampled draws (the root search's draws
+  enumerated) and its plug-in estimate, with the searches each method needs.
 * ``on_path_pbs`` and ``value_error``: the leaf PBSs that the exact-leaf agent's searches pass to
   their leaf solver (a fixed-seed sample of them, ``learning.dataset.RecordingLeafSolver``, with
   the LP's values there), and the mean over them of the largest error of a counterfactual value
@@ -24,7 +27,9 @@ from algorithms import CFRSolver
 from algorithms.cfr.tree_exploitability import TreeEvaluator
 from algorithms.rebel.agent.agent import ReBeLAgent
 from algorithms.rebel.agent.behaviour import behaviour_strategy
+from algorithms.rebel.agent.behaviour import search_count
 from algorithms.rebel.agent.behaviour import tabular_policy
+from algorithms.rebel.agent.estimate import estimate_exploitability
 from algorithms.rebel.learning.dataset import RecordingLeafSolver
 from algorithms.rebel.learning.value_function import deal_belief
 from algorithms.rebel.learning.value_function import leaf_rules
@@ -50,6 +55,27 @@ def agent_row(game_string: str, lookahead: int, iterations: int, leaf_solver,
                                                           tabular_policy(agent, behaviour.policy)),
           "tree_exploitability": TreeEvaluator(agent.arrays).exploitability(behaviour.policy),
           "searches": behaviour.searches, "seconds": seconds}
+
+
+def estimate_row(game_string: str, lookahead: int, iterations: int, replicates: int,
+                 seed: int, max_searches: int) -> Dict[str, float]:
+  """The exact-leaf agent's exploitability estimated from sampled draws (``agent.estimate``),
+  and enumerated exactly (OpenSpiel's ``exploitability``) where its searches fit
+  ``max_searches`` (NaN beyond)."""
+  game = game_loader.load_game(game_string)
+  agent = ReBeLAgent(game, lookahead=lookahead, iterations=iterations)
+  start = time.process_time()
+  estimate = estimate_exploitability(agent, replicates=replicates, seed=seed)
+  seconds = time.process_time() - start
+  searches = search_count(agent)
+  exact = float("nan")
+  if searches <= max_searches:
+    behaviour = behaviour_strategy(agent, max_searches=max_searches)
+    exact = exploitability.exploitability(game, tabular_policy(agent, behaviour.policy))
+  return {"enumeration searches": searches, "estimate searches": estimate.searches,
+          "estimate": estimate.value, "interval low": estimate.interval[0],
+          "interval high": estimate.interval[1], "plug-in": estimate.plug_in,
+          "estimate CPU seconds": seconds, "exact (enumerated)": exact}
 
 
 def stitched_curve(game_string: str, depth: int, iterations: Sequence[int],

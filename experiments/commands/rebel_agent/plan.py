@@ -76,6 +76,9 @@ class Plan:
     max_searches: the enumeration's budget of searches per agent.
     self_play: measurement 3's budget, None to leave it out.
     stakes: measurement 4's budget, None to leave it out.
+    estimates: measurement 5, the exact-leaf agents (game, lookahead, T) whose exploitability
+      is estimated from sampled draws (``agent.estimate``), each beside the enumeration's
+      search count; estimate_replicates: the replicates of each estimate and of its fit.
   """
 
   settings: Tuple[Setting, ...]
@@ -90,6 +93,8 @@ class Plan:
   max_searches: int
   self_play: Optional[SelfPlayPlan]
   stakes: Optional[StakesPlan]
+  estimates: Tuple[Tuple[str, int, int], ...] = ()
+  estimate_replicates: int = 30
 
 
 PLANS = {
@@ -99,7 +104,8 @@ PLANS = {
                   stakes=StakesPlan(deck=13, trained=(1.0, 2.0), seen=(2.0,), unseen=(1.5,),
                                     agents=((1, (3,)), (2, (3,))), visits=((2, (3,)),),
                                     examples=10, hidden=(16, 16), steps=50, timing_ratio=1.5,
-                                    timing_beliefs=3, timing_iterations=3, timing_decks=(3,))),
+                                    timing_beliefs=3, timing_iterations=3, timing_decks=(3,)),
+                  estimates=((KUHN, 1, 10),), estimate_replicates=10),
     "default": Plan(settings=(Setting(KUHN, 1, (10, 30, 100)), Setting(KUHN, 2, (10, 100, 1000)),
                               Setting(ANTE, 1, (10, 30, 100)),
                               Setting(SIMPLIFIED, 1, (10, 100, 1000))),
@@ -116,7 +122,8 @@ PLANS = {
                                       visits=((1, (10, 30)), (2, (10, 30, 100, 300))),
                                       examples=300, hidden=(64, 64), steps=2000, timing_ratio=1.5,
                                       timing_beliefs=100, timing_iterations=30,
-                                      timing_decks=(3, 13, 26, 52))),
+                                      timing_decks=(3, 13, 26, 52)),
+                    estimates=((KUHN, 1, 100), (KUHN, 1, 300))),
     "full": Plan(settings=(Setting(KUHN, 1, (10, 30, 100, 300, 1000)),
                            Setting(KUHN, 2, (10, 30, 100, 300, 1000)),
                            Setting(ANTE, 1, (10, 30, 100, 300, 1000)),
@@ -134,7 +141,8 @@ PLANS = {
                                    visits=((1, (10, 30, 100)), (2, (10, 30, 100, 300, 1000))),
                                    examples=1000, hidden=(128, 128), steps=4000,
                                    timing_ratio=1.5, timing_beliefs=300, timing_iterations=100,
-                                   timing_decks=(3, 13, 26, 52))),
+                                   timing_decks=(3, 13, 26, 52)),
+                 estimates=((KUHN, 1, 100), (KUHN, 1, 1000))),
 }
 
 
