@@ -86,8 +86,9 @@ def test_twin_labels_name_each_action_id_consistently(twin):
       assert names.setdefault((player == pyspiel.PlayerId.CHANCE, action), name) == name
 
 
-@pytest.mark.parametrize("which", ["uniform", "equilibrium", "random 0", "random 1"])
-def test_nash_conv_of_the_same_policy_agrees(twin, which):
+def assert_nash_conv_agrees(twin: cpp_twin.CppTwin, which: str) -> None:
+  """NashConv of one policy on our game (Python) and on the twin (C++), and the policy carried
+  to the twin and back unchanged."""
   game = twin.game
   if which == "uniform":
     ours = policy_lib.TabularPolicy(game)
@@ -101,6 +102,23 @@ def test_nash_conv_of_the_same_policy_agrees(twin, which):
   assert cpp_value == pytest.approx(python_value, abs=1e-12)
   back = twin.from_twin_policy(theirs)
   np.testing.assert_array_equal(back.action_probability_array, ours.action_probability_array)
+
+
+@pytest.mark.parametrize("which", ["equilibrium", "random 0"])
+def test_nash_conv_of_the_same_policy_agrees(twin, which):
+  assert_nash_conv_agrees(twin, which)
+
+
+# On the referee game and Leduc each policy takes 0.7-1.7 s (OpenSpiel's Python NashConv): there
+# the uniform policy and a second random one are slow; the test above checks the equilibrium and
+# a random policy of full support (as the uniform one) on every game quick.
+@pytest.mark.parametrize("twin", [
+    pytest.param(game, marks=pytest.mark.slow) if game in ("kuhn_poker_referee(grid=1)",
+                                                           "leduc_poker") else game
+    for game in GAMES], indirect=True)
+@pytest.mark.parametrize("which", ["uniform", "random 1"])
+def test_nash_conv_of_more_policies_agrees(twin, which):
+  assert_nash_conv_agrees(twin, which)
 
 
 def test_uniform_nash_conv_of_three_card_kuhn_is_eleven_twelfths():

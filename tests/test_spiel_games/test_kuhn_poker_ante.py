@@ -66,7 +66,11 @@ def _load_pair(num_players):
           pyspiel.load_game(f"kuhn_poker_ante(players={num_players})"))
 
 
-@pytest.fixture(scope="module", params=[2, 3, 4], ids=lambda n: f"players={n}")
+# The walk of 4 players (7,886 states, about 1 s per test) is slow: the quick subset walks 2 and 3
+# players, and follows random hands of 4 and 10 players in lockstep with the same comparisons
+# (test_random_hands_match_cpp_kuhn_up_to_ten_players).
+@pytest.fixture(scope="module", params=[2, 3, pytest.param(4, marks=pytest.mark.slow)],
+                ids=lambda n: f"players={n}")
 def cpp_and_ours(request):
   cpp, ours = _load_pair(request.param)
   return cpp, ours, all_states(cpp), all_states(ours)
@@ -152,7 +156,10 @@ def test_every_observation_matches_cpp_kuhn(cpp_and_ours, iig_type):
     _assert_observations_match(cpp_obs, our_obs, cpp_state, our_states[key], key)
 
 
-@pytest.mark.parametrize("num_players", range(2, 11))
+# 5 to 9 players are slow (0.4-1.1 s each): the code has no case per number of players, and the
+# quick subset keeps 2 to 4 and 10 (the two-digit card).
+@pytest.mark.parametrize("num_players", [2, 3, 4, *(pytest.param(n, marks=pytest.mark.slow)
+                                                    for n in range(5, 10)), 10])
 def test_random_hands_match_cpp_kuhn_up_to_ten_players(num_players):
   """Spot checks where the full walk is too large (10 players: 11! deals): every state along
   random hands, with every observation type, including the two-digit card 10 of 10 players."""
@@ -218,10 +225,15 @@ def test_tabular_policy_of_cpp_kuhn_gives_same_values_on_ours(num_players):
 
 @pytest.mark.parametrize("num_players", [2, 3])
 def test_cpp_cfr_average_policy_is_the_same_as_on_cpp_kuhn(num_players):
-  """50 iterations of C++ CFR; measured difference 0 for 2 and 3 players (4 players take 50 s)."""
+  """10 iterations of C++ CFR; measured difference 0 for 2 and 3 players (4 players take 5 s).
+
+  From the second iteration on the average holds regret matching of the first iteration's values
+  at every information set, so a difference in any state's returns, chance probabilities,
+  legal actions or information-state string shows after 10 iterations as after 50 (2.3 s for 3
+  players here)."""
   cpp, ours = _load_pair(num_players)
   solvers = [pyspiel.CFRSolver(cpp), pyspiel.CFRSolver(ours)]
-  for _ in range(50):
+  for _ in range(10):
     for solver in solvers:
       solver.evaluate_and_update_policy()
   cpp_table, our_table = (s.tabular_average_policy().policy_table() for s in solvers)
@@ -605,7 +617,11 @@ def test_random_sim_test_with_serialization(game_string):
                           verbose=False)
 
 
-@pytest.mark.parametrize("game_string", SETTINGS)
+# The largest setting (three players, five cards: 1.3 s) slow: three players and five cards are
+# checked quick in SETTINGS[6], [8] and [1].
+@pytest.mark.parametrize("game_string", [
+    pytest.param(game_string, marks=pytest.mark.slow) if game_string == SETTINGS[7]
+    else game_string for game_string in SETTINGS])
 def test_serialize_and_pickle_round_trip_every_state(game_string):
   game = pyspiel.load_game(game_string)
   unpickled_game = pickle.loads(pickle.dumps(game))
@@ -673,7 +689,11 @@ def test_game_value_within_nash_conv_of_closed_form(game_string, value):
   assert abs(value_0 - value) <= nash_conv
 
 
-@pytest.mark.parametrize("game_string", SETTINGS)
+# Three players on four and five cards slow (1.4 and 3.4 s): three players are checked quick on
+# three cards (SETTINGS[8]), five cards with two players.
+@pytest.mark.parametrize("game_string", [
+    pytest.param(game_string, marks=pytest.mark.slow) if game_string in SETTINGS[6:8]
+    else game_string for game_string in SETTINGS])
 def test_cpp_and_python_evaluations_agree(game_string):
   """CFR+ (C++), then NashConv and best responses in C++ and in Python."""
   game = pyspiel.load_game(game_string)
@@ -711,17 +731,21 @@ def test_uniform_policy_nash_conv_is_known(num_players, expected):
       expected, abs=1e-12)
 
 
-@pytest.mark.parametrize("solver_class,iterations", [
-    (external_sampling_mccfr.ExternalSamplingSolver, 1000),
-    (outcome_sampling_mccfr.OutcomeSamplingSolver, 3000),
-], ids=["external", "outcome"])
-@pytest.mark.parametrize("game_string,value", [
-    ("kuhn_poker_ante", KUHN_VALUE),
-    ("kuhn_poker_ante(ante=2.0,simplified=True)", 0.1),  # Closed form above.
-    ("kuhn_poker_ante(ante=2.0,bet=0.5,deck_size=5)", None),
-    ("kuhn_poker_ante(players=3)", None),
-])
-def test_python_mccfr_converges(solver_class, iterations, game_string, value):
+# External sampling on every setting; outcome sampling (1-2.3 s per setting) on Kuhn's game in
+# the quick subset, on the others slow: the same solver on the same game code.
+@pytest.mark.parametrize("kind,game_string,value", [
+    (kind, game_string, value) if kind == "external" or game_string == "kuhn_poker_ante"
+    else pytest.param(kind, game_string, value, marks=pytest.mark.slow)
+    for game_string, value in [
+        ("kuhn_poker_ante", KUHN_VALUE),
+        ("kuhn_poker_ante(ante=2.0,simplified=True)", 0.1),  # Closed form above.
+        ("kuhn_poker_ante(ante=2.0,bet=0.5,deck_size=5)", None),
+        ("kuhn_poker_ante(players=3)", None)]
+    for kind in ("external", "outcome")])
+def test_python_mccfr_converges(kind, game_string, value):
+  solver_class, iterations = {
+      "external": (external_sampling_mccfr.ExternalSamplingSolver, 1000),
+      "outcome": (outcome_sampling_mccfr.OutcomeSamplingSolver, 3000)}[kind]
   game = pyspiel.load_game(game_string)
   np.random.seed(1)
   uniform_nash_conv = exploitability.nash_conv(game, policy_lib.UniformRandomPolicy(game))
@@ -758,7 +782,11 @@ def test_python_cfr_plus_equals_cpp_cfr_plus(game_string):
     (lambda game: pyspiel.ExternalSamplingMCCFRSolver(game, 5), 1000),
     (lambda game: pyspiel.OutcomeSamplingMCCFRSolver(game, 0.6, 5), 3000),
 ], ids=["external", "outcome"])
-@pytest.mark.parametrize("game_string", [SETTINGS[1], SETTINGS[5], SETTINGS[7]])
+# Three players (SETTINGS[7], 1.5 s per solver) slow: the C++ solvers run on our three-player game
+# quick in test_cpp_cfr_average_policy_is_the_same_as_on_cpp_kuhn and
+# test_cpp_and_python_evaluations_agree, and MCCFR converges on it in test_python_mccfr_converges.
+@pytest.mark.parametrize("game_string", [SETTINGS[1], SETTINGS[5],
+                                         pytest.param(SETTINGS[7], marks=pytest.mark.slow)])
 def test_cpp_mccfr_converges(make_solver, iterations, game_string):
   game = pyspiel.load_game(game_string)
   uniform_nash_conv = pyspiel.nash_conv(game, pyspiel.UniformRandomPolicy(game))

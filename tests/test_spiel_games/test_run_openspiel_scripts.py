@@ -61,6 +61,10 @@ def test_playthrough_example_writes_the_golden_playthrough(tmp_path):
   assert text == (PLAYTHROUGHS / "kuhn_poker_ante.txt").read_text()
 
 
+# Slow (a subprocess, about 1 s): the same script runs quick on the default game above, a game
+# string with parameters through the scripts in test_cfr_example_on_a_game_string_with_parameters,
+# and this golden playthrough is checked in test_playthroughs.py.
+@pytest.mark.slow
 def test_playthrough_example_on_a_variant_with_parameters(tmp_path):
   out = tmp_path / "playthrough.txt"
   game = "kuhn_poker_ante(deck_size=4)"
@@ -70,8 +74,11 @@ def test_playthrough_example_on_a_variant_with_parameters(tmp_path):
   assert out.read_text() == (PLAYTHROUGHS / "kuhn_poker_ante_deck4.txt").read_text()
 
 
-@pytest.mark.parametrize("game", ["kuhn_poker_ante", "kuhn_poker_ante(ante=2.0,bet=1.0)",
-                                  "kuhn_poker_ante(simplified=True)"])
+# Each case is a subprocess (about 0.5 s); the quick subset keeps the game string with parameters.
+@pytest.mark.parametrize("game", [pytest.param("kuhn_poker_ante", marks=pytest.mark.slow),
+                                  "kuhn_poker_ante(ante=2.0,bet=1.0)",
+                                  pytest.param("kuhn_poker_ante(simplified=True)",
+                                               marks=pytest.mark.slow)])
 def test_uniform_policy_exploitability_example(game):
   done = run(f"{EXAMPLES}.uniform_policy_exploitability", f"--game={game}")
   assert done.returncode == 0, done.stderr
@@ -149,7 +156,11 @@ def openspiel_three_player_mccfr(tmp_path_factory):
   return done.stdout, sorted(p.name for p in folder.iterdir())
 
 
-@pytest.mark.parametrize("players_flag", [[], ["--players=3"]], ids=["default", "same value"])
+# "same value" is slow (a third subprocess, 1.5-2.5 s): the same merge of --players into the
+# game string is checked quick in test_merge_parameters.
+@pytest.mark.parametrize("players_flag",
+                         [[], pytest.param(["--players=3"], marks=pytest.mark.slow)],
+                         ids=["default", "same value"])
 def test_mccfr_cpp_example_on_three_player_string_prints_cpp_kuhn_poker_numbers(
     tmp_path, openspiel_three_player_mccfr, players_flag):
   """The script calls ``load_game(FLAGS.game, {"players": FLAGS.players})`` with --players
@@ -167,7 +178,12 @@ def test_mccfr_cpp_example_on_three_player_string_prints_cpp_kuhn_poker_numbers(
   assert list(tmp_path.iterdir()) == []
 
 
-@pytest.mark.parametrize("game", ["kuhn_poker_ante(ante=2.0)", "kuhn_poker_referee(grid=1)"])
+# The referee game is slow (4 s, against 0.5 s for ante=2.0): the same script on a game string
+# with parameters runs quick on ante=2.0, and a referee game through a script in
+# test_size_note_for_the_default_referee_game.
+@pytest.mark.parametrize("game", ["kuhn_poker_ante(ante=2.0)",
+                                  pytest.param("kuhn_poker_referee(grid=1)",
+                                               marks=pytest.mark.slow)])
 def test_cfr_example_on_a_game_string_with_parameters(game):
   """cfr_example's first line is the exploitability of the uniform policy (its first average)."""
   done = run(f"{EXAMPLES}.cfr_example", f"--game={game}", "--iterations=1")
@@ -216,7 +232,10 @@ def test_merged_loader_is_restored_after_the_block():
 
 
 @pytest.mark.parametrize("game", [
-    "kuhn_poker_referee(grid=1)", "kuhn_poker_referee(grid=1,deck_size=4)",
+    # Four cards (2.6 s for the walk of its 9,981 states) slow: the referee game's count with
+    # another deck is checked quick on grid=2,deck_size=2.
+    "kuhn_poker_referee(grid=1)",
+    pytest.param("kuhn_poker_referee(grid=1,deck_size=4)", marks=pytest.mark.slow),
     "kuhn_poker_referee(grid=2,simplified=True)", "kuhn_poker_referee(grid=2,deck_size=2)",
     "kuhn_poker_ante", "kuhn_poker_ante(players=3)",
     "kuhn_poker_ante(deck_size=5,simplified=True)"])

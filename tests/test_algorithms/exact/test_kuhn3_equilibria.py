@@ -103,9 +103,12 @@ def test_values_constant_and_moving_parts_over_the_grid():
   assert all(sum(v) == 0 for v in values)
 
 
-def test_openspiel_nash_conv_and_values_agree(game):
+# Every tenth grid member, in two halves (about 1 s each): the quick subset checks every
+# twentieth; the other half runs the same comparisons on other members and is slow.
+@pytest.mark.parametrize("start", [0, pytest.param(10, marks=pytest.mark.slow)])
+def test_openspiel_nash_conv_and_values_agree(game, start):
   # OpenSpiel's Python and C++ best responses on the C++ game, float arithmetic.
-  for member in GRID[::10]:
+  for member in GRID[start::20]:
     policy = member.policy(game)
     assert exploitability.nash_conv(game, policy) < TOLERANCE
     assert pyspiel.nash_conv(game, policy_lib.python_policy_to_pyspiel_policy(policy)) < TOLERANCE
@@ -243,14 +246,16 @@ def test_parameter_range_errors():
     k3.free_parameters("c11=1")
 
 
-def test_golden_data_is_json_and_matches_the_certificate(tree):
+# Every fifth member's certificate, in two halves (about 1 s each) as above.
+@pytest.mark.parametrize("start", [0, pytest.param(5, marks=pytest.mark.slow)])
+def test_golden_data_is_json_and_matches_the_certificate(tree, start):
   data = json.loads(json.dumps(k3.golden_data()))
   assert data["game"] == "kuhn_poker(players=3)"
   assert data["value_formulas"] == {"player_0": "-1/48 - beta/24", "player_1": "-1/48",
                                     "player_2": "1/24 + beta/24", "beta": "max(b11, b21)"}
   assert data["parameter_names"] == list(k3.PARAMETERS)
   assert len(data["members"]) == len(GRID)
-  for entry in data["members"][::5]:
+  for entry in data["members"][start::10]:
     member = k3.kuhn3_equilibrium(**dict(zip(data["parameter_names"],
                                              map(F, entry["parameters"]))))
     assert member.sub_family == entry["sub_family"]
@@ -259,7 +264,10 @@ def test_golden_data_is_json_and_matches_the_certificate(tree):
     assert certificate.nash_conv == 0
 
 
-@pytest.mark.parametrize("index", range(0, len(GRID), 25))
+# Every 25th member; every 50th in the quick subset (0.1-0.3 s each).
+@pytest.mark.parametrize("index", [index if index % 50 == 0 else
+                                   pytest.param(index, marks=pytest.mark.slow)
+                                   for index in range(0, len(GRID), 25)])
 def test_nearest_member_of_a_member_is_itself(game, index):
   member = GRID[index]
   nearest = k3.nearest_member(member.policy(game))

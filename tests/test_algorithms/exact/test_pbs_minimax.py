@@ -70,11 +70,13 @@ def test_four_card_value_equals_the_lp_value_when_the_lp_equilibrium_is_on_the_g
 
 
 @pytest.mark.parametrize("spec", [
-    "kuhn_poker_referee(simplified=True,grid=3)",
+    # OpenSpiel's expectiminimax takes 1.5-3 s on the two slow games; the quick ones cover both
+    # rule sets, another ante and another deck.
+    pytest.param("kuhn_poker_referee(simplified=True,grid=3)", marks=pytest.mark.slow),
     "kuhn_poker_referee(simplified=True,grid=2,ante=2.0)",
     "kuhn_poker_referee(simplified=True,grid=1,deck_size=4)",
     "kuhn_poker_referee(grid=1)",
-    "kuhn_poker_referee(grid=3,deck_size=2,ante=0.5)",
+    pytest.param("kuhn_poker_referee(grid=3,deck_size=2,ante=0.5)", marks=pytest.mark.slow),
 ])
 def test_root_value_matches_openspiel_expectiminimax(spec):
   game = pyspiel.load_game(spec)
@@ -190,17 +192,24 @@ def test_value_lies_between_grid_restricted_max_min_and_min_max(simplified, ante
     assert (lower, upper) == pytest.approx((-1 / 18, -1 / 18), abs=1e-12)
 
 
-def test_grids_missing_the_equilibrium_move_the_value():
+# Grid 6, a finer grid holding 1/3, is slow (1.7 s): a grid holding 1/3 keeps the value quick on
+# grid 3 (test_value_equals_base_game_value_when_grid_contains_an_equilibrium) and in the
+# simplified game's grid 6 below.
+@pytest.mark.parametrize("grid", [1, 2, 4, pytest.param(6, marks=pytest.mark.slow)])
+def test_grids_missing_the_equilibrium_move_the_value(grid):
   # Standard rules: player 0 can open by checking every card (alpha = 0, on every grid) and
   # answers player 1's announcement at "pb". Against that opening, player 0 calls with Q iff
   # player 1 bluffs J with y > 1/3 (call - fold is proportional to 3y - 1), and player 1's loss
   # is minimised only at y = 1/3 (Kuhn 1950). So the value is >= -1/18, strictly when the grid
   # lacks 1/3 (grid not a multiple of 3).
-  for grid in (1, 2, 4, 6):
-    value = root_value(_load(grid=grid))
-    assert value > F(-1, 18) if grid % 3 else value == F(-1, 18)
-  # Simplified rules: the value is player 0's max-min over the grid (test above), and player 0's
-  # max-min strategy, bluffing J with 1/3, is unique; off the thirds player 0 gets less.
+  value = root_value(_load(grid=grid))
+  assert value > F(-1, 18) if grid % 3 else value == F(-1, 18)
+
+
+def test_simplified_grids_missing_the_equilibrium_move_the_value():
+  # Simplified rules: the value is player 0's max-min over the grid
+  # (test_value_lies_between_grid_restricted_max_min_and_min_max), and player 0's max-min
+  # strategy, bluffing J with 1/3, is unique; off the thirds player 0 gets less.
   for grid in (2, 4, 5, 6):
     value = root_value(_load(simplified=True, grid=grid))
     assert value < F(1, 18) if grid % 3 else value == F(1, 18)

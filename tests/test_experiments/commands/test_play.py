@@ -5,6 +5,10 @@ Every number the program prints is recomputed here another way: hand results fro
 values from OpenSpiel's ``expected_game_score.policy_value`` and brute force over pure strategies
 (``tests/helpers.py``); hints by a recursion over the opponent's possible cards weighted by
 the opponent's policy (the posterior), independent of OpenSpiel's best-response code.
+
+Starting the program takes about 2 s, so tests share a run where they read the same one, and
+the refusals of bad options run through the command line's ``main`` in this process (each also
+in a subprocess, in the slow tests).
 """
 
 import fractions
@@ -22,6 +26,7 @@ from open_spiel.python.algorithms import expected_game_score
 import pyspiel
 import pytest
 
+from experiments import cli
 from experiments.commands import play
 from experiments.commands.play import play_view
 from experiments.harness import policies
@@ -104,10 +109,18 @@ def betting_of(hand: str) -> str:
   return "".join("p" if m in ("check", "fold") else "b" for m in moves)
 
 
-def test_results_follow_kuhns_rules_and_the_total_is_their_sum(tmp_path):
-  transcript = tmp_path / "match.txt"
+@pytest.fixture(scope="module")
+def always_bet_match(tmp_path_factory):
+  """Eight hands against always-bet in alternating seats, with a transcript: one run of the
+  program (about 2 s) for the results and the exact values printed before the first hand."""
+  transcript = tmp_path_factory.mktemp("always-bet") / "match.txt"
   session = play_scripted(["--opponent", "always-bet", "--seed", "5", "--hands", "8",
                            "--transcript", str(transcript)])
+  return session, transcript
+
+
+def test_results_follow_kuhns_rules_and_the_total_is_their_sum(always_bet_match):
+  session, transcript = always_bet_match
   out = session.output
   rules = KuhnRules()
   total, results = Fraction(0), []
@@ -162,15 +175,10 @@ def value_table(out: str) -> Dict[str, List[float]]:
   return table
 
 
-@pytest.mark.parametrize("game_string, opponent", [
-    ("kuhn_poker_ante", "always-bet"), ("kuhn_poker_ante(ante=2.0,bet=1.0)", "uniform"),
-    ("kuhn_poker_ante(simplified=True)", "equilibrium")])
-def test_printed_exact_values_equal_policy_value_and_brute_force(game_string, opponent):
-  session = Session("--game", game_string, "--opponent", opponent, "--seed", "1")
-  session.child.expect(PROMPT)
-  session.child.sendline("q")
-  assert session.finish() == 0
-  table = value_table(session.output)
+def assert_values_are_policy_value_and_brute_force(out: str, game_string: str,
+                                                   opponent: str) -> None:
+  """The printed exact values against OpenSpiel's policy_value and brute force, in both seats."""
+  table = value_table(out)
   game = pyspiel.load_game(game_string)
   reference = policies.reference_equilibrium(game)
   opponent_policy = policies.make_policy(game, opponent)
@@ -184,6 +192,25 @@ def test_printed_exact_values_equal_policy_value_and_brute_force(game_string, op
     assert table["an equilibrium player"][seat] == pytest.approx(equilibrium, abs=1e-9)
     assert table["a best responder"][seat] == pytest.approx(best, abs=1e-9)
     assert table["the game value"][seat] == pytest.approx(value, abs=1e-9)
+
+
+def test_printed_exact_values_equal_policy_value_and_brute_force(always_bet_match):
+  session, _ = always_bet_match
+  assert_values_are_policy_value_and_brute_force(session.output, "kuhn_poker_ante", "always-bet")
+
+
+# Each case starts the program (about 2 s): other stakes and rules go through the same code
+# (play_values, compared the same way as on Kuhn's game above) and are slow.
+@pytest.mark.slow
+@pytest.mark.parametrize("game_string, opponent", [
+    ("kuhn_poker_ante(ante=2.0,bet=1.0)", "uniform"),
+    ("kuhn_poker_ante(simplified=True)", "equilibrium")])
+def test_printed_exact_values_on_other_games(game_string, opponent):
+  session = Session("--game", game_string, "--opponent", opponent, "--seed", "1")
+  session.child.expect(PROMPT)
+  session.child.sendline("q")
+  assert session.finish() == 0
+  assert_values_are_policy_value_and_brute_force(session.output, game_string, opponent)
 
 
 def posterior_value(rules: KuhnRules, policy, seat: int, mine: int, history: str,
@@ -324,9 +351,24 @@ def test_referee_moves_are_keyed_by_the_typed_form_that_parses_back(grid):
   assert view.parse(state, str(moves[-1].action)) is None
 
 
-def test_one_hand_is_counted_in_the_singular():
-  session = play_scripted(["--seed", "3", "--seat", "0", "--hands", "1"])
-  out = session.output
+@pytest.fixture(scope="module")
+def one_hand_after_a_bad_key() -> Session:
+  """One hand as player 0 (seed 3): a bad key at the first prompt, then the hand played out. One
+  run of the program (about 2 s) for the two tests below."""
+  typed = []
+
+  def bad_key_first(session: Session) -> None:
+    if not typed:
+      session.child.sendline("x")
+      session.child.expect(r"Please type one of: c \(Check\), b \(Bet\), or q to quit\.")
+      session.child.expect(PROMPT)  # Asked again: the scripted move answers this prompt.
+      typed.append("x")
+
+  return play_scripted(["--seed", "3", "--seat", "0", "--hands", "1"], on_prompt=bad_key_first)
+
+
+def test_one_hand_is_counted_in_the_singular(one_hand_after_a_bad_key):
+  out = one_hand_after_a_bad_key.output
   assert "1 hand, always player 0 (first to act); seed 3" in out
   assert "Hand 1 of 1   you are player 0" in out
   assert re.search(r"^  Total\s+[+-]?\d+ after 1 hand \(the 95% interval needs 2 hands\)$", out,
@@ -366,6 +408,7 @@ def test_transcript_in_a_writable_folder_leaves_only_the_transcript(tmp_path):
   session.child.sendline("q")
   assert session.finish() == 0
   assert [p.name for p in tmp_path.iterdir()] == ["t.txt"]
+  assert "Summary (you quit)" in session.output
   assert "Summary (you quit)" in transcript.read_text()
 
 
@@ -399,15 +442,17 @@ def test_docs_hints_example_is_the_programs_output():
   assert printed.group(0) == shown
 
 
-def test_bad_keys_re_ask_with_the_allowed_keys():
-  session = Session("--seed", "3", "--hands", "1", "--seat", "0")
-  session.child.expect(PROMPT)
-  session.child.sendline("x")
-  session.child.expect(r"Please type one of: c \(Check\), b \(Bet\), or q to quit\.")
-  session.child.expect(PROMPT)
-  session.child.sendline("q")
-  assert session.finish() == 0
-  assert "Summary (you quit)" in session.output
+def test_bad_keys_re_ask_with_the_allowed_keys(one_hand_after_a_bad_key):
+  # x at the first prompt: the allowed keys, the same prompt again, and the move typed there is
+  # played (q typed at a prompt: test_transcript_in_a_writable_folder_leaves_only_the_transcript).
+  out = one_hand_after_a_bad_key.output
+  found = re.search(r"^  Your move: c=Check  b=Bet  \(q quits\) > x\n"
+                    r"  Please type one of: c \(Check\), b \(Bet\), or q to quit\.\n"
+                    r"  Your move: c=Check  b=Bet  \(q quits\) > ([cb])\n"
+                    r"  You (check|bet)\.\n", out, re.M)
+  assert {"c": "check", "b": "bet"}[found.group(1)] == found.group(2)
+  assert out.count("Please type") == 1
+  assert "Summary (1 hand played: 1 as player 0)" in out
 
 
 def test_ctrl_c_prints_the_summary_and_exits_130(tmp_path):
@@ -456,26 +501,37 @@ def test_same_seed_same_deals_whatever_the_person_plays():
   assert betting_of(cautious.output) != betting_of(bold.output)
 
 
-# Each case starts the program in a terminal (about 2 s): the quick subset keeps one per kind of
-# check (a policy, an option value, a game, the transcript); the others are marked slow.
-@pytest.mark.parametrize("args, message", [
+BAD_OPTIONS = [
     (["--opponent", "nobody"], "unknown policy 'nobody'"),
     (["--hands", "0"], "--hands must be a positive integer"),
     (["--game", "no_such_game"], "unknown game 'no_such_game'"),
-    pytest.param(["--seat", "2"], "argument --seat: invalid choice: '2'", marks=pytest.mark.slow),
-    pytest.param(["--game", "tic_tac_toe(x=1)"], "bad game string", marks=pytest.mark.slow),
+    (["--seat", "2"], "argument --seat: invalid choice: '2'"),
+    (["--game", "tic_tac_toe(x=1)"], "bad game string"),
     # play stays two-player: three-player Kuhn is refused in one line.
-    pytest.param(["--game", "kuhn_poker_ante(players=3)"],
-                 "is not a two-player zero-sum sequential game", marks=pytest.mark.slow),
-    pytest.param(["--opponent", "cfr:many"],
-                 "ITERATIONS in SOLVER:ITERATIONS must be a positive integer",
-                 marks=pytest.mark.slow),
+    (["--game", "kuhn_poker_ante(players=3)"], "is not a two-player zero-sum sequential game"),
+    (["--opponent", "cfr:many"], "ITERATIONS in SOLVER:ITERATIONS must be a positive integer"),
     (["--transcript", "/no/such/folder/t.txt"],
      "--transcript: folder '/no/such/folder' does not exist; give a PATH in an existing"),
-    pytest.param(["--transcript", "/"], "--transcript: '/' is a folder; give a file PATH",
-                 marks=pytest.mark.slow),
-])
-def test_bad_options_give_one_error_line_and_status_2(args, message):
+    (["--transcript", "/"], "--transcript: '/' is a folder; give a file PATH"),
+]
+
+
+@pytest.mark.parametrize("args, message", BAD_OPTIONS)
+def test_bad_options_give_one_error_line_and_status_2(args, message, capsys):
+  """Every refusal through the command line's ``main`` in this process: the program's code path
+  from its arguments to the error line, without the 2 s of starting an interpreter."""
+  assert cli.main(["play", *args], prog="python -m experiments") == 2
+  captured = capsys.readouterr()
+  assert captured.err.count("\n") == 1 and captured.err.startswith("error: "), captured.err
+  assert message in captured.err
+
+
+# Each case starts the program (about 2 s): slow. The test above checks every message quick, and
+# test_transcript_in_a_read_only_folder_is_refused_before_the_match the real program's status 2
+# and single error line.
+@pytest.mark.slow
+@pytest.mark.parametrize("args, message", BAD_OPTIONS)
+def test_the_program_gives_one_error_line_and_status_2(args, message):
   done = subprocess.run([sys.executable, "-m", "experiments", "play", *args], capture_output=True,
                         text=True, timeout=60, check=False, stdin=subprocess.DEVNULL)
   assert done.returncode == 2

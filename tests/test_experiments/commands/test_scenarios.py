@@ -1,5 +1,6 @@
 """What a person meets: each scenario of the harness issue through the real command line, in a
-subprocess, checking what it prints, its exit code and what it leaves behind.
+subprocess (one bad ``--out`` through the command line's ``main`` in this process), checking what
+it prints, its exit code and what it leaves behind.
 
 No scenario may print a traceback: bad options and ``--out`` problems are one ``error:`` line
 (exit 2, nothing written); Ctrl-C is one line (exit 130) and the report is rendered from what
@@ -23,6 +24,7 @@ import time
 
 import pytest
 
+from experiments import cli as experiments_cli
 from experiments.commands import reference_check
 from experiments.harness import context
 from experiments.harness import jobs
@@ -94,12 +96,17 @@ def saved_numbers(folder: pathlib.Path):
           for path in folder.glob("*.json")}
 
 
-def test_out_naming_a_file(tmp_path):
+def test_out_naming_a_file(tmp_path, capsys):
+  # Through the command line's main in this process (a subprocess costs 2-3 s): the same code
+  # from the arguments to the error line; test_out_that_cannot_be_written runs the real program
+  # on the other --out refusal.
   target = tmp_path / "results.txt"
   target.write_text("keep me")
-  done = cli("rps", "--quick", "--out", target)
-  assert done.returncode == 2 and done.stdout == ""
-  assert_one_error_line(done.stderr, "error: --out", "exists and is not a folder")
+  assert experiments_cli.main(["rps", "--quick", "--out", str(target)],
+                              prog="python -m experiments") == 2
+  captured = capsys.readouterr()
+  assert captured.out == ""
+  assert_one_error_line(captured.err, "error: --out", "exists and is not a folder")
   assert target.read_text() == "keep me"
 
 
