@@ -139,7 +139,6 @@ def tree_fields(game: pyspiel.Game, rules: KuhnRules, max_nodes: int) -> Dict[st
   t_player = np.array([TERMINAL if rules.is_terminal(h) else rules.current_player(h)
                        for h in histories], dtype=np.int64)
   t_depth = np.array([len(h) for h in histories], dtype=np.int64)
-  prefixes, ranks, counts = _deal_levels(deck, n_players)
   subtree = [0] * (n_players + 1)  # S_k.
   subtree[n_players] = size
   for k in range(n_players - 1, -1, -1):
@@ -153,6 +152,7 @@ def tree_fields(game: pyspiel.Game, rules: KuhnRules, max_nodes: int) -> Dict[st
                      f"{num_nodes * FLAT_BYTES_PER_HISTORY / 2**30:.1f} GiB for the flat engine"
                      + hint)
 
+  prefixes, ranks, counts = _deal_levels(deck, n_players)
   # Preorder positions of the deal prefixes, level by level.
   positions = [np.zeros(1, dtype=np.int64)]
   for k in range(1, n_players + 1):
