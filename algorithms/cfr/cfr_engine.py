@@ -158,6 +158,20 @@ class UpdateRule:
                       predictive=bool(self.predictive))
 
 
+def sequence_policy(arrays: TreeArrays, values: np.ndarray, average: bool) -> np.ndarray:
+  """A policy (G,) in the sequence layout of ``arrays``, 1 on the empty sequences.
+
+  ``average``: sigma_bar(I, a) = S(I, a) / sum_b S(I, b) of the numerators ``values``; else
+  regret matching of the regrets ``values``, sigma(I, a) = R+(I, a) / sum_b R+(I, b); uniform
+  where the sum is 0 either way.
+  """
+  n = arrays.num_players
+  out = np.ones(arrays.num_sequences)  # 1 on the empty sequences
+  rule = rm.normalize_average if average else rm.regret_matching
+  out[n:] = rule(values[n:], arrays.blocks)
+  return out
+
+
 class CFREngine:
   """The state of a CFR run on ``TreeArrays`` and its update.
 
@@ -321,10 +335,6 @@ class CFREngine:
       pending: an increment (G,) added to the numerators S before normalising (S itself is
         unchanged), e.g. an ``average_increment`` of the current iteration.
     """
-    n = self.arrays.num_players
     # S, plus the pending increment w_t reach if given.
     numerators = self.cumulative if pending is None else self.cumulative + pending
-    out = np.ones(self.arrays.num_sequences)  # 1 on the empty sequences
-    # sigma_bar(I, a) = S(I, a) / sum_b S(I, b), uniform where the sum is 0.
-    out[n:] = rm.normalize_average(numerators[n:], self.arrays.blocks)
-    return out
+    return sequence_policy(self.arrays, numerators, average=True)

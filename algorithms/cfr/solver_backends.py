@@ -41,9 +41,9 @@ from open_spiel.python.algorithms import cfr
 import pyspiel
 
 from algorithms.cfr import cfr_kernel
-from algorithms.cfr import regret_matching as rm
 from algorithms.cfr.cfr_engine import CFREngine
 from algorithms.cfr.cfr_engine import UpdateRule
+from algorithms.cfr.cfr_engine import sequence_policy
 from algorithms.cfr.range_engine import CardPolicy
 from algorithms.cfr.range_engine import RangeEngine
 from algorithms.cfr.range_engine import RangeLayout
@@ -200,14 +200,8 @@ class BatchedFlatBackend:
     self.regrets = np.zeros((b, g))
     self.cumulative = np.zeros((b, g))
     self.sigma = np.empty((b, g))
-    self.sigma[:] = self._match(np.zeros(g))  # R = 0: sigma uniform
+    self.sigma[:] = sequence_policy(self.arrays, np.zeros(g), average=False)  # R = 0: uniform
     self.iterations = np.zeros(b, dtype=np.int64)
-
-  def _match(self, regrets: np.ndarray) -> np.ndarray:
-    n = self.arrays.num_players
-    out = np.ones(len(regrets))  # 1 on the empty sequences
-    out[n:] = rm.regret_matching(regrets[n:], self.arrays.blocks)  # sigma = R+ / sum R+, or uniform
-    return out
 
   @property
   def state_size(self) -> int:
@@ -226,18 +220,15 @@ class BatchedFlatBackend:
     self.iterations[game] = int(iteration)
     self.regrets[game] = regrets
     self.cumulative[game] = cumulative
-    self.sigma[game] = self._match(self.regrets[game])
+    self.sigma[game] = sequence_policy(self.arrays, self.regrets[game], average=False)
 
   def policies(self, games: np.ndarray, average: bool) -> np.ndarray:
     """The listed games' average (or current) policies (len(games), G), as ``CFREngine``'s."""
     if not average:
       return self.sigma[games]
-    n = self.arrays.num_players
-    out = np.ones((len(games), self.arrays.num_sequences))  # 1 on the empty sequences
-    for row, b in enumerate(games):
-      # sigma_bar(I, a) = S(I, a) / sum_b S(I, b) of game b
-      out[row, n:] = rm.normalize_average(self.cumulative[b, n:], self.arrays.blocks)
-    return out
+    # sigma_bar(I, a) = S(I, a) / sum_b S(I, b) of each game b
+    return np.stack([sequence_policy(self.arrays, self.cumulative[b], average=True)
+                     for b in games])
 
   def values(self, games: np.ndarray, average: bool) -> Tuple[np.ndarray, np.ndarray]:
     """(best-response values, on-policy values), (len(games), N) each, of the listed games'
