@@ -95,7 +95,8 @@ def kuhn_rules3(game: Union[pyspiel.Game, KuhnRules]) -> KuhnRules:
 
 
 def kuhn_card_tree3(game: pyspiel.Game) -> CardTree3:
-  """The ``CardTree3`` of three-player Kuhn poker (any ante, bet and deck of N >= 3 cards).
+  """The ``CardTree3`` of three-player Kuhn poker (any ante, bet and deck of N >= 3 cards):
+  ``kuhn_poker(players=3)`` or ``kuhn_poker_ante(players=3, ...)``.
 
   Decision nodes are the betting histories where someone acts, shortest first; action 0 is pass
   (check or fold), 1 bet (or call); terminals likewise. ``in_hand`` and ``contribution`` are
