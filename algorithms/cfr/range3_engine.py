@@ -4,9 +4,10 @@ The engine of ``range3_kernel`` (its docstring derives the terminal values with 
 and states the passes) for a batch of B games that share one ``CardTree3`` but for their stakes
 (one deck, a grid of antes and bets). Its state is the flat engine's, ``cfr_engine.CFREngine``,
 per game: cumulative regrets R, average numerators S and the current policy sigma, each
-(B, D N 2) with information set (d, c) at ``CardTree3.block(d, c)``; the same ``UpdateRule``
-drives both engines through the same per-block functions of ``cfr_kernel``, with alternating
-updates (players 0, 1, 2 in turn, as OpenSpiel's CFR and the flat engine) or simultaneous ones.
+(B, D N 2) with information set (d, c) at entries 2 (d N + c) and 2 (d N + c) + 1; the same
+``UpdateRule`` drives both engines through the same per-block functions of ``cfr_kernel``, with
+alternating updates (players 0, 1, 2 in turn, as OpenSpiel's CFR and the flat engine) or
+simultaneous ones.
 
 CFR has no equilibrium guarantee with three players (Abou Risk and Szafron, "Using
 counterfactual regret minimization to create competitive multiplayer poker agents", AAMAS 2010;
@@ -28,10 +29,9 @@ from typing import Optional, Sequence, Tuple
 import numpy as np
 
 from algorithms.cfr import range3_kernel
-from algorithms.cfr import regret_matching as rm
 from algorithms.cfr.cfr_engine import UpdateRule
 from algorithms.cfr.range3_kernel import CardTables3
-from algorithms.cfr.range_engine import CardPolicy
+from algorithms.cfr.range_engine import RangeEngine
 from algorithms.tree.card_tree3 import NUM_PLAYERS
 from algorithms.tree.card_tree3 import CardTree3
 from algorithms.tree.sequence_form import Blocks
@@ -64,8 +64,11 @@ def card_tables3(tree: CardTree3) -> CardTables3:
       num_cards=int(tree.num_cards))
 
 
-class Range3Engine:
+class Range3Engine(RangeEngine):
   """The state of a three-player range-vector CFR run on B games with one betting tree.
+
+  ``RangeEngine``'s state and its policy accessors (``restore``, ``average``, ``policy``,
+  ``nash_conv``), with three players' tables, passes and values.
 
   Attributes:
     trees: the B ``CardTree3`` objects (one deck; stakes may differ).
@@ -76,7 +79,8 @@ class Range3Engine:
     iteration: (B,) int64, iteration t of each game's last pass.
   """
 
-  def __init__(self, trees: Sequence[CardTree3], rule: UpdateRule):
+  def __init__(self, trees: Sequence[CardTree3], rule: UpdateRule):  # pylint: disable=super-init-not-called
+    # Not RangeEngine.__init__, which builds two-player tables; the same state otherwise.
     if not trees:
       raise ValueError("Range3Engine needs at least one CardTree3")
     for tree in trees[1:]:
@@ -89,51 +93,23 @@ class Range3Engine:
     self._tables = [card_tables3(tree) for tree in self.trees]
     size = trees[0].num_nodes * trees[0].num_cards * 2
     self._blocks = Blocks.from_sizes(np.full(size // 2, 2))  # one block of 2 actions per (d, c)
-    self.regrets = np.zeros((len(trees), size))
-    self.cumulative = np.zeros((len(trees), size))
+    self.regrets, self.cumulative = np.zeros((2, len(trees), size))
     self.sigma = np.full((len(trees), size), 0.5)  # regret matching of R = 0: uniform
     self.iteration = np.zeros(len(trees), dtype=np.int64)
-
-  @property
-  def num_games(self) -> int:
-    """B."""
-    return len(self.trees)
 
   def solve(self, iterations: int, games: Optional[Sequence[int]] = None) -> None:
     """``iterations`` CFR iterations of each listed game (all if None), one compiled call each."""
     if iterations < 0:
       raise ValueError(f"iterations must be >= 0, got {iterations}")
-    for b in range(self.num_games) if games is None else games:
+    for b in self._games(games):
       range3_kernel.iterations(self._tables[b], self._kernel_rule, self.sigma[b],
                                self.regrets[b], self.cumulative[b], int(self.iteration[b]),
                                int(iterations))
       self.iteration[b] += int(iterations)
 
-  def restore(self, iteration: int, regrets: np.ndarray, cumulative: np.ndarray,
-              game: int = 0) -> None:
-    """Sets game ``game``'s state after ``iteration`` iterations, sigma = regret matching of R
-    (a predictive rule's policy also needs the last prediction: see ``CFREngine.restore``)."""
-    self.iteration[game] = int(iteration)
-    self.regrets[game] = regrets
-    self.cumulative[game] = cumulative
-    self.sigma[game] = rm.regret_matching(self.regrets[game], self._blocks)
-
-  def average(self, game: int = 0) -> np.ndarray:
-    """Game ``game``'s average policy (D N 2,): S / sum_a S per block, uniform where unreached."""
-    return rm.normalize_average(self.cumulative[game], self._blocks)
-
-  def _policy(self, game: int, average: bool) -> np.ndarray:
-    return self.average(game) if average else self.sigma[game]
-
-  def policy(self, game: int = 0, average: bool = True) -> CardPolicy:
-    """Game ``game``'s average (or current) policy as a ``CardPolicy``."""
-    tree = self.trees[game]
-    return CardPolicy(tree.histories, tree.node_player,
-                      self._policy(game, average).reshape(tree.num_nodes, tree.num_cards, 2))
-
   def values(self, game: int = 0, average: bool = True) -> Tuple[np.ndarray, np.ndarray]:
     """(best-response values (3,), expected payoffs (3,)) of game ``game``'s policy."""
-    return self.values_of(self._policy(game, average), game)
+    return self.values_of(self.average(game) if average else self.sigma[game], game)
 
   def values_of(self, policy: np.ndarray, game: int = 0) -> Tuple[np.ndarray, np.ndarray]:
     """(BR_i, u_i), i = 0, 1, 2, of a flat policy (D N 2,) in game ``game``
@@ -141,14 +117,10 @@ class Range3Engine:
     return range3_kernel.policy_values(self._tables[game],
                                        np.ascontiguousarray(policy, dtype=np.float64))
 
-  def nash_conv(self, game: int = 0, average: bool = True) -> float:
-    """NashConv = sum_i (BR_i - u_i) of game ``game``'s average (or current) policy."""
-    return self.nash_conv_of(self._policy(game, average), game)
-
   def nash_conv_of(self, policy: np.ndarray, game: int = 0) -> float:
-    """NashConv of a flat policy (D N 2,) in game ``game``."""
+    """NashConv = sum_i (BR_i - u_i) of a flat policy (D N 2,) in game ``game``."""
     best, expected = self.values_of(policy, game)
-    return float(np.sum(best - expected))  # sum_i (BR_i - u_i)
+    return float(np.sum(best - expected))
 
   def exploitability(self, game: int = 0, average: bool = True) -> float:
     """OpenSpiel's exploitability, (sum_i BR_i - 0) / 3 = NashConv / 3 (zero-sum)."""

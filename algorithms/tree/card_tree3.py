@@ -36,12 +36,9 @@ class CardTree3:
   """One betting tree for every deal of a three-player, one-card, ordered-deck game.
 
   Attributes:
-    game: the OpenSpiel game it describes.
-    histories: a name per decision node (the betting so far, e.g. ``"pb"``), top-down.
-    node_player: (D,) int64, the player acting at each decision node; node 0 is the root and
-      every node comes after its parent.
-    child: (D, 2) int64, the node after action 0 and 1: a decision node d >= 0, or terminal t
-      encoded as -(t + 1).
+    game, histories, node_player, child: as ``CardTree``'s (the game, the decision nodes'
+      betting histories top-down, their acting players, and their children, a terminal t as
+      -(t + 1)).
     terminals: the terminal histories, in the order of t.
     in_hand: (T, 3) bool, in_hand[t, p]: player p has not folded at terminal t.
     contribution: (T, 3) float64, the chips player p has put in the pot at terminal t.
@@ -67,9 +64,24 @@ class CardTree3:
     """D, the number of decision nodes."""
     return len(self.node_player)
 
-  def block(self, node: int, card: int) -> int:
-    """The first index of information set (node, card) in the flat (D N 2,) arrays."""
-    return (node * self.num_cards + card) * 2
+
+def smallest_state(game: pyspiel.Game, rules: KuhnRules, history: str,
+                   card: int) -> pyspiel.State:
+  """The state with the smallest ``history_str()`` in which the player to act after the betting
+  ``history`` holds ``card``: the first of its information set in ``TabularPolicy``'s order.
+
+  The history string starts with the deal, "c_0, c_1, ..."; the smallest one gives each other
+  seat, in order, the card whose string is smallest among those still free ("10" sorts between
+  "1" and "2"). Any number of players.
+  """
+  by_string = sorted(range(rules.deck_size), key=str)
+  player = rules.current_player(history)
+  state = game.new_initial_state()
+  for c in _smallest_deal(rules.deck_size, rules.num_players, player, card, by_string):
+    state.apply_action(c)
+  for a in history:
+    state.apply_action(ACTION_CHARS.index(a))
+  return state
 
 
 def kuhn_rules3(game: Union[pyspiel.Game, KuhnRules]) -> KuhnRules:
@@ -112,18 +124,9 @@ def kuhn_card_tree3(game: pyspiel.Game) -> CardTree3:
                      for a in ACTION_CHARS] for h in histories], dtype=np.int64)
   in_hand = np.array([[p in rules.in_hand(z) for p in range(NUM_PLAYERS)] for z in terminals])
   contribution = np.array([rules.contributions(z) for z in terminals], dtype=np.float64)
-  # The cards in increasing order as strings: the deal with the smallest history string gives
-  # each other seat, in order, the smallest such card still free.
-  by_string = sorted(range(rules.deck_size), key=str)
 
   def state(node: int, card: int) -> pyspiel.State:
-    player = rules.current_player(histories[node])
-    s = game.new_initial_state()
-    for c in _smallest_deal(rules.deck_size, NUM_PLAYERS, player, card, by_string):
-      s.apply_action(c)
-    for a in histories[node]:
-      s.apply_action(ACTION_CHARS.index(a))
-    return s
+    return smallest_state(game, rules, histories[node], card)
 
   return CardTree3(game=game, histories=histories,
                    node_player=np.array([rules.current_player(h) for h in histories],

@@ -258,9 +258,9 @@ def test_restore_and_card_policy():
   run.solve(10)
   halfway.solve(10)
   np.testing.assert_array_equal(run.cumulative, halfway.cumulative)
-  d = tree.histories.index("pb")
+  block = (tree.histories.index("pb") * tree.num_cards + 4) * 2  # (node "pb", card 4)
   np.testing.assert_array_equal(run.policy().action_probability("pb", 4),
-                                run.average()[tree.block(d, 4):tree.block(d, 4) + 2])
+                                run.average()[block:block + 2])
 
 
 @pytest.mark.parametrize("game,message", [
