@@ -33,6 +33,7 @@ from algorithms.cfr.cfr_engine import CFREngine
 from algorithms.cfr.cfr_engine import UpdateRule
 from algorithms.cfr.range3_engine import Range3Engine
 from algorithms.cfr.range_engine import RangeLayout
+from algorithms.cfr.tree_exploitability import TreeEvaluator
 from algorithms.exact import exact_nash_conv
 from algorithms.exact import kuhn3_equilibria as k3
 from algorithms.tree.card_tree3 import kuhn_card_tree3
@@ -166,6 +167,22 @@ def test_nash_conv_equals_openspiels(game_name):
     assert engine.nash_conv_of(policy) == pytest.approx(theirs, abs=1e-12)
     best, expected = engine.values_of(policy)
     assert expected.sum() == pytest.approx(0.0, abs=1e-14)  # zero-sum
+
+
+def test_values_equal_the_flat_evaluators_on_a_larger_deck():
+  # 12 cards (33,000 histories; card strings "10" and "11" sort between "1" and "2"): the flat
+  # engine's exact evaluation on the game tree, per player.
+  game = pyspiel.load_game(game_string(12, ante=1.5, bet=1.0))
+  tree = kuhn_card_tree3(game)
+  engine = Range3Engine([tree], RULES["cfr_plus"])
+  engine.solve(50)
+  evaluator = TreeEvaluator(GameTree.from_game(game))
+  for policy in (engine.average(), random_policy(engine, 1)):
+    table = RangeLayout(tree).tabular_policy(policy)
+    best, expected = engine.values_of(policy)
+    np.testing.assert_allclose(best, evaluator.best_response_values(table), atol=1e-13)
+    np.testing.assert_allclose(expected, evaluator.policy_values(table), atol=1e-13)
+    assert engine.nash_conv_of(policy) == pytest.approx(evaluator.nash_conv(table), abs=1e-13)
 
 
 def cpp_policy(table: policy_lib.TabularPolicy, game: pyspiel.Game) -> dict:
