@@ -32,11 +32,11 @@ B_k(c) likewise, Q(c) = sum_{c' < c} y_j[c'] y_k[c']:
   = B_j(c) (Y_k - y_k[c]) - Q(c): one prefix sum of j's range against k's complement, minus
   the card-removal term; of i and k (j folded) symmetrically, B_k(c) (Y_j - y_j[c]) - Q(c);
 * fold-out, i alone in the hand: i takes the pot, E(c) = M(c), v(c) = pi W M(c);
-* i folded: v(c) = -pi L M(c) (its ante, and its bet if it bet first).
+* i folded: v(c) = -pi L M(c), L its ante (a player folds only facing a bet, never after
+  betting).
 
 One ascending sweep over the cards gives every B and Q, so a terminal costs O(N), against the
-flat tree's O(N^2) deals per card. At N = 3 a two-way showdown leaves k one card, M(c) =
-y_j[c_j] y_k[c_k] for the one deal, as the formulas give.
+flat tree's O(N^2) deals per card.
 
 One pass for player i against sigma (``range_kernel``'s steps; DeepStack's range vectors,
 Moravcik et al., Science 2017; Johanson, Waugh, Bowling, Zinkevich, "Accelerating best response
