@@ -50,8 +50,9 @@ import numpy as np
 from algorithms.cfr import cfr_kernel
 from algorithms.cfr import fused_kernel
 from algorithms.cfr import regret_matching as rm
+from algorithms.cfr import sampled_kernel
 from algorithms.cfr import tree_passes
-from algorithms.cfr.cfr_kernel import SampleTables
+from algorithms.cfr.sampled_kernel import SampleTables
 from algorithms.cfr.update_rules import UpdateRule
 from algorithms.tree.tree_layout import TreeArrays
 
@@ -204,7 +205,7 @@ class CFREngine:
     One pass per row of ``draws`` (``len(passes())`` rows per iteration): the sampled
     histories' terminal values at weight u_i(z), and the update of the visited information sets
     of the updated player(s), whose average numerators gain w_t x times the number of visited
-    histories (``cfr_kernel.sampled_iterations``).
+    histories (``sampled_kernel.sampled_iterations``).
 
     Args:
       tables: the tree's chance segments (``chance_sampling.ChanceSampler.tables``).
@@ -227,7 +228,7 @@ class CFREngine:
                        f"{draws.shape}")
     a = self.arrays
     iterations = len(draws) // passes  # len(passes()) passes per iteration
-    cfr_kernel.sampled_iterations(a.kernel, tables, self._kernel_rule, a.tree.utility, draws,
+    sampled_kernel.sampled_iterations(a.kernel, tables, self._kernel_rule, a.tree.utility, draws,
                                   self.sigma, self.regrets, self.cumulative, self.iteration,
                                   iterations)
     self.iteration += iterations  # t of the last pass

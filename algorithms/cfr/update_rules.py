@@ -1,6 +1,6 @@
 """The update rules of CFR and its variants, and the solver classes each named rule gets.
 
-``UpdateRule`` says which variant an engine runs (the fields ``cfr_kernel.end_block_update``
+``UpdateRule`` says which variant an engine runs (the fields ``rule_kernel.end_block_update``
 reads); its constructors build the rules of the papers. ``RULES`` names the rules that have
 solver classes: each ``NamedRule`` gives ``solvers`` a single-game class ``<name>Solver`` and
 ``batched_solver`` a class ``Batched<name>Solver`` of B games, with the entry's options and
@@ -12,14 +12,14 @@ import dataclasses
 import functools
 from typing import Any, Callable, Dict, Mapping, Optional
 
-from algorithms.cfr.cfr_kernel import KernelRule
+from algorithms.cfr.rule_kernel import KernelRule
 
 
 @dataclasses.dataclass(frozen=True)
 class UpdateRule:
   """Which CFR variant an engine runs.
 
-  The rules of ``cfr_kernel.end_block_update`` (which states their maths) are these fields'
+  The rules of ``rule_kernel.end_block_update`` (which states their maths) are these fields'
   combinations: CFR (the defaults), CFR+ (``regret_matching_plus``, gamma 1), DCFR and LCFR
   (the discounts), DCFR+ (RM+ and the discounts), PCFR+ (RM+ and ``predictive``) and PDCFR+
   (RM+, the discounts and ``predictive``).
@@ -155,7 +155,7 @@ RULES = (
 
   CFR with predictive regret matching+ (PRM+) at every information set, the prediction of the
   next instantaneous regret being the last one, m_{t+1} = r_t:
-  R_t = [R_{t-1} + r_t]^+ and sigma_{t+1} = RM([R_t + r_t]^+) (``cfr_kernel.end_block_update``),
+  R_t = [R_{t-1} + r_t]^+ and sigma_{t+1} = RM([R_t + r_t]^+) (``rule_kernel.end_block_update``),
   with alternating updates and the average policy weighting iteration t by t^gamma (gamma = 2,
   quadratic averaging, as in the paper's experiments and the PCFR+ of Xu et al.'s released
   code; its README also runs gamma = 5). Full-width passes only.
@@ -168,7 +168,7 @@ RULES = (
 
   RM+ on discounted regrets: Rhat_t = [d(t - 1) Rhat_{t-1} + r_t]^+ with
   d(t) = t^alpha / (t^alpha + c), sigma_{t+1} = RM(Rhat_t), alternating updates, iteration t
-  weighing t^gamma in the average policy (``cfr_kernel.end_block_update``; the stored regrets
+  weighing t^gamma in the average policy (``rule_kernel.end_block_update``; the stored regrets
   are d(t) Rhat_t). Defaults alpha = 1.5, gamma = 4 as in the paper and the authors' code. The
   paper's discount has c = 1 (the default); the authors' released code (``dcfr_plus.py`` of
   PDCFRPlus, and AutoCFR's DCFR+) divides by (t - 1)^alpha + 1.5: ``discount_constant=1.5``
@@ -182,7 +182,7 @@ RULES = (
 
   Predictive (optimistic) RM+ on discounted regrets, with d(t) = t^alpha / (t^alpha + 1):
   Rhat_t = [d(t - 1) Rhat_{t-1} + r_t]^+ and sigma_{t+1} = RM([d(t) Rhat_t + m_{t+1}]^+) with
-  the prediction m_{t+1} = r_t (``cfr_kernel.end_block_update``; the stored regrets are
+  the prediction m_{t+1} = r_t (``rule_kernel.end_block_update``; the stored regrets are
   d(t) Rhat_t), alternating updates, iteration t weighing t^gamma in the average policy.
   Defaults alpha = 2.3, gamma = 5 as in the paper and the authors' code. Full-width passes only.
   """),
