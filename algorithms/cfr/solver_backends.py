@@ -46,9 +46,7 @@ import pyspiel
 from algorithms.cfr import cfr_kernel
 from algorithms.cfr.cfr_engine import CFREngine
 from algorithms.cfr.cfr_engine import sequence_policy
-from algorithms.cfr.engine_choice import AUTO_RANGE_MIN_CARDS  # noqa: F401  (this module's API)
-from algorithms.cfr.engine_choice import ENGINES  # noqa: F401  (this module's API)
-from algorithms.cfr.engine_choice import card_tree_of  # noqa: F401  (this module's API)
+from algorithms.cfr.engine_choice import card_tree_of  # noqa: F401  (where callers find it)
 from algorithms.cfr.engine_choice import range_card_tree
 from algorithms.cfr.evaluation import RangeEvaluator
 from algorithms.cfr.range_engine import RangeEngine
@@ -65,8 +63,6 @@ from algorithms.tree.tree_layout import TreeArrays
 _RANGE_ARRAYS = 8
 # The default memory limit of a range-vector run, in bytes.
 DEFAULT_MAX_BYTES = 4 * 2**30
-# The old name of ``engine_choice.range_card_tree``.
-choose_engine = range_card_tree
 
 
 class FlatBackend(CFREngine):

@@ -47,6 +47,7 @@ from open_spiel.python.algorithms import cfr
 import pyspiel
 import tqdm
 
+from algorithms.cfr import engine_choice
 from algorithms.cfr import solver_backends
 from algorithms.cfr import update_rules
 from algorithms.cfr.chance_sampling import ChanceSampler
@@ -74,7 +75,7 @@ class EngineSolver(cfr._CFRSolver):  # pylint: disable=protected-access
 
   # The engines a solver class can run on (those that override the flat engine's passes, such
   # as chance sampling or CFR-AVG, run on the flat tree only).
-  ENGINES = solver_backends.ENGINES
+  ENGINES = engine_choice.ENGINES
 
   def __init__(self, game: pyspiel.Game, rule: UpdateRule, tree: Optional[GameTree] = None,
                max_nodes: int = DEFAULT_MAX_NODES, engine: Optional[str] = None):
