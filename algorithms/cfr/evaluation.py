@@ -45,14 +45,14 @@ class RangeEvaluator:
   arrays (D N 2,) in the range engine's layout.
   """
 
-  def __init__(self, card_tree: CardTree, layout: Optional[RangeLayout] = None):
+  def __init__(self, card_tree: CardTree):
     self.card_tree = card_tree
     self._tables = range_engine.card_tables(card_tree)
-    self._layout = layout
 
   @functools.cached_property
   def layout(self) -> RangeLayout:
-    return self._layout if self._layout is not None else RangeLayout(self.card_tree)
+    """The map from ``TabularPolicy`` rows, built on first use."""
+    return RangeLayout(self.card_tree)
 
   def flat_policy(self, policy: Policy) -> np.ndarray:
     """The policy as a flat array (D N 2,)."""

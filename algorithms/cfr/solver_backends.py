@@ -288,7 +288,12 @@ class RangeBackend(BatchedRangeBackend):
 
   @functools.cached_property
   def evaluator(self) -> RangeEvaluator:
-    return RangeEvaluator(self.card_tree, self.layout)
+    return RangeEvaluator(self.card_tree)
+
+  @property
+  def layout(self) -> RangeLayout:
+    """The evaluator's ``RangeLayout`` (one per game, built on first use)."""
+    return self.evaluator.layout
 
   def flat_policy(self, average: bool) -> np.ndarray:
     return self.average() if average else self.sigma[0]

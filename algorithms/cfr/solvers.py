@@ -256,10 +256,8 @@ class EngineSolver(cfr._CFRSolver):  # pylint: disable=protected-access
   load = classmethod(solver_checkpoint.load_solver)
 
 
-# Kept for the modules that import them from here.
+# Where ``rebel.cfr_avg`` imports it from.
 checked_array = solver_checkpoint.checked_array
-solver_classes = solver_checkpoint.solver_classes
-load_checkpoint_game = solver_checkpoint.load_game
 # The classes of the named update rules (``update_rules.RULES``): CFRSolver, CFRPlusSolver, ...
 RULE_SOLVERS = update_rules.rule_classes(EngineSolver, "", __name__)
 globals().update(RULE_SOLVERS)

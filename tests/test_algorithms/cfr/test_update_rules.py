@@ -97,3 +97,18 @@ def test_entry_points_equal_openspiel(game_string):
       exploitability.exploitability(game, policy), abs=1e-12)
   assert algorithms.nash_conv(game, policy) == pytest.approx(
       exploitability.nash_conv(game, policy), abs=1e-12)
+
+
+def test_a_range_solver_measures_without_a_tabular_layout(monkeypatch):
+  # The TabularPolicy map of a large deck takes O(N^2) memory (19 GiB at 10,000 cards): the
+  # solver's exact measures read the range vectors only.
+  def refuse(tree):
+    raise AssertionError(f"RangeLayout of {tree.game} built")
+
+  monkeypatch.setattr(evaluation, "RangeLayout", refuse)
+  solver = algorithms.DCFRSolver(pyspiel.load_game("kuhn_poker_ante(deck_size=14)")).solve(10)
+  assert solver.engine_name == "range"
+  _, expected = solver.engine.values()
+  assert solver.nash_conv() == pytest.approx(2 * solver.exploitability(), abs=1e-15)
+  best, _ = solver.engine.values()
+  assert solver.nash_conv() == pytest.approx(float(np.sum(best - expected)), abs=1e-15)
