@@ -185,6 +185,7 @@ class SolverSpec:
       ``solve_batch`` uses it.
     color: the solver's colour in every figure; None for its algorithm's
       (``plotting.ALGORITHM_COLORS``, dark grey for an algorithm not listed there).
+    engine: the old name of ``ours`` (``engine=True`` sets ``ours``; read, it equals ``ours``).
   """
 
   name: str
@@ -200,11 +201,12 @@ class SolverSpec:
   range_cost: Tuple[float, float] = RANGE_COST
   batch: Optional[Callable[..., Any]] = None
   color: Optional[str] = None
+  engine: Optional[bool] = None  # the old name of ``ours``, kept equal to it
 
-  @property
-  def engine(self) -> bool:
-    """The old name of ``ours``."""
-    return self.ours
+  def __post_init__(self):
+    ours = self.ours if self.engine is None else bool(self.engine)
+    object.__setattr__(self, "ours", ours)
+    object.__setattr__(self, "engine", ours)
 
   def seconds_per_iteration(self, histories: int, cards: Optional[int] = None) -> float:
     """The estimated time of one iteration: on range vectors over ``cards`` cards if given,
