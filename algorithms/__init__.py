@@ -14,25 +14,14 @@ the subpackages hold the implementation, one layer each (``docs/architecture.md`
 * ``algorithms.rebel``: the public-state cut, CFR-AVG / CFR-D, leaf solvers and learned values.
 """
 
-from algorithms.cfr.batched_solver import BatchedCFRPlusSolver
-from algorithms.cfr.batched_solver import BatchedCFRSolver
-from algorithms.cfr.batched_solver import BatchedDCFRPlusSolver
-from algorithms.cfr.batched_solver import BatchedDCFRSolver
-from algorithms.cfr.batched_solver import BatchedLCFRSolver
-from algorithms.cfr.batched_solver import BatchedPCFRPlusSolver
-from algorithms.cfr.batched_solver import BatchedPDCFRPlusSolver
+from algorithms.cfr.batched_solver import BATCHED_SOLVERS as _BATCHED_SOLVERS
+from algorithms.cfr.evaluation import exploitability
+from algorithms.cfr.evaluation import nash_conv
 from algorithms.cfr.mccfr import ExternalSamplingSolver
 from algorithms.cfr.mccfr import OutcomeSamplingSolver
 from algorithms.cfr.range_engine import CardPolicy
 from algorithms.cfr.range_engine import RangeEngine
-from algorithms.cfr.solvers import CFRPlusSolver
-from algorithms.cfr.solvers import CFRSolver
-from algorithms.cfr.solvers import ChanceSamplingCFRSolver
-from algorithms.cfr.solvers import DCFRPlusSolver
-from algorithms.cfr.solvers import DCFRSolver
-from algorithms.cfr.solvers import LCFRSolver
-from algorithms.cfr.solvers import PCFRPlusSolver
-from algorithms.cfr.solvers import PDCFRPlusSolver
+from algorithms.cfr.solvers import SOLVERS as _SOLVERS
 from algorithms.cfr.tree_exploitability import TreeEvaluator
 from algorithms.exact import continuous_kuhn
 from algorithms.exact import deck_thresholds
@@ -44,20 +33,27 @@ from algorithms.exact import regret_bounds
 from algorithms.exact import sequence_form_lp
 from algorithms.file_formats import checkpoint
 from algorithms.file_formats import policy_io
+from algorithms.file_formats import solver_checkpoint
 from algorithms.rebel.agent.agent import ReBeLAgent
 from algorithms.rebel.agent.behaviour import behaviour_strategy
 from algorithms.rebel.cfr_avg import CFRAvgSolver
 from algorithms.rebel.public_tree import PublicTree
 from algorithms.tree.game_tree import GameTree
 
+# The solver classes: CFRSolver, CFRPlusSolver, DCFRSolver, LCFRSolver, PCFRPlusSolver,
+# DCFRPlusSolver, PDCFRPlusSolver (one per named rule of ``algorithms.cfr.update_rules.RULES``,
+# drop-ins for OpenSpiel's CFR classes where it has one), ChanceSamplingCFRSolver, and the batched
+# classes of the rules (BatchedCFRSolver, ...: the same rules on B games of one tree shape).
+globals().update(_SOLVERS)
+globals().update(_BATCHED_SOLVERS)
+
 __all__ = [
     # Solvers (drop-ins for OpenSpiel's CFR classes) and exact evaluation on the tree.
-    "CFRAvgSolver", "CFRPlusSolver", "CFRSolver", "ChanceSamplingCFRSolver", "DCFRPlusSolver",
-    "DCFRSolver", "GameTree", "LCFRSolver", "PCFRPlusSolver", "PDCFRPlusSolver", "PublicTree",
-    "TreeEvaluator",
+    *_SOLVERS, "CFRAvgSolver", "GameTree", "PublicTree", "TreeEvaluator",
     # The same rules on B games of one tree shape at once.
-    "BatchedCFRPlusSolver", "BatchedCFRSolver", "BatchedDCFRPlusSolver", "BatchedDCFRSolver",
-    "BatchedLCFRSolver", "BatchedPCFRPlusSolver", "BatchedPDCFRPlusSolver",
+    *_BATCHED_SOLVERS,
+    # Exact NashConv and exploitability of a policy, on the engine that fits the game.
+    "exploitability", "nash_conv",
     # Monte Carlo CFR, drop-ins for OpenSpiel's Python MCCFR solvers.
     "ExternalSamplingSolver", "OutcomeSamplingSolver",
     # The range-vector engine (two-player Kuhn poker, any deck) and its compact policies.
@@ -68,5 +64,5 @@ __all__ = [
     "continuous_kuhn", "deck_thresholds", "exact_nash_conv", "kuhn3_equilibria",
     "kuhn_equilibria", "pbs_minimax", "regret_bounds", "sequence_form_lp",
     # File formats, as modules.
-    "checkpoint", "policy_io",
+    "checkpoint", "policy_io", "solver_checkpoint",
 ]

@@ -23,8 +23,12 @@ any other game's tree is built and compared with the first's.
 game's results still equal its own solver's on the same engine. The solver holds one batched
 backend of ``solver_backends`` (``make_batched_backend``), which answers for either engine.
 
-``save(path)`` and ``Class.load(path)`` checkpoint every game's state (``checkpoint``): loading
-and iterating on gives the arrays of an uninterrupted run bit for bit.
+``save(path)`` and ``Class.load(path)`` checkpoint every game's state
+(``file_formats.solver_checkpoint``): loading and iterating on gives the arrays of an
+uninterrupted run bit for bit. The classes of the update rules (``BatchedCFRSolver``,
+``BatchedCFRPlusSolver``, ``BatchedDCFRSolver``, ``BatchedLCFRSolver``, ``BatchedPCFRPlusSolver``,
+``BatchedDCFRPlusSolver``, ``BatchedPDCFRPlusSolver``) are made from ``update_rules.RULES``, one
+per named rule, as the single-game classes of ``solvers``.
 """
 
 from typing import Optional, Sequence
@@ -34,11 +38,11 @@ from open_spiel.python import policy as policy_lib
 import pyspiel
 
 from algorithms.cfr import solver_backends
-from algorithms.cfr import solvers
-from algorithms.cfr.cfr_engine import UpdateRule
+from algorithms.cfr import update_rules
 from algorithms.cfr.range_engine import CardPolicy
 from algorithms.cfr.range_engine import RangeEngine
-from algorithms.file_formats import checkpoint
+from algorithms.cfr.update_rules import UpdateRule
+from algorithms.file_formats import solver_checkpoint
 from algorithms.tree.game_tree import DEFAULT_MAX_NODES
 from algorithms.tree.tree_layout import TreeArrays
 
@@ -50,8 +54,8 @@ class BatchedEngineSolver:
     rule: the ``UpdateRule``.
   """
 
-  def __init__(self, games: Sequence[pyspiel.Game], rule: UpdateRule, max_nodes: int,
-               engine: str):
+  def __init__(self, games: Sequence[pyspiel.Game], rule: UpdateRule,
+               max_nodes: int = DEFAULT_MAX_NODES, engine: str = "auto"):
     """Builds the shared layout and every game's payoffs and state.
 
     Args:
@@ -88,7 +92,7 @@ class BatchedEngineSolver:
   @property
   def range_engine(self) -> Optional[RangeEngine]:
     """The batch's ``RangeEngine`` on the range-vector engine; None on the flat engine."""
-    return self._backend.range_engine
+    return self._backend if self._backend.name == "range" else None
 
   @property
   def regrets(self) -> np.ndarray:
@@ -109,7 +113,7 @@ class BatchedEngineSolver:
   @property
   def iterations(self) -> np.ndarray:
     """(B,) each game's number of iterations."""
-    return self._backend.iterations
+    return self._backend.iteration
 
   @property
   def num_games(self) -> int:
@@ -204,14 +208,17 @@ class BatchedEngineSolver:
     Raises:
       ValueError: on the flat engine.
     """
-    return self._backend.card_policy(int(self._indices([i])[0]), average)
+    if self._backend.name != "range":
+      raise ValueError("card_policy needs the range-vector engine; this batch runs on the flat "
+                       "engine")
+    return self._backend.policy(int(self._indices([i])[0]), average)
 
   # Exact values ------------------------------------------------------------------------------
 
   def nash_convs(self, games: Optional[Sequence[int]] = None,
                  average: bool = True) -> np.ndarray:
     """Exact NashConv sum_i (BR_i - v_i) of each game's average (or current) policy."""
-    best, on_policy = self._backend.values(self._indices(games), average)
+    best, on_policy = self._backend.batch_values(self._indices(games), average)
     return np.sum(best - on_policy, axis=1)  # sum_i (BR_i - v_i)
 
   def exploitabilities(self, games: Optional[Sequence[int]] = None,
@@ -224,189 +231,22 @@ class BatchedEngineSolver:
     """
     return self._backend.exploitabilities(self._indices(games), average)
 
-  # Checkpoints -------------------------------------------------------------------------------
+  # Checkpoints (``file_formats.solver_checkpoint``) -----------------------------------------
 
   def options(self) -> dict:
     """Constructor options that rebuild an equivalent solver (JSON-serialisable)."""
     raise NotImplementedError
 
-  def save(self, path: str) -> None:
-    """Writes a checkpoint of every game (regrets, numerators, iterations) atomically.
+  def restore(self, iteration: int, regrets: np.ndarray, cumulative: np.ndarray,
+              game: int) -> None:
+    """Sets game ``game``'s state after ``iteration`` iterations (its current policy regret
+    matching of ``regrets``), as a checkpoint holds it."""
+    self._backend.restore(iteration, regrets, cumulative, game)
 
-    ``load(path)`` followed by more iterations gives exactly the arrays of an uninterrupted run.
-    A predictive rule's checkpoint also holds the current policies ("policy"), regret matching
-    of R + m, which the regrets R alone do not determine (as ``solvers.EngineSolver.save``).
-    """
-    header = {"games": [str(g) for g in self._games], "solver": type(self).__name__,
-              "options": self.options(), "engine": self._backend.name,
-              "iterations": [int(t) for t in self.iterations],
-              "num_sequences": int(self._backend.state_size)}
-    arrays = {"regrets": self.regrets, "cumulative": self.cumulative}
-    if self.rule.predictive:
-      arrays["policy"] = self.sigma  # sigma = RM(R + m), m = the last r
-    checkpoint.write_checkpoint(path, header, arrays)
-
-  @classmethod
-  def load(cls, path: str,
-           games: Optional[Sequence[pyspiel.Game]] = None) -> "BatchedEngineSolver":
-    """Rebuilds a batched solver from ``save``'s file.
-
-    Args:
-      path: the checkpoint file.
-      games: the games; loaded from the file's game strings if None. Must be the checkpoint's
-        games, in order.
-
-    Raises:
-      ValueError: unreadable or corrupt file, other games, or a checkpoint of a solver class
-        that is not ``cls`` or one of its subclasses (found by class name).
-    """
-    header, arrays = checkpoint.read_checkpoint(path)
-    missing = [key for key in ("solver", "games", "options", "engine", "iterations")
-               if key not in header]
-    if missing:
-      raise ValueError(f"{path}: checkpoint header lacks {', '.join(missing)}")
-    known = solvers.solver_classes(cls)
-    solver_cls = known.get(header["solver"])
-    if solver_cls is None:
-      raise ValueError(f"{path}: checkpoint of solver {header['solver']!r} cannot be loaded as "
-                       f"{cls.__name__} (allowed: {sorted(known)})")
-    if games is None:
-      games = [solvers.load_checkpoint_game(s) for s in header["games"]]
-    elif [str(g) for g in games] != header["games"]:
-      raise ValueError(f"{path}: checkpoint is for games {header['games']}, not "
-                       f"{[str(g) for g in games]}")
-    if header["engine"] not in ("flat", "range"):
-      raise ValueError(f"{path}: checkpoint engine {header['engine']!r} is not one of "
-                       "['flat', 'range']")
-    solver = solver_cls(games, engine=header["engine"], **header["options"])
-    b, g = solver.num_games, solver._backend.state_size  # pylint: disable=protected-access
-    iterations = header["iterations"]
-    if (not isinstance(iterations, list) or len(iterations) != b
-        or not all(isinstance(t, int) and t >= 0 for t in iterations)):
-      raise ValueError(f"{path}: iterations must be {b} integers >= 0, got {iterations!r}")
-    regrets = solvers.checked_array(path, arrays, "regrets", (b, g))
-    cumulative = solvers.checked_array(path, arrays, "cumulative", (b, g))
-    backend = solver._backend  # pylint: disable=protected-access
-    for i in range(b):
-      backend.restore(iterations[i], regrets[i], cumulative[i], i)
-    if solver.rule.predictive:
-      # The saved sigma = RM(R + m) replaces the restore's RM(R) (m = 0).
-      solver.sigma[...] = solvers.checked_array(path, arrays, "policy", (b, g))
-    return solver
+  save = solver_checkpoint.save_batch
+  load = classmethod(solver_checkpoint.load_batch)
 
 
-class BatchedCFRSolver(BatchedEngineSolver):
-  """CFR on B games of one tree shape at once (see the module docstring).
-
-  Options as ``solvers.CFRSolver`` (OpenSpiel's ``cfr._CFRSolver``; Zinkevich et al., NeurIPS
-  2007): alternating updates, regret matching, uniform averaging by default. Each game's
-  results equal its own ``CFRSolver`` run.
-  """
-
-  def __init__(self, games: Sequence[pyspiel.Game], *, alternating_updates: bool = True,
-               linear_averaging: bool = False, regret_matching_plus: bool = False,
-               max_nodes: int = DEFAULT_MAX_NODES, engine: str = "auto"):
-    """See ``BatchedEngineSolver``; the options are ``CFRSolver``'s."""
-    rule = UpdateRule.from_options(alternating_updates, linear_averaging, regret_matching_plus)
-    super().__init__(games, rule, max_nodes, engine)
-
-  def options(self) -> dict:
-    return {"alternating_updates": self.rule.alternating_updates,
-            "linear_averaging": self.rule.averaging_gamma > 0,
-            "regret_matching_plus": self.rule.regret_matching_plus}
-
-
-class BatchedCFRPlusSolver(BatchedCFRSolver):
-  """Batched CFR+ (Tammelin 2014): RM+, alternating updates, linear averaging, as
-  ``solvers.CFRPlusSolver``."""
-
-  def __init__(self, games: Sequence[pyspiel.Game], *, max_nodes: int = DEFAULT_MAX_NODES,
-               engine: str = "auto"):
-    super().__init__(games, alternating_updates=True, linear_averaging=True,
-                     regret_matching_plus=True, max_nodes=max_nodes, engine=engine)
-
-  def options(self) -> dict:
-    return {}
-
-
-class BatchedDCFRSolver(BatchedEngineSolver):
-  """Batched discounted CFR (Brown and Sandholm, AAAI 2019), as ``solvers.DCFRSolver``: after
-  each player's update its positive regrets are scaled by t^alpha / (t^alpha + 1), its negative
-  ones by t^beta / (t^beta + 1); iteration t weighs t^gamma in the average policy."""
-
-  def __init__(self, games: Sequence[pyspiel.Game], *, alpha: float = 1.5, beta: float = 0.0,
-               gamma: float = 2.0, max_nodes: int = DEFAULT_MAX_NODES, engine: str = "auto"):
-    self.alpha, self.beta, self.gamma = float(alpha), float(beta), float(gamma)
-    rule = UpdateRule.dcfr(self.alpha, self.beta, self.gamma)
-    super().__init__(games, rule, max_nodes, engine)
-
-  def options(self) -> dict:
-    return {"alpha": self.alpha, "beta": self.beta, "gamma": self.gamma}
-
-
-class BatchedLCFRSolver(BatchedDCFRSolver):
-  """Batched linear CFR (Brown and Sandholm 2019): DCFR with alpha = beta = gamma = 1, as
-  ``solvers.LCFRSolver``."""
-
-  def __init__(self, games: Sequence[pyspiel.Game], *, max_nodes: int = DEFAULT_MAX_NODES,
-               engine: str = "auto"):
-    super().__init__(games, alpha=1.0, beta=1.0, gamma=1.0, max_nodes=max_nodes, engine=engine)
-
-  def options(self) -> dict:
-    return {}
-
-
-class BatchedPCFRPlusSolver(BatchedEngineSolver):
-  """Batched predictive CFR+ (Farina, Kroer and Sandholm, AAAI 2021), as
-  ``solvers.PCFRPlusSolver``: R_t = [R_{t-1} + r_t]^+, sigma_{t+1} = RM([R_t + r_t]^+),
-  alternating updates, iteration t weighing t^gamma (gamma = 2) in the average policy."""
-
-  def __init__(self, games: Sequence[pyspiel.Game], *, gamma: float = 2.0,
-               max_nodes: int = DEFAULT_MAX_NODES, engine: str = "auto"):
-    self.gamma = float(gamma)
-    rule = UpdateRule.pcfr_plus(self.gamma)
-    super().__init__(games, rule, max_nodes, engine)
-
-  def options(self) -> dict:
-    return {"gamma": self.gamma}
-
-
-class BatchedDCFRPlusSolver(BatchedEngineSolver):
-  """Batched DCFR+ (Xu, Li, Liu, Fu, Fu, Xing and Cheng, IJCAI 2024), as
-  ``solvers.DCFRPlusSolver``: Rhat_t = [d(t - 1) Rhat_{t-1} + r_t]^+ with
-  d(t) = t^alpha / (t^alpha + c), sigma_{t+1} = RM(Rhat_t), alternating updates, iteration t
-  weighing t^gamma in the average policy; alpha = 1.5, gamma = 4, c = 1 by default."""
-
-  def __init__(self, games: Sequence[pyspiel.Game], *, alpha: float = 1.5, gamma: float = 4.0,
-               discount_constant: float = 1.0, max_nodes: int = DEFAULT_MAX_NODES,
-               engine: str = "auto"):
-    self.alpha, self.gamma = float(alpha), float(gamma)
-    self.discount_constant = float(discount_constant)
-    rule = UpdateRule.dcfr_plus(self.alpha, self.gamma, self.discount_constant)
-    super().__init__(games, rule, max_nodes, engine)
-
-  def options(self) -> dict:
-    return {"alpha": self.alpha, "gamma": self.gamma,
-            "discount_constant": self.discount_constant}
-
-
-class BatchedPDCFRPlusSolver(BatchedEngineSolver):
-  """Batched PDCFR+ (Xu et al., IJCAI 2024), as ``solvers.PDCFRPlusSolver``:
-  Rhat_t = [d(t - 1) Rhat_{t-1} + r_t]^+ with d(t) = t^alpha / (t^alpha + 1) and
-  sigma_{t+1} = RM([d(t) Rhat_t + r_t]^+), alternating updates, iteration t weighing t^gamma in
-  the average policy; alpha = 2.3, gamma = 5 by default."""
-
-  def __init__(self, games: Sequence[pyspiel.Game], *, alpha: float = 2.3, gamma: float = 5.0,
-               max_nodes: int = DEFAULT_MAX_NODES, engine: str = "auto"):
-    self.alpha, self.gamma = float(alpha), float(gamma)
-    rule = UpdateRule.dcfr_plus(self.alpha, self.gamma, predictive=True)
-    super().__init__(games, rule, max_nodes, engine)
-
-  def options(self) -> dict:
-    return {"alpha": self.alpha, "gamma": self.gamma}
-
-
-# The batched solvers of this module, by class name.
-BATCHED_SOLVERS = {cls.__name__: cls for cls in (
-    BatchedCFRSolver, BatchedCFRPlusSolver, BatchedDCFRSolver, BatchedLCFRSolver,
-    BatchedPCFRPlusSolver, BatchedDCFRPlusSolver, BatchedPDCFRPlusSolver)}
+# The classes of the named update rules (``update_rules.RULES``): BatchedCFRSolver, ...
+BATCHED_SOLVERS = update_rules.rule_classes(BatchedEngineSolver, "Batched", __name__)
+globals().update(BATCHED_SOLVERS)

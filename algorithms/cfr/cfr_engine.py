@@ -43,7 +43,6 @@ carries no equilibrium guarantee and NashConv measures what it reaches (Abou Ris
 AAMAS 2010).
 """
 
-import dataclasses
 from typing import Callable, NamedTuple, Optional, Tuple
 
 import numpy as np
@@ -51,9 +50,10 @@ import numpy as np
 from algorithms.cfr import cfr_kernel
 from algorithms.cfr import fused_kernel
 from algorithms.cfr import regret_matching as rm
+from algorithms.cfr import sampled_kernel
 from algorithms.cfr import tree_passes
-from algorithms.cfr.cfr_kernel import KernelRule
-from algorithms.cfr.cfr_kernel import SampleTables
+from algorithms.cfr.sampled_kernel import SampleTables
+from algorithms.cfr.update_rules import UpdateRule
 from algorithms.tree.tree_layout import TreeArrays
 
 
@@ -74,88 +74,6 @@ class PassValues(NamedTuple):
 # A hook called once per pass with the realization plans x (G,) of the current policy and the
 # updated player (None: every player); returns that pass's ``PassValues``.
 TerminalValues = Callable[[np.ndarray, Optional[int]], PassValues]
-
-
-@dataclasses.dataclass(frozen=True)
-class UpdateRule:
-  """Which CFR variant an engine runs.
-
-  The rules of ``cfr_kernel.end_block_update`` (which states their maths) are these fields'
-  combinations: CFR (the defaults), CFR+ (``regret_matching_plus``, gamma 1), DCFR and LCFR
-  (the discounts), DCFR+ (RM+ and the discounts), PCFR+ (RM+ and ``predictive``) and PDCFR+
-  (RM+, the discounts and ``predictive``).
-
-  Attributes:
-    alternating_updates: update player 0, refresh the policy, then player 1, ... (OpenSpiel's
-      default); otherwise every player from the same policy.
-    regret_matching_plus: clip cumulative regrets at 0 after each update (CFR+).
-    averaging_gamma: the average policy weights iteration t by t^gamma (0: uniform, 1: linear).
-    discount_alpha, discount_beta: discounted CFR's regret discounts, or None for no discount.
-    discount_constant: c in the discounts t^alpha / (t^alpha + c), t^beta / (t^beta + c)
-      (1 in the papers; 1.5 in the DCFR+ code of Xu et al.).
-    predictive: regret matching of R + r instead of R, the prediction m = r of predictive RM+
-      (PCFR+, PDCFR+); full-width passes only.
-  """
-
-  alternating_updates: bool = True
-  regret_matching_plus: bool = False
-  averaging_gamma: float = 0.0
-  discount_alpha: Optional[float] = None
-  discount_beta: Optional[float] = None
-  discount_constant: float = 1.0
-  predictive: bool = False
-
-  def __post_init__(self):
-    if (self.discount_alpha is None) != (self.discount_beta is None):
-      raise ValueError("discount_alpha and discount_beta must both be set or both be None")
-    if self.averaging_gamma < 0:
-      raise ValueError(f"averaging_gamma must be >= 0, got {self.averaging_gamma}")
-    if not self.discount_constant > 0:
-      raise ValueError(f"discount_constant must be > 0, got {self.discount_constant}")
-
-  @classmethod
-  def from_options(cls, alternating_updates: bool = True, linear_averaging: bool = False,
-                   regret_matching_plus: bool = False) -> "UpdateRule":
-    """The rule of OpenSpiel's ``cfr._CFRSolver`` options: linear averaging is gamma = 1."""
-    return cls(alternating_updates=alternating_updates, regret_matching_plus=regret_matching_plus,
-               averaging_gamma=1.0 if linear_averaging else 0.0)
-
-  @classmethod
-  def dcfr(cls, alpha: float, beta: float, gamma: float) -> "UpdateRule":
-    """Discounted CFR (Brown and Sandholm, AAAI 2019): regret matching, alternating updates,
-    R >= 0 scaled by t^alpha / (t^alpha + 1) and R < 0 by t^beta / (t^beta + 1) after each
-    update, iteration t weighing t^gamma in the average (linear CFR: alpha = beta = gamma = 1)."""
-    return cls(alternating_updates=True, averaging_gamma=gamma, discount_alpha=alpha,
-               discount_beta=beta)
-
-  @classmethod
-  def pcfr_plus(cls, gamma: float) -> "UpdateRule":
-    """Predictive CFR+ (Farina, Kroer and Sandholm, AAAI 2021): PRM+ with the prediction
-    m_{t+1} = r_t, alternating updates, iteration t weighing t^gamma in the average."""
-    return cls(alternating_updates=True, regret_matching_plus=True, averaging_gamma=gamma,
-               predictive=True)
-
-  @classmethod
-  def dcfr_plus(cls, alpha: float, gamma: float, discount_constant: float = 1.0,
-                predictive: bool = False) -> "UpdateRule":
-    """DCFR+, or PDCFR+ when ``predictive`` (Xu et al., IJCAI 2024): RM+ (predictive RM+) on
-    regrets discounted by d(t) = t^alpha / (t^alpha + c), alternating updates, iteration t
-    weighing t^gamma in the average."""
-    # beta = alpha: RM+ leaves no negative regret, so only d(t) = t^alpha / (t^alpha + c) acts.
-    return cls(alternating_updates=True, regret_matching_plus=True, averaging_gamma=gamma,
-               discount_alpha=alpha, discount_beta=alpha, discount_constant=discount_constant,
-               predictive=predictive)
-
-  def kernel_rule(self) -> KernelRule:
-    """The rule in the kernel's types."""
-    discount = self.discount_alpha is not None
-    return KernelRule(alternating=bool(self.alternating_updates),
-                      regret_matching_plus=bool(self.regret_matching_plus),
-                      averaging_gamma=float(self.averaging_gamma), discount=discount,
-                      discount_alpha=float(self.discount_alpha) if discount else 0.0,
-                      discount_beta=float(self.discount_beta) if discount else 0.0,
-                      discount_constant=float(self.discount_constant),
-                      predictive=bool(self.predictive))
 
 
 def sequence_policy(arrays: TreeArrays, values: np.ndarray, average: bool) -> np.ndarray:
@@ -287,7 +205,7 @@ class CFREngine:
     One pass per row of ``draws`` (``len(passes())`` rows per iteration): the sampled
     histories' terminal values at weight u_i(z), and the update of the visited information sets
     of the updated player(s), whose average numerators gain w_t x times the number of visited
-    histories (``cfr_kernel.sampled_iterations``).
+    histories (``sampled_kernel.sampled_iterations``).
 
     Args:
       tables: the tree's chance segments (``chance_sampling.ChanceSampler.tables``).
@@ -310,7 +228,7 @@ class CFREngine:
                        f"{draws.shape}")
     a = self.arrays
     iterations = len(draws) // passes  # len(passes()) passes per iteration
-    cfr_kernel.sampled_iterations(a.kernel, tables, self._kernel_rule, a.tree.utility, draws,
+    sampled_kernel.sampled_iterations(a.kernel, tables, self._kernel_rule, a.tree.utility, draws,
                                   self.sigma, self.regrets, self.cumulative, self.iteration,
                                   iterations)
     self.iteration += iterations  # t of the last pass

@@ -1,27 +1,20 @@
-"""The compiled CFR kernel: update rules, passes, whole runs of iterations, sampled passes.
+"""The compiled CFR kernel of the flat engine: passes and whole runs of iterations.
 
 The compiled functions of the flat engine (``kernel_compiler.kernel``: numba, cached on disk
 and recompiled when any kernel module changes). ``regret_matching``, ``tree_passes``,
-``cfr_engine``, ``chance_sampling``, ``batched_solver`` and ``tree_exploitability`` are the
-Python side. The update rules of this module (``iteration_weights``, ``end_block_update``) are
-the only definition of each rule; ``range_kernel`` calls them too.
+``cfr_engine``, ``chance_sampling``, ``solver_backends`` and ``tree_exploitability`` are the
+Python side. Three kernel modules split the flat engine's work:
 
-Sections:
-
-* update rules per information set (one contiguous block of actions): regret matching (Hart
-  and Mas-Colell, "A simple adaptive procedure leading to correlated equilibrium",
-  Econometrica 2000), RM+ clipping (Tammelin, "Solving large imperfect information games using
-  CFR+", arXiv 1407.5042, 2014), discounting and averaging weights (Brown and Sandholm,
-  "Solving imperfect-information games via discounted regret minimization", AAAI 2019), and
-  predictive regret matching+ (Farina, Kroer and Sandholm, "Faster game solving via predictive
-  Blackwell approachability: connecting regret matching and mirror descent", AAAI 2021), which
-  with the discounts gives DCFR+ and PDCFR+ (Xu, Li, Liu, Fu, Fu, Xing and Cheng, "Minimizing
-  weighted counterfactual regret with optimistic online mirror descent", IJCAI 2024);
-* passes over the flat arrays of ``tree_layout.KernelLayout`` (``tree_passes`` states their
-  maths), over a list of information sets in increasing global index (by depth level, parents
-  first) and of terminals: the whole tree for a full-width pass, the visited part for a
-  sampled one;
-* the update of one pass and the loops of iterations, for single games and batches.
+* ``rule_kernel``: the update rules per information set (regret matching, RM+, discounts,
+  averaging weights, predictive RM+), the only definition of each rule (``range_kernel``
+  calls them too);
+* this module: passes over the flat arrays of ``tree_layout.KernelLayout`` (``tree_passes``
+  states their maths), over a list of information sets in increasing global index (by depth
+  level, parents first) and of terminals: the whole tree for a full-width pass, the visited
+  part for a sampled one; the update of one pass and the loops of iterations, for single games
+  and batches;
+* ``sampled_kernel``: the chance-sampled passes (the sampled subtree, then this module's
+  update).
 
 One pass updating player i (every player when i = -1) against the current policy sigma:
 
@@ -37,7 +30,8 @@ One pass updating player i (every player when i = -1) against the current policy
 ``update_infosets`` is steps 3-5 (``backup``, then ``update_blocks``, the only implementation
 of steps 4-5; ``fused_kernel`` calls it after its own backup); ``exact_iterations``
 (full-width passes, many iterations in one call), ``hook_update`` (values from a Python hook)
-and ``sampled_iterations`` (chance-sampled passes over the sampled subtree only) all call it.
+and ``sampled_kernel.sampled_iterations`` (chance-sampled passes over the sampled subtree
+only) all call it.
 ``exact_batch`` runs ``exact_iterations`` on each of B games that share one layout.
 
 A full-width pass clips every regret under RM+ (as OpenSpiel's CFR+ does after each player's
@@ -52,234 +46,17 @@ added to the sequence's own value at the end of the level; so the kernel reprodu
 engine it replaced bit for bit (``tests/test_algorithms/cfr/numpy_reference.py``).
 """
 
-from typing import NamedTuple, Tuple
+from typing import Tuple
 
 import numpy as np
 
 from algorithms.cfr.kernel_compiler import kernel
+from algorithms.cfr.rule_kernel import KernelRule
+from algorithms.cfr.rule_kernel import averaging_weight
+from algorithms.cfr.rule_kernel import end_block_update
+from algorithms.cfr.rule_kernel import iteration_weights
+from algorithms.cfr.rule_kernel import match_block  # noqa: F401  (where older callers find it)
 from algorithms.tree.tree_layout import KernelLayout
-
-
-class KernelRule(NamedTuple):
-  """``cfr_engine.UpdateRule`` in the kernel's types (no discount: ``discount`` False)."""
-
-  alternating: bool
-  regret_matching_plus: bool
-  averaging_gamma: float
-  discount: bool
-  discount_alpha: float
-  discount_beta: float
-  discount_constant: float
-  predictive: bool
-
-
-class SampleTables(NamedTuple):
-  """A tree cut at its chance nodes, for sampled passes (built by ``chance_sampling``).
-
-  A segment is the root's or a chance outcome's part of the tree down to the next chance
-  nodes. Per segment s (CSR, int64): its terminals ``seg_terminals[seg_terminal_ptr[s]:
-  seg_terminal_ptr[s + 1]]``, the global information sets of its decision nodes
-  (``seg_decision_ptr``, ``seg_decision_infoset``; one entry per node) and its chance nodes
-  (``seg_chance_ptr``, ``seg_chance``). Per chance node c: ``chance_depth[c]``, the number of
-  chance nodes above it, which picks the draw it uses, and its outcomes e in
-  ``chance_edge_ptr[c]:chance_edge_ptr[c + 1]``, with probability ``edge_prob[e]`` (float64),
-  leading to segment ``edge_segment[e]``.
-  """
-
-  seg_terminal_ptr: np.ndarray
-  seg_terminals: np.ndarray
-  seg_decision_ptr: np.ndarray
-  seg_decision_infoset: np.ndarray
-  seg_chance_ptr: np.ndarray
-  seg_chance: np.ndarray
-  chance_depth: np.ndarray
-  chance_edge_ptr: np.ndarray
-  edge_prob: np.ndarray
-  edge_segment: np.ndarray
-
-
-# Update rules, per information set -------------------------------------------------------
-# The helpers called once per information set by the passes are ``@kernel(inline=True)``: a
-# compiled call per set cost leduc_poker's exact iterations 1.3x their time (measured).
-
-
-@kernel
-def block_sum(values: np.ndarray, start: int, size: int) -> float:
-  """sum_a values[start + a] as a_0 + (a_1 + ... + a_{size-1}) (module docstring)."""
-  rest = 0.0
-  for s in range(start + 1, start + size):
-    rest += values[s]  # a_1 + ... + a_{k-1}
-  return values[start] + rest  # a_0 + (a_1 + ... + a_{k-1}), np.add.reduceat's order
-
-
-@kernel(inline=True)
-def match_block(regrets: np.ndarray, out: np.ndarray, start: int, size: int) -> None:
-  """Regret matching of one information set (Hart and Mas-Colell 2000), into ``out``.
-
-  sigma(I, a) = R+(I, a) / sum_b R+(I, b) with R+ = max(R, 0) when the sum is positive, and
-  uniform 1 / |A(I)| otherwise, exactly as OpenSpiel's ``cfr._regret_matching``; computed as
-  R+ / d + u with (d, u) = (sum, 0) or (1, 1 / |A(I)|), without a branch.
-  """
-  rest = 0.0
-  for s in range(start + 1, start + size):
-    rest += max(regrets[s], 0.0)  # sum_{b > 0} R+(I, b), R+ = max(R, 0)
-  total = max(regrets[start], 0.0) + rest  # sum_b R+(I, b)
-  positive = total > 0.0
-  divisor = total if positive else 1.0  # d = sum_b R+(I, b), or 1 when the sum is 0
-  uniform = 0.0 if positive else 1.0 / size  # u = 0, or 1 / |A(I)| when the sum is 0
-  for s in range(start, start + size):
-    out[s] = max(regrets[s], 0.0) / divisor + uniform  # sigma(I, a) = R+(I, a) / d + u
-
-
-@kernel
-def normalize_block(cumulative: np.ndarray, out: np.ndarray, start: int, size: int) -> None:
-  """The average policy of one information set, into ``out``.
-
-  sigma_bar(I, a) = S(I, a) / sum_b S(I, b), uniform where the sum is zero (an information set
-  never reached), as OpenSpiel's ``cfr._update_average_policy``; numerators are >= 0.
-  """
-  total = block_sum(cumulative, start, size)  # sum_b S(I, b)
-  positive = total > 0.0
-  divisor = total if positive else 1.0  # sum_b S(I, b), or 1 at a set never reached
-  uniform = 0.0 if positive else 1.0 / size  # 0, or 1 / |A(I)| at a set never reached
-  for s in range(start, start + size):
-    out[s] = cumulative[s] / divisor + uniform  # sigma_bar(I, a) = S(I, a) / sum_b S(I, b)
-
-
-@kernel
-def discount_factors(iteration: int, alpha: float, beta: float,
-                     constant: float) -> Tuple[float, float]:
-  """Discounted CFR's regret discounts after iteration t (Brown and Sandholm 2019).
-
-  Positive (and zero) cumulative regrets are multiplied by t^alpha / (t^alpha + c), negative
-  ones by t^beta / (t^beta + c). c = 1 is DCFR's factor (Brown and Sandholm 2019), as
-  OpenSpiel's ``discounted_cfr``, and DCFR+'s and PDCFR+'s (Xu et al. 2024);
-  alpha = beta = 1 gives linear CFR's regret weighting. c = 1.5 is the factor of the DCFR+ in
-  the code Xu et al. released (``end_block_update``). Returns (positive factor, negative
-  factor).
-  """
-  t = float(iteration)
-  # DCFR: R >= 0 is scaled by t^alpha / (t^alpha + c), R < 0 by t^beta / (t^beta + c).
-  return t**alpha / (t**alpha + constant), t**beta / (t**beta + constant)
-
-
-@kernel(inline=True)
-def discount_block(regrets: np.ndarray, start: int, size: int, positive: float,
-                   negative: float) -> None:
-  """Applies ``discount_factors`` to one information set's regrets, in place."""
-  for s in range(start, start + size):
-    # R(I, a) *= t^alpha / (t^alpha + 1) if R(I, a) >= 0, else t^beta / (t^beta + 1)
-    regrets[s] *= positive if regrets[s] >= 0.0 else negative
-
-
-@kernel(inline=True)
-def clip_block(regrets: np.ndarray, start: int, size: int) -> None:
-  """Regret matching+ (Tammelin 2014): R <- max(R, 0), in place, after each regret update."""
-  for s in range(start, start + size):
-    regrets[s] = max(regrets[s], 0.0)  # RM+ (CFR+): R(I, a) = max(R(I, a), 0)
-
-
-@kernel
-def averaging_weight(iteration: int, gamma: float) -> float:
-  """Weight w_t = t^gamma of iteration t in the average policy.
-
-  gamma = 0 is CFR's uniform average (Zinkevich et al. 2007), gamma = 1 linear averaging (CFR+,
-  Tammelin 2014; linear CFR), gamma = 2 discounted CFR's default (Brown and Sandholm 2019).
-  """
-  if gamma == 0.0:
-    return 1.0  # w_t = 1: vanilla CFR's uniform average
-  # t^gamma gives the normalised average of DCFR's S *= (t / (t + 1))^gamma per iteration.
-  return float(iteration)**gamma  # w_t = t^gamma (1: linear, CFR+; 2: DCFR)
-
-
-
-
-@kernel
-def match_blocks(regrets: np.ndarray, starts: np.ndarray, sizes: np.ndarray,
-                 out: np.ndarray) -> None:
-  """``match_block`` of every block (first item ``starts[b]``, ``sizes[b]`` items)."""
-  for b in range(len(starts)):
-    match_block(regrets, out, starts[b], sizes[b])  # sigma(I, .) = regret matching of R(I, .)
-
-
-@kernel
-def normalize_blocks(cumulative: np.ndarray, starts: np.ndarray, sizes: np.ndarray,
-                     out: np.ndarray) -> None:
-  """``normalize_block`` of every block."""
-  for b in range(len(starts)):
-    normalize_block(cumulative, out, starts[b], sizes[b])  # sigma_bar(I, .) = S / sum_b S
-
-
-@kernel
-def iteration_weights(rule: KernelRule, t: int) -> Tuple[float, float, float]:
-  """The rule's weights of iteration t: (w_t, positive discount, negative discount).
-
-  w_t = t^gamma weights the iteration in the average policy (``averaging_weight``); the
-  discounts multiply R >= 0 and R < 0 after the update (``discount_factors``), 1 without
-  discounting.
-  """
-  w = averaging_weight(t, rule.averaging_gamma)  # w_t = t^gamma
-  if rule.discount:
-    # DCFR: t^alpha / (t^alpha + c) for R >= 0, t^beta / (t^beta + c) for R < 0.
-    positive, negative = discount_factors(t, rule.discount_alpha, rule.discount_beta,
-                                          rule.discount_constant)
-    return w, positive, negative
-  return w, 1.0, 1.0
-
-
-@kernel(inline=True)
-def end_block_update(rule: KernelRule, q: np.ndarray, value: float, regrets: np.ndarray,
-                     sigma: np.ndarray, start: int, size: int, positive: float,
-                     negative: float) -> None:
-  """Steps 4 (the regrets) and 5 at one information set I, in place.
-
-  With r(I, a) = q(I, a) - v(I), the pass's instantaneous counterfactual regrets (``q`` is
-  indexed like ``regrets``; ``value`` is v(I)):
-
-  * R(I, a) += r(I, a), the cumulative counterfactual regret (Zinkevich et al. 2007);
-  * RM+: R = max(R, 0) if the rule asks (Tammelin 2014, CFR+);
-  * the discounts of ``iteration_weights``, by R's sign (DCFR, Brown and Sandholm 2019);
-  * sigma(I, .) = regret matching of R(I, .), or with a predictive rule of R(I, .) + m(I, .)
-    with the prediction m = r, the instantaneous regret just observed (Farina et al. 2021,
-    predictive RM+: x^t = [R^{t-1} + m^t]^+ / ||[R^{t-1} + m^t]^+||_1, uniform where the
-    norm is 0, after R^t = [R^{t-1} + r^t]^+, with the prediction m^{t+1} = r^t of their
-    experiments).
-
-  The rules of the papers, with t the iteration of the pass and d(t) = t^alpha / (t^alpha + c)
-  (d(0) = 0), in the form this function stores them:
-
-  * CFR+: R_t = [R_{t-1} + r_t]^+, sigma_{t+1} = RM(R_t);
-  * PCFR+ (Farina et al. 2021, PRM+ at every information set, "predictive CFR+"):
-    R_t = [R_{t-1} + r_t]^+, sigma_{t+1} = RM([R_t + r_t]^+);
-  * DCFR+ (Xu et al. 2024: RM+ on discounted regrets, OMD on weighted regrets):
-    Rhat_t = [d(t - 1) Rhat_{t-1} + r_t]^+, sigma_{t+1} = RM(Rhat_t);
-  * PDCFR+ (Xu et al. 2024: predictive RM+ on discounted regrets, optimistic OMD):
-    Rhat_t = [d(t - 1) Rhat_{t-1} + r_t]^+, sigma_{t+1} = RM([d(t) Rhat_t + r_t]^+).
-
-  The discounted rules keep R_t = d(t) Rhat_t, the DCFR convention of discounting after the
-  update (as OpenSpiel's ``discounted_cfr``): R_t = d(t) [R_{t-1} + r_t]^+ is "add r, clip,
-  discount with t's factor", regret matching is invariant under the scale d(t) > 0, and
-  PDCFR+'s prediction d(t) Rhat_t + r_t is R_t + r_t, PCFR+'s prediction on the stored R. Every
-  engine (the flat passes here, the range-vector passes of ``range_kernel``) updates an
-  information set's regrets and policy with this function, so a rule is defined once.
-  """
-  for s in range(start, start + size):
-    # q, v are counterfactual: they carry pi_{-i}, the others' and chance's reach.
-    regrets[s] += q[s] - value  # R(I, a) += r(I, a) = q(I, a) - v(I)
-  if rule.regret_matching_plus:
-    clip_block(regrets, start, size)  # RM+: R(I, a) = max(R(I, a), 0)
-  if rule.discount:
-    discount_block(regrets, start, size, positive, negative)  # DCFR: R *= the factor of R's sign
-  # The prediction m = lam r with lam = 1 for a predictive rule, 0 otherwise (R + 0 r = R): one
-  # regret matching for every rule (a second call in a branch for the predictive rules ran
-  # leduc_poker's CFR+ 17% slower, measured).
-  lam = 1.0 if rule.predictive else 0.0
-  for s in range(start, start + size):
-    sigma[s] = regrets[s] + lam * (q[s] - value)  # R(I, a) + m(I, a), m = r: PRM+'s prediction
-  # sigma(I, a) = [R + m]+(I, a) / sum_b [R + m]+(I, b), or 1 / |A(I)| if the sum is 0; in
-  # place, as each entry is read before it is written.
-  match_block(sigma, sigma, start, size)
-
 
 # Passes ------------------------------------------------------------------------------------
 
@@ -651,136 +428,3 @@ def batch_values(lay: KernelLayout, weights: np.ndarray, sigma: np.ndarray
     realize(lay, sigma[b], x, lay.pass_infosets, ptr[n], ptr[n + 1])  # x of sigma_b
     on_policy[b] = policy_values(lay, weights[b], x)  # v_i of sigma_b
   return best, on_policy
-
-
-@kernel
-def visit(tables: SampleTables, draws: np.ndarray, terminals: np.ndarray, infosets: np.ndarray,
-          visits: np.ndarray, stack: np.ndarray) -> Tuple[int, int]:
-  """The histories below the sampled chance outcomes.
-
-  From the root segment down, each chance node of a visited segment takes the outcome whose
-  cumulative-probability interval [p_0 + ... + p_{e-1}, p_0 + ... + p_e) holds
-  ``draws[chance_depth]`` (the last outcome also takes any rounding gap below 1), as
-  OpenSpiel's ``SampleAction``; its segment is visited.
-
-  Args:
-    tables: the segments.
-    draws: (D,) uniform numbers in [0, 1), one per chance depth.
-    terminals: (T,) out: the visited terminals, first the returned count.
-    infosets: (K,) out: the distinct information sets of the visited decision nodes, first the
-      returned count, in order of first visit.
-    visits: (K,) zero on entry; out: the number of visited histories of each set.
-    stack: (number of segments,) scratch.
-
-  Returns:
-    (number of visited terminals, number of visited information sets).
-  """
-  num_terminals, num_infosets = 0, 0
-  stack[0] = 0
-  top = 1
-  while top > 0:
-    top -= 1
-    s = stack[top]
-    for m in range(tables.seg_terminal_ptr[s], tables.seg_terminal_ptr[s + 1]):
-      terminals[num_terminals] = tables.seg_terminals[m]
-      num_terminals += 1
-    for m in range(tables.seg_decision_ptr[s], tables.seg_decision_ptr[s + 1]):
-      k = tables.seg_decision_infoset[m]
-      if visits[k] == 0.0:  # First visit of I: list it.
-        infosets[num_infosets] = k
-        num_infosets += 1
-      visits[k] += 1.0  # n(I) += 1, one more visited history of I
-    for m in range(tables.seg_chance_ptr[s], tables.seg_chance_ptr[s + 1]):
-      chance = tables.seg_chance[m]
-      u = draws[tables.chance_depth[chance]]  # u_d, the draw of this node's depth d
-      e = tables.chance_edge_ptr[chance]
-      last = tables.chance_edge_ptr[chance + 1] - 1
-      total = tables.edge_prob[e]  # p_0
-      while e < last and u >= total:  # Until p_0 + ... + p_{e-1} <= u < p_0 + ... + p_e
-        e += 1
-        total += tables.edge_prob[e]  # p_0 + ... + p_e
-      stack[top] = tables.edge_segment[e]  # Visit outcome e's segment: P(e) = p_e.
-      top += 1
-  return num_terminals, num_infosets
-
-
-@kernel
-def by_level(lay: KernelLayout, infosets: np.ndarray, count: int, level_count: np.ndarray,
-             out: np.ndarray) -> None:
-  """``infosets[:count]`` into ``out[:count]`` by depth level, stably (counting sort).
-
-  Levels in increasing order put every set after its parent's set, as ``realize`` needs, and
-  group the sets as ``backup`` needs. Within a level the sets keep their visit order; in a tree
-  without chance nodes (one segment, visited in preorder) a player's sets are then in the order
-  of their global indices, so each sequence's children are summed as in a full-width pass.
-  ``level_count`` (L + 1,) is zero on entry and on return.
-  """
-  for q in range(count):
-    level_count[lay.infoset_level[infosets[q]] + 1] += 1  # Sets per level.
-  for d in range(1, len(level_count)):
-    level_count[d] += level_count[d - 1]  # Prefix sums: level d's first slot.
-  for q in range(count):
-    d = lay.infoset_level[infosets[q]]
-    out[level_count[d]] = infosets[q]
-    level_count[d] += 1
-  level_count[:] = 0
-
-
-@kernel
-def sampled_iterations(lay: KernelLayout, tables: SampleTables, rule: KernelRule,
-                       utility: np.ndarray, draws: np.ndarray, sigma: np.ndarray,
-                       regrets: np.ndarray, cumulative: np.ndarray, iteration: int,
-                       count: int) -> None:
-  """Iterations ``iteration + 1`` .. ``iteration + count`` of chance-sampled CFR, in place.
-
-  Each pass takes the next row of ``draws`` ((passes, D) uniforms), visits the sampled
-  histories (``visit``), computes the plans on the visited information sets only, the terminal
-  values c~_i[s] = sum_{z visited: seq_i(z) = s} u_i(z) prod_{j != i} x[seq_j(z)] (importance
-  weight pi_c(z) / q(z) = 1), and updates the visited sets of the updated player(s) with
-  n(I) = their visit counts. Its cost follows the sampled subtree.
-  """
-  n = lay.num_players
-  g = len(sigma)
-  k = len(lay.infoset_start)
-  x = np.empty(g)
-  x[:n] = 1.0  # x[empty_p] = 1
-  c = np.empty(g)
-  v = np.empty(k)
-  acc = np.zeros(g)
-  visits = np.zeros(k)  # n(I)
-  terminals = np.empty(len(lay.all_terminals), dtype=np.int64)
-  infosets = np.empty(k, dtype=np.int64)
-  ordered = np.empty(k, dtype=np.int64)
-  updated = np.empty(k, dtype=np.int64)
-  level_count = np.zeros(lay.infoset_level[-1] + 2 if k else 1, dtype=np.int64)
-  stack = np.empty(len(tables.seg_terminal_ptr), dtype=np.int64)
-  passes = n if rule.alternating else 1
-  row = 0
-  for it in range(count):
-    t = iteration + it + 1
-    for p in range(passes):
-      player = p if rule.alternating else -1
-      # Sample chance: z is visited with probability q(z) = pi_c(z).
-      num_terminals, num_infosets = visit(tables, draws[row], terminals, infosets, visits,
-                                          stack)
-      row += 1
-      by_level(lay, infosets, num_infosets, level_count, ordered)  # Parents first.
-      realize(lay, sigma, x, ordered, 0, num_infosets)  # Step 1 at the visited sets only
-      num_updated = 0
-      c[:n] = 0.0
-      for q in range(num_infosets):
-        j = ordered[q]
-        if player < 0 or lay.infoset_player[j] == player:  # The updated player's visited sets:
-          updated[num_updated] = j
-          num_updated += 1
-          start = lay.infoset_start[j]
-          for s in range(start, start + lay.infoset_num_actions[j]):
-            c[s] = 0.0  # c_i = 0 before the sums
-      # c~_i[s] = sum_{z visited: seq_i(z) = s} u_i(z) prod_{j != i} x[seq_j(z)] (pi_c / q = 1)
-      add_terminal_values(lay, x, utility, player, terminals, 0, num_terminals, c)
-      # E[c~_i] = c_i, so R's update is unbiased; S += w_t x n(I), n(I) = visits.
-      update_infosets(lay, rule, t, c, x, visits, sigma, regrets, cumulative, updated, 0,
-                      num_updated, False, v, acc)
-      for q in range(num_infosets):
-        visits[infosets[q]] = 0.0  # n = 0 for the next pass
-

@@ -20,9 +20,9 @@ i.e. w_t x_i(I, a) times the number of visited histories of I.
 
 A pass touches only the sampled subtree: the visited terminals, the information sets of the
 visited decision nodes (plans, values, regrets, regret matching), nothing else
-(``cfr_kernel.sampled_iterations``).
+(``sampled_kernel.sampled_iterations``).
 
-``ChanceSampler`` cuts the tree into segments (``cfr_kernel.SampleTables``) and draws the
+``ChanceSampler`` cuts the tree into segments (``sampled_kernel.SampleTables``) and draws the
 numbers from a ``numpy.random.Generator``; ``CFREngine.iterate_sampled(sampler.tables,
 sampler.draw(passes))`` runs the passes.
 """
@@ -31,8 +31,8 @@ from typing import Optional, Tuple
 
 import numpy as np
 
-from algorithms.cfr import cfr_kernel
-from algorithms.cfr.cfr_kernel import SampleTables
+from algorithms.cfr import sampled_kernel
+from algorithms.cfr.sampled_kernel import SampleTables
 from algorithms.tree.game_tree import CHANCE
 from algorithms.tree.tree_layout import TreeArrays
 
@@ -50,7 +50,7 @@ class ChanceSampler:
   """A tree's chance segments and the random numbers of chance-sampled passes.
 
   Attributes:
-    tables: the ``cfr_kernel.SampleTables`` of the tree.
+    tables: the ``sampled_kernel.SampleTables`` of the tree.
     num_draws: D, the number of chance depths (numbers drawn per pass).
     rng: the ``np.random.Generator`` (its state is part of a solver's checkpoint).
   """
@@ -116,7 +116,7 @@ class ChanceSampler:
     terminals = np.empty(a.num_terminals, dtype=np.int64)
     infosets = np.empty(a.num_infosets, dtype=np.int64)
     visits = np.zeros(a.num_infosets)  # n(I)
-    num_terminals, _ = cfr_kernel.visit(
+    num_terminals, _ = sampled_kernel.visit(
         self.tables, np.ascontiguousarray(draws, dtype=np.float64), terminals, infosets, visits,
         np.empty(len(self.tables.seg_terminal_ptr), dtype=np.int64))
     return np.sort(terminals[:num_terminals]), visits

@@ -24,12 +24,12 @@ results equal ``exact_iterations``' bit for bit (``test_fused_kernel.py`` in
 
 import numpy as np
 
-from algorithms.cfr.cfr_kernel import KernelRule
 from algorithms.cfr.cfr_kernel import clip_others
-from algorithms.cfr.cfr_kernel import iteration_weights
 from algorithms.cfr.cfr_kernel import realize
 from algorithms.cfr.cfr_kernel import update_set
 from algorithms.cfr.kernel_compiler import kernel
+from algorithms.cfr.rule_kernel import KernelRule
+from algorithms.cfr.rule_kernel import iteration_weights
 from algorithms.tree.tree_layout import SweepLayout
 
 

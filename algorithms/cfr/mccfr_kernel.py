@@ -18,7 +18,7 @@ inverse-CDF rule of ``choice(..., p=p)`` (``sample_index``).
 The tree is walked over its node arrays (``NodeTables``) with an explicit stack; the states
 (regrets R, average numerators S, current policy sigma) are global per-sequence arrays of
 ``tree_layout.TreeArrays``, sigma(I, .) kept equal to regret matching of R(I, .) by
-``cfr_kernel.match_block`` after every update of R(I, .). A pass visits each information set
+``rule_kernel.match_block`` after every update of R(I, .). A pass visits each information set
 of the updated player at most once (perfect recall: two histories of one set part at a chance
 or opponent node, where a pass follows one branch), so reading sigma where OpenSpiel
 recomputes regret matching at each visit gives the same policy.
@@ -28,9 +28,9 @@ from typing import NamedTuple
 
 import numpy as np
 
-from algorithms.cfr.cfr_kernel import match_block
 from algorithms.cfr.cfr_kernel import realize
 from algorithms.cfr.kernel_compiler import kernel
+from algorithms.cfr.rule_kernel import match_block
 from algorithms.tree.game_tree import CHANCE
 from algorithms.tree.game_tree import TERMINAL
 from algorithms.tree.tree_layout import KernelLayout

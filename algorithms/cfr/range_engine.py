@@ -159,15 +159,12 @@ class RangeEngine:
 
   def values(self, game: int = 0, average: bool = True) -> Tuple[np.ndarray, np.ndarray]:
     """(best-response values (2,), expected payoffs (2,)) of game ``game``'s policy."""
-    return policy_values(self._tables[game], self.average(game) if average else self.sigma[game])
+    return response_values(self._tables[game],
+                           self.average(game) if average else self.sigma[game])
 
   def nash_conv(self, game: int = 0, average: bool = True) -> float:
     """NashConv = sum_i (BR_i - u_i) of game ``game``'s average (or current) policy."""
-    return self.nash_conv_of(self.average(game) if average else self.sigma[game], game)
-
-  def nash_conv_of(self, policy: np.ndarray, game: int = 0) -> float:
-    """NashConv of a flat policy (D N 2,) in game ``game``."""
-    best, expected = policy_values(self._tables[game], policy)
+    best, expected = self.values(game, average)
     return float(np.sum(best - expected))
 
   def exploitability(self, game: int = 0, average: bool = True) -> float:
@@ -175,7 +172,7 @@ class RangeEngine:
     return self.nash_conv(game, average) / 2
 
 
-def policy_values(tables: CardTables, policy: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
+def response_values(tables: CardTables, policy: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
   """(BR_i, u_i) for i = 0, 1 of a flat policy (D N 2,): best-response and expected payoffs.
 
   BR_i = sum_c BR_i(root, c) (module docstring); u_i = sum_c v_i(root, c) with both players on

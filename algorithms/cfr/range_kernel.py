@@ -36,10 +36,10 @@ from typing import NamedTuple
 
 import numpy as np
 
-from algorithms.cfr.cfr_kernel import KernelRule
-from algorithms.cfr.cfr_kernel import end_block_update
-from algorithms.cfr.cfr_kernel import iteration_weights
 from algorithms.cfr.kernel_compiler import kernel
+from algorithms.cfr.rule_kernel import KernelRule
+from algorithms.cfr.rule_kernel import end_block_update
+from algorithms.cfr.rule_kernel import iteration_weights
 
 
 class CardTables(NamedTuple):

@@ -2,7 +2,7 @@
 
 Every rule works on an array of per-sequence values in which each information set's actions form
 one contiguous block (see ``Blocks``). The rules themselves (regret matching, RM+ clipping,
-discounting, averaging weights) are compiled in ``cfr_kernel``, the only implementation in the
+discounting, averaging weights) are compiled in ``rule_kernel``, the only implementation in the
 project: its loops call them per block, and the functions here run them over all blocks of an
 array.
 
@@ -18,28 +18,28 @@ References:
 
 import numpy as np
 
-from algorithms.cfr import cfr_kernel
+from algorithms.cfr import rule_kernel
 from algorithms.tree.sequence_form import Blocks  # noqa: F401 (re-exported: the rules' blocks)
 
 # w_t = t^gamma, the weight of iteration t in the average policy (compiled).
-averaging_weight = cfr_kernel.averaging_weight
+averaging_weight = rule_kernel.averaging_weight
 
 
 def regret_matching(regrets: np.ndarray, blocks: Blocks) -> np.ndarray:
   """Regret matching of every block: sigma(I, a) = R+(I, a) / sum_b R+(I, b), uniform where the
-  sum is 0 (``cfr_kernel.match_block``, as OpenSpiel's ``cfr._regret_matching``)."""
+  sum is 0 (``rule_kernel.match_block``, as OpenSpiel's ``cfr._regret_matching``)."""
   out = np.empty(len(regrets))
   # Per block I: sigma(I, a) = R+(I, a) / d + u, (d, u) = (sum_b R+(I, b), 0) or (1, 1 / |A(I)|).
-  cfr_kernel.match_blocks(np.ascontiguousarray(regrets, dtype=np.float64), blocks.starts,
+  rule_kernel.match_blocks(np.ascontiguousarray(regrets, dtype=np.float64), blocks.starts,
                           blocks.sizes, out)
   return out
 
 
 def normalize_average(cumulative: np.ndarray, blocks: Blocks) -> np.ndarray:
   """The average policy of every block: S(I, a) / sum_b S(I, b), uniform where the sum is 0
-  (``cfr_kernel.normalize_block``, as OpenSpiel's ``cfr._update_average_policy``)."""
+  (``rule_kernel.normalize_block``, as OpenSpiel's ``cfr._update_average_policy``)."""
   out = np.empty(len(cumulative))
   # Per block I: sigma_bar(I, a) = S(I, a) / sum_b S(I, b), or 1 / |A(I)| if the sum is 0.
-  cfr_kernel.normalize_blocks(np.ascontiguousarray(cumulative, dtype=np.float64),
+  rule_kernel.normalize_blocks(np.ascontiguousarray(cumulative, dtype=np.float64),
                               blocks.starts, blocks.sizes, out)
   return out

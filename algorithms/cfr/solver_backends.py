@@ -1,20 +1,22 @@
 """The engines behind the OpenSpiel-facing solvers: the flat game tree or the range vectors.
 
-A solver (``solvers.EngineSolver``) holds one backend and asks it the same questions whatever the
-engine: run iterations, hand out the current and average policies as flat arrays, write them
-into OpenSpiel ``TabularPolicy`` rows, evaluate them exactly, and save or restore the state.
+A backend is an engine together with what the solver needs of its game beyond the engine's
+state and update: the map to OpenSpiel ``TabularPolicy`` rows and an exact evaluator
+(``evaluation``). A solver (``solvers.EngineSolver``) holds one backend and asks it the same
+questions whatever the engine; the engine's own interface (``solve``, ``restore``, ``regrets``,
+``cumulative``, ``sigma``) is inherited, not forwarded.
 
-* ``FlatBackend``: ``cfr_engine.CFREngine`` on the game's ``TreeArrays`` (any game the tree
+* ``FlatBackend``: a ``cfr_engine.CFREngine`` on the game's ``TreeArrays`` (any game the tree
   walk supports); work and memory grow with the number of histories.
-* ``RangeBackend``: ``range_engine.RangeEngine`` on the game's ``CardTree`` (two-player games
+* ``RangeBackend``: a ``range_engine.RangeEngine`` on the game's ``CardTree`` (two-player games
   with one private card from an ordered deck whose ``game_shortcuts`` entry offers one, e.g.
   Kuhn poker with any deck); work and memory grow with the number of cards.
 
-``make_backend`` picks one: ``engine="auto"`` takes the range vectors where the game has a card
-tree of at least ``AUTO_RANGE_MIN_CARDS`` cards, the flat tree elsewhere; ``"flat"`` and
-``"range"`` force one (``"range"`` on a game without a card tree is an error naming the games
-that have one). Both run the same ``UpdateRule`` through the same per-block rule functions of
-``cfr_kernel`` and give the same policies up to rounding
+``make_backend`` picks one as ``engine_choice.range_card_tree`` says: ``engine="auto"`` takes
+the range vectors where the game has a card tree of at least ``AUTO_RANGE_MIN_CARDS`` cards, the
+flat tree elsewhere; ``"flat"`` and ``"range"`` force one (``"range"`` on a game without a card
+tree is an error naming the games that have one). Both run the same ``UpdateRule`` through the
+same per-block rule functions of ``cfr_kernel`` and give the same policies up to rounding
 (``tests/test_algorithms/cfr/test_range_engine.py``).
 
 Why a threshold. The flat engine sums in OpenSpiel's order and so reproduces OpenSpiel's CFR bit
@@ -29,10 +31,11 @@ only one that fits in memory beyond about 2,000 cards.
 A batched solver (``batched_solver``: B games of one tree shape, different payoffs) holds one
 batched backend, picked by ``make_batched_backend`` with the same choice, and asks it the same
 questions of a list of its games: ``BatchedFlatBackend`` (``cfr_kernel.exact_batch`` on the first
-game's ``TreeArrays`` with every game's terminal weights) or ``BatchedRangeBackend`` (one
+game's ``TreeArrays`` with every game's terminal weights) or ``BatchedRangeBackend`` (a
 ``RangeEngine`` of B card trees). A single-game ``RangeBackend`` is the batched one of one game.
 """
 
+import functools
 from typing import Dict, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
@@ -42,29 +45,33 @@ import pyspiel
 
 from algorithms.cfr import cfr_kernel
 from algorithms.cfr.cfr_engine import CFREngine
-from algorithms.cfr.cfr_engine import UpdateRule
 from algorithms.cfr.cfr_engine import sequence_policy
-from algorithms.cfr.range_engine import CardPolicy
+from algorithms.cfr.engine_choice import card_tree_of  # noqa: F401  (where callers find it)
+from algorithms.cfr.engine_choice import range_card_tree
+from algorithms.cfr.evaluation import RangeEvaluator
 from algorithms.cfr.range_engine import RangeEngine
 from algorithms.cfr.range_engine import RangeLayout
 from algorithms.cfr.tree_exploitability import TreeEvaluator
+from algorithms.cfr.update_rules import UpdateRule
 from algorithms.tree import game_shortcuts
 from algorithms.tree.card_tree import CardTree
 from algorithms.tree.game_tree import GameTree
 from algorithms.tree.tree_layout import TreeArrays
 
-ENGINES = ("auto", "flat", "range")
-# The smallest deck on which ``engine="auto"`` takes the range vectors (module docstring).
-AUTO_RANGE_MIN_CARDS = 13
 # Float64 arrays of D N 2 entries a range-vector run holds (R, S, sigma, X, q for two players,
-# the average): the memory estimate of ``RangeBackend.check_memory``.
+# the average): the memory estimate of ``check_memory``.
 _RANGE_ARRAYS = 8
 # The default memory limit of a range-vector run, in bytes.
 DEFAULT_MAX_BYTES = 4 * 2**30
 
 
-class FlatBackend:
-  """A ``CFREngine`` on the game's flat tree, its ``TabularPolicy`` rows and its evaluator."""
+class FlatBackend(CFREngine):
+  """A ``CFREngine`` on the game's flat tree, with its ``TabularPolicy`` rows and evaluator.
+
+  Attributes:
+    tree: the ``GameTree``.
+    to_tabular: ``TreeArrays.to_tabular``: writes a flat policy into ``TabularPolicy`` rows.
+  """
 
   name = "flat"
 
@@ -74,62 +81,32 @@ class FlatBackend:
       tree = GameTree.from_game(game, max_nodes)
     elif str(tree.game) != str(game):
       raise ValueError(f"tree is for game {tree.game}, not {game}")
+    super().__init__(TreeArrays(tree), rule)
     self.tree = tree
-    self.arrays = TreeArrays(tree)
-    self.engine = CFREngine(self.arrays, rule)
-    self._evaluator = None
+    self.to_tabular = self.arrays.to_tabular
 
-  @property
-  def iteration(self) -> int:
-    return self.engine.iteration
-
-  @property
-  def state_size(self) -> int:
-    """The length of the regret and numerator arrays a checkpoint stores."""
-    return self.arrays.num_sequences
-
-  def solve(self, iterations: int) -> None:
-    self.engine.solve(iterations)
+  @functools.cached_property
+  def evaluator(self) -> TreeEvaluator:
+    return TreeEvaluator(self.arrays)
 
   def flat_policy(self, average: bool) -> np.ndarray:
     """The average (or current) policy in the engine's layout."""
-    return self.engine.average() if average else self.engine.sigma
+    return self.average() if average else self.sigma
 
   def tabular_policy(self) -> policy_lib.TabularPolicy:
     """A uniform ``TabularPolicy`` of the game (the solver fills it)."""
     return self.tree.tabular_policy()
 
-  def to_tabular(self, flat: np.ndarray, table: np.ndarray) -> None:
-    self.arrays.to_tabular(flat, table)
-
-  def evaluator(self) -> TreeEvaluator:
-    if self._evaluator is None:
-      self._evaluator = TreeEvaluator(self.arrays)
-    return self._evaluator
-
-  def nash_conv(self, flat: np.ndarray) -> float:
-    return self.evaluator().nash_conv(flat)
-
-  def exploitability(self, flat: np.ndarray) -> float:
-    return self.evaluator().exploitability(flat)
-
-  def state_arrays(self) -> Tuple[np.ndarray, np.ndarray]:
-    """The cumulative regrets and average numerators a checkpoint stores."""
-    return self.engine.regrets, self.engine.cumulative
-
-  def restore(self, iteration: int, regrets: np.ndarray, cumulative: np.ndarray) -> None:
-    self.engine.restore(iteration, regrets, cumulative)
-
   def info_state_nodes(self) -> Dict[str, cfr._InfoStateNode]:  # pylint: disable=protected-access
     """OpenSpiel's ``_info_state_nodes`` from the engine's arrays (a snapshot)."""
-    a, e = self.arrays, self.engine
+    a = self.arrays
     nodes = {}
     for pl, p in enumerate(self.tree.players):
       for i, key in enumerate(p.infoset_keys):
         g = a.global_infoset[pl][i]
         s = slice(a.infoset_start[g], a.infoset_start[g] + a.infoset_num_actions[g])
-        nodes[key] = _node(list(p.legal_actions[i]), int(p.tabular_row[i]), e.regrets[s],
-                           e.cumulative[s])
+        nodes[key] = _node(list(p.legal_actions[i]), int(p.tabular_row[i]), self.regrets[s],
+                           self.cumulative[s])
     return nodes
 
 
@@ -161,11 +138,10 @@ class BatchedFlatBackend:
     arrays: the shared ``TreeArrays`` (of the first game).
     weights: (B, T, N) each game's terminal weights u_p(z) pi_c(z).
     regrets, cumulative, sigma: (B, G) each game's CFR state, as ``CFREngine``'s.
-    iterations: (B,) int64, each game's number of iterations.
+    iteration: (B,) int64, each game's number of iterations (as ``RangeEngine.iteration``).
   """
 
   name = "flat"
-  range_engine = None  # the range-vector engine's RangeEngine: none here
 
   def __init__(self, games: Sequence[pyspiel.Game], rule: UpdateRule, max_nodes: int):
     """Builds the shared layout and every game's weights.
@@ -192,6 +168,7 @@ class BatchedFlatBackend:
       utilities.append(other.utility)
       chance.append(other.chance_reach)
     self.arrays = TreeArrays(tree)
+    self.to_tabular = self.arrays.to_tabular
     self._kernel_rule = rule.kernel_rule()
     # w_p(z) = u_p(z) pi_c(z) per game, as TreeArrays computes them for that game alone.
     self.weights = np.stack([u * c[:, None] for u, c in zip(utilities, chance)])
@@ -201,23 +178,18 @@ class BatchedFlatBackend:
     self.cumulative = np.zeros((b, g))
     self.sigma = np.empty((b, g))
     self.sigma[:] = sequence_policy(self.arrays, np.zeros(g), average=False)  # R = 0: uniform
-    self.iterations = np.zeros(b, dtype=np.int64)
-
-  @property
-  def state_size(self) -> int:
-    """The length of one game's regret and numerator arrays (G)."""
-    return self.arrays.num_sequences
+    self.iteration = np.zeros(b, dtype=np.int64)
 
   def solve(self, iterations: int, games: np.ndarray) -> None:
     """``iterations`` more iterations of the listed games (int64 indices), one compiled call."""
     cfr_kernel.exact_batch(self.arrays.kernel, self._kernel_rule, self.weights, self.sigma,
-                           self.regrets, self.cumulative, self.iterations, games,
+                           self.regrets, self.cumulative, self.iteration, games,
                            int(iterations))
 
   def restore(self, iteration: int, regrets: np.ndarray, cumulative: np.ndarray,
               game: int = 0) -> None:
     """Sets game ``game``'s state after ``iteration`` iterations, sigma = RM(R)."""
-    self.iterations[game] = int(iteration)
+    self.iteration[game] = int(iteration)
     self.regrets[game] = regrets
     self.cumulative[game] = cumulative
     self.sigma[game] = sequence_policy(self.arrays, self.regrets[game], average=False)
@@ -230,7 +202,7 @@ class BatchedFlatBackend:
     return np.stack([sequence_policy(self.arrays, self.cumulative[b], average=True)
                      for b in games])
 
-  def values(self, games: np.ndarray, average: bool) -> Tuple[np.ndarray, np.ndarray]:
+  def batch_values(self, games: np.ndarray, average: bool) -> Tuple[np.ndarray, np.ndarray]:
     """(best-response values, on-policy values), (len(games), N) each, of the listed games'
     average (or current) policies, in one compiled call (``cfr_kernel.batch_values``)."""
     return cfr_kernel.batch_values(self.arrays.kernel, self.weights[games],
@@ -245,21 +217,13 @@ class BatchedFlatBackend:
     if self._utility_sums[0] is None:
       raise ValueError("exploitability is defined for zero- and constant-sum games only; use "
                        "nash_convs for general-sum games")
-    best, _ = self.values(games, average)
+    best, _ = self.batch_values(games, average)
     sums = np.array([self._utility_sums[b] for b in games])  # sum_i u_i(z), the same for every z
     return (best.sum(axis=1) - sums) / self.arrays.num_players  # (sum_i BR_i - sum_i u_i) / N
-
-  def card_policy(self, game: int, average: bool) -> CardPolicy:
-    """Refused: the flat engine has no ``CardPolicy``."""
-    raise ValueError("card_policy needs the range-vector engine; this batch runs on the flat "
-                     "engine")
 
   def tabular_policy(self) -> policy_lib.TabularPolicy:
     """A uniform ``TabularPolicy`` of the first game."""
     return self.arrays.tree.tabular_policy()
-
-  def to_tabular(self, flat: np.ndarray, table: np.ndarray) -> None:
-    self.arrays.to_tabular(flat, table)
 
 
 def _fixed_sums(utilities: List[np.ndarray], tree: GameTree) -> List[Optional[float]]:
@@ -270,16 +234,12 @@ def _fixed_sums(utilities: List[np.ndarray], tree: GameTree) -> List[Optional[fl
   return [float(sum(u[0].tolist())) for u in utilities]
 
 
-class BatchedRangeBackend:
-  """A ``RangeEngine`` on B ``CardTree`` objects of one betting tree, their ``TabularPolicy`` rows
-  and their values.
+class BatchedRangeBackend(RangeEngine):
+  """A ``RangeEngine`` on B ``CardTree`` objects of one betting tree, with their ``TabularPolicy``
+  rows and their values.
 
   The ``TabularPolicy`` map (one representative state per information set, shared by the games)
   is built on first use, so a run that only reads ``CardPolicy`` objects never builds it.
-
-  Attributes:
-    engine: the ``RangeEngine``; its state arrays are this backend's ``regrets``,
-      ``cumulative``, ``sigma`` (B, D N 2) and ``iterations`` (B,).
   """
 
   name = "range"
@@ -289,75 +249,33 @@ class BatchedRangeBackend:
                max_bytes: int = DEFAULT_MAX_BYTES):
     for card_tree in card_trees:
       check_memory(card_tree, max_bytes)
-    self.engine = RangeEngine(card_trees, rule)
-    self._layout = None
+    super().__init__(card_trees, rule)
 
-  @property
-  def range_engine(self) -> RangeEngine:
-    return self.engine
-
-  @property
+  @functools.cached_property
   def layout(self) -> RangeLayout:
-    if self._layout is None:
-      self._layout = RangeLayout(self.engine.trees[0])
-    return self._layout
+    return RangeLayout(self.trees[0])
 
-  @property
-  def regrets(self) -> np.ndarray:
-    return self.engine.regrets
-
-  @property
-  def cumulative(self) -> np.ndarray:
-    return self.engine.cumulative
-
-  @property
-  def sigma(self) -> np.ndarray:
-    return self.engine.sigma
-
-  @property
-  def iterations(self) -> np.ndarray:
-    return self.engine.iteration
-
-  @property
-  def state_size(self) -> int:
-    """The length of one game's regret and numerator arrays (D N 2)."""
-    return self.engine.regrets.shape[1]
-
-  def solve(self, iterations: int, games: Optional[np.ndarray] = None) -> None:
-    """``iterations`` more iterations of the listed games (all if None)."""
-    self.engine.solve(iterations, games)
-
-  def restore(self, iteration: int, regrets: np.ndarray, cumulative: np.ndarray,
-              game: int = 0) -> None:
-    """Sets game ``game``'s state after ``iteration`` iterations, sigma = RM(R)."""
-    self.engine.restore(iteration, regrets, cumulative, game)
+  def to_tabular(self, flat: np.ndarray, table: np.ndarray) -> None:
+    self.layout.to_tabular(flat, table)
 
   def policies(self, games: np.ndarray, average: bool) -> np.ndarray:
     """The listed games' average (or current) policies (len(games), D N 2)."""
-    e = self.engine
-    return np.stack([e.average(b) if average else e.sigma[b] for b in games])
+    return np.stack([self.average(b) if average else self.sigma[b] for b in games])
 
-  def values(self, games: np.ndarray, average: bool) -> Tuple[np.ndarray, np.ndarray]:
+  def batch_values(self, games: np.ndarray, average: bool) -> Tuple[np.ndarray, np.ndarray]:
     """(best-response values, on-policy values), (len(games), 2) each, of the listed games'
     average (or current) policies (``RangeEngine.values``)."""
-    values = [self.engine.values(b, average) for b in games]
+    values = [self.values(b, average) for b in games]
     return np.array([v[0] for v in values]), np.array([v[1] for v in values])
 
   def exploitabilities(self, games: np.ndarray, average: bool) -> np.ndarray:
     """NashConv / 2 of each listed game (two players, zero-sum)."""
-    best, on_policy = self.values(games, average)
+    best, on_policy = self.batch_values(games, average)
     return np.sum(best - on_policy, axis=1) / 2  # sum_i (BR_i - v_i) / 2
-
-  def card_policy(self, game: int, average: bool) -> CardPolicy:
-    """Game ``game``'s average (or current) policy as a ``CardPolicy``."""
-    return self.engine.policy(game, average)
 
   def tabular_policy(self) -> policy_lib.TabularPolicy:
     """A uniform ``TabularPolicy`` of the first game."""
     return self.layout.tabular_policy()
-
-  def to_tabular(self, flat: np.ndarray, table: np.ndarray) -> None:
-    self.layout.to_tabular(flat, table)
 
 
 class RangeBackend(BatchedRangeBackend):
@@ -368,29 +286,24 @@ class RangeBackend(BatchedRangeBackend):
     super().__init__([card_tree], rule, max_bytes)
     self.card_tree = card_tree
 
+  @functools.cached_property
+  def evaluator(self) -> RangeEvaluator:
+    return RangeEvaluator(self.card_tree)
+
   @property
-  def iteration(self) -> int:
-    return int(self.engine.iteration[0])
+  def layout(self) -> RangeLayout:
+    """The evaluator's ``RangeLayout`` (one per game, built on first use)."""
+    return self.evaluator.layout
 
   def flat_policy(self, average: bool) -> np.ndarray:
-    return self.engine.average() if average else self.engine.sigma[0]
-
-  def nash_conv(self, flat: np.ndarray) -> float:
-    return self.engine.nash_conv_of(flat)
-
-  def exploitability(self, flat: np.ndarray) -> float:
-    return self.engine.nash_conv_of(flat) / 2  # two players, zero-sum
-
-  def state_arrays(self) -> Tuple[np.ndarray, np.ndarray]:
-    return self.engine.regrets[0], self.engine.cumulative[0]
+    return self.average() if average else self.sigma[0]
 
   def info_state_nodes(self) -> Dict[str, cfr._InfoStateNode]:  # pylint: disable=protected-access
     """OpenSpiel's ``_info_state_nodes`` from the engine's arrays (a snapshot)."""
-    e, layout = self.engine, self.layout
-    keys = layout.keys
-    return {key: _node([0, 1], int(row), e.regrets[0, 2 * i:2 * i + 2],
-                       e.cumulative[0, 2 * i:2 * i + 2])
-            for i, (key, row) in enumerate(zip(keys, layout.rows))}
+    layout = self.layout
+    return {key: _node([0, 1], int(row), self.regrets[0, 2 * i:2 * i + 2],
+                       self.cumulative[0, 2 * i:2 * i + 2])
+            for i, (key, row) in enumerate(zip(layout.keys, layout.rows))}
 
 
 def _node(legal_actions, row: int, regrets: np.ndarray,
@@ -416,42 +329,14 @@ def check_memory(card_tree: CardTree, max_bytes: int) -> None:
                      f"{max_bytes / 2**30:.1f} GiB")
 
 
-def card_tree_of(game: pyspiel.Game) -> Optional[CardTree]:
-  """The game's ``CardTree`` from its ``game_shortcuts`` entry, or None."""
-  shortcuts = game_shortcuts.for_game(game)
-  return None if shortcuts is None else shortcuts.card_tree(game)
-
-
-def choose_engine(game: pyspiel.Game, engine: str,
-                  tree: Optional[GameTree] = None) -> Optional[CardTree]:
-  """The game's ``CardTree`` if ``engine`` (module docstring) runs range vectors on it, else None.
-
-  A ``tree`` handed in asks for the flat engine (it is that engine's input).
-
-  Raises:
-    ValueError: unknown ``engine``, or ``"range"`` for a game without a card tree.
-  """
-  if engine not in ENGINES:
-    raise ValueError(f"engine must be one of {', '.join(ENGINES)}; got {engine!r}")
-  card_tree = None if engine == "flat" or tree is not None else card_tree_of(game)
-  if engine == "range" and card_tree is None:
-    raise ValueError(f"engine='range' needs a two-player game with one private card from an "
-                     f"ordered deck (kuhn_poker, kuhn_poker_ante with two players); got {game}"
-                     + (" with a flat tree handed in" if tree is not None else ""))
-  if card_tree is not None and (engine == "range"
-                                or card_tree.num_cards >= AUTO_RANGE_MIN_CARDS):
-    return card_tree
-  return None
-
-
 def make_backend(game: pyspiel.Game, rule: UpdateRule, engine: str, tree: Optional[GameTree],
                  max_nodes: int, max_bytes: int = DEFAULT_MAX_BYTES):
-  """The backend of ``engine`` (``choose_engine``) for ``game``.
+  """The backend of ``engine`` (``engine_choice.range_card_tree``) for ``game``.
 
   Raises:
-    ValueError: as ``choose_engine``, or a game too large for the chosen engine's limit.
+    ValueError: as ``range_card_tree``, or a game too large for the chosen engine's limit.
   """
-  card_tree = choose_engine(game, engine, tree)
+  card_tree = range_card_tree(game, engine, tree)
   if card_tree is not None:
     return RangeBackend(card_tree, rule, max_bytes)
   return FlatBackend(game, rule, tree, max_nodes)
@@ -460,14 +345,14 @@ def make_backend(game: pyspiel.Game, rule: UpdateRule, engine: str, tree: Option
 def make_batched_backend(games: Sequence[pyspiel.Game], rule: UpdateRule, engine: str,
                          max_nodes: int, max_bytes: int = DEFAULT_MAX_BYTES
                          ) -> Union[BatchedFlatBackend, BatchedRangeBackend]:
-  """The batched backend of ``engine`` for ``games``: the range vectors where ``choose_engine``
+  """The batched backend of ``engine`` for ``games``: the range vectors where ``range_card_tree``
   takes them for the first game (then for every game), else the flat engine.
 
   Raises:
-    ValueError: as ``choose_engine``, games that do not share the first game's engine or tree
+    ValueError: as ``range_card_tree``, games that do not share the first game's engine or tree
       shape, or a game too large for the chosen engine's limit.
   """
-  card_trees = [choose_engine(g, engine) for g in games]
+  card_trees = [range_card_tree(g, engine) for g in games]
   if card_trees[0] is None:
     return BatchedFlatBackend(games, rule, max_nodes)
   others = [i for i, t in enumerate(card_trees) if t is None]

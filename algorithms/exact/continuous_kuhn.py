@@ -15,7 +15,7 @@ function of the player's own strength s, is piecewise linear in s: it is a sum o
 opponent's hands in a set S below s (they lose to s) and |S > s| of those above. An equilibrium
 is found by making each player indifferent at the strengths where its action changes, and
 certified (``certify``) by computing both players' best-response values exactly as integrals of
-the pointwise maximum of these piecewise-linear functions over [0, 1].
+the pointwise maximum of these piecewise-linear functions over [0, 1] (``piecewise_linear``).
 
 Simplified rules: von Neumann's poker model (J. von Neumann and O. Morgenstern, Theory of Games
 and Economic Behavior, 1944, section 19; C. Ferguson and T. S. Ferguson, "On the Borel and von
@@ -111,22 +111,24 @@ The N-card game approaches these limits; ``deck_thresholds`` reads an N-card pol
 for the comparison and records the measured gaps.
 """
 
-import bisect
 import dataclasses
 import fractions
 from typing import Dict, Optional, Tuple
 
 from algorithms.exact.exact_number import Number
 from algorithms.exact.exact_number import to_fraction
+from algorithms.exact.piecewise_linear import UNIT
+from algorithms.exact.piecewise_linear import Intervals
+from algorithms.exact.piecewise_linear import PiecewiseLinear
+from algorithms.exact.piecewise_linear import complement
+from algorithms.exact.piecewise_linear import intersect
+from algorithms.exact.piecewise_linear import intervals
+from algorithms.exact.piecewise_linear import measure
 
 Fraction = fractions.Fraction
-# Disjoint, sorted intervals (low, high) inside [0, 1]; endpoints have measure 0, so open or closed
-# ends do not matter.
-Intervals = Tuple[Tuple[Fraction, Fraction], ...]
 
 _ZERO = Fraction(0)
 _ONE = Fraction(1)
-_UNIT: Intervals = ((_ZERO, _ONE),)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -233,106 +235,6 @@ class Certificate:
             and self.value == self.value_from_player_1 == self.closed_form_value)
 
 
-@dataclasses.dataclass(frozen=True)
-class PiecewiseLinear:
-  """A piecewise-linear function on [0, 1] with exact coefficients.
-
-  Attributes:
-    knots: 0 = knots[0] < ... < knots[-1] = 1.
-    pieces: (slope, intercept) of the function on [knots[i], knots[i + 1]].
-  """
-
-  knots: Tuple[Fraction, ...]
-  pieces: Tuple[Tuple[Fraction, Fraction], ...]
-
-  @classmethod
-  def constant(cls, c: Fraction) -> "PiecewiseLinear":
-    return cls((_ZERO, _ONE), ((_ZERO, Fraction(c)),))
-
-  @classmethod
-  def mass_below(cls, s: Intervals) -> "PiecewiseLinear":
-    """The function x -> |s < x|: slope 1 inside s, 0 outside."""
-    knots = sorted({_ZERO, _ONE} | {e for interval in s for e in interval})
-    pieces = []
-    mass = _ZERO
-    for low, high in zip(knots, knots[1:]):
-      inside = any(p <= low and high <= q for p, q in s)
-      pieces.append((_ONE, mass - low) if inside else (_ZERO, mass))
-      mass += (high - low) if inside else 0
-    return cls(tuple(knots), tuple(pieces))
-
-  @classmethod
-  def mass_above(cls, s: Intervals) -> "PiecewiseLinear":
-    """The function x -> |s > x|."""
-    return cls.constant(_measure(s)) - cls.mass_below(s)
-
-  def _piece(self, low: Fraction, high: Fraction) -> Tuple[Fraction, Fraction]:
-    """The piece on [low, high], which must lie inside one piece."""
-    index = bisect.bisect_right(self.knots, (low + high) / 2) - 1
-    return self.pieces[min(index, len(self.pieces) - 1)]
-
-  def _combine(self, other: "PiecewiseLinear", op) -> "PiecewiseLinear":
-    knots = sorted(set(self.knots) | set(other.knots))
-    pieces = []
-    for low, high in zip(knots, knots[1:]):
-      (s1, c1), (s2, c2) = self._piece(low, high), other._piece(low, high)
-      pieces.append((op(s1, s2), op(c1, c2)))
-    return PiecewiseLinear(tuple(knots), tuple(pieces))._merged()
-
-  def _merged(self) -> "PiecewiseLinear":
-    """The same function with equal neighbouring pieces joined."""
-    knots, pieces = [self.knots[0]], []
-    for high, piece in zip(self.knots[1:], self.pieces):
-      if pieces and pieces[-1] == piece:
-        knots[-1] = high
-      else:
-        pieces.append(piece)
-        knots.append(high)
-    return PiecewiseLinear(tuple(knots), tuple(pieces))
-
-  def __add__(self, other: "PiecewiseLinear") -> "PiecewiseLinear":
-    return self._combine(other, lambda u, w: u + w)
-
-  def __sub__(self, other: "PiecewiseLinear") -> "PiecewiseLinear":
-    return self._combine(other, lambda u, w: u - w)
-
-  def scaled(self, factor: Fraction) -> "PiecewiseLinear":
-    return PiecewiseLinear(self.knots, tuple((factor * s, factor * c) for s, c in self.pieces))
-
-  def __call__(self, x: Fraction) -> Fraction:
-    """f(x), from the piece on the right of a knot (the functions here are continuous)."""
-    index = min(bisect.bisect_right(self.knots, x) - 1, len(self.pieces) - 1)
-    slope, intercept = self.pieces[max(index, 0)]
-    return slope * x + intercept
-
-  def maximum(self, other: "PiecewiseLinear") -> "PiecewiseLinear":
-    """The pointwise maximum, with a knot added wherever the two lines cross inside a piece."""
-    knots = sorted(set(self.knots) | set(other.knots))
-    out_knots, pieces = [knots[0]], []
-    for low, high in zip(knots, knots[1:]):
-      f, g = self._piece(low, high), other._piece(low, high)
-      d_low = (f[0] - g[0]) * low + (f[1] - g[1])
-      d_high = (f[0] - g[0]) * high + (f[1] - g[1])
-      if d_low * d_high < 0:  # Crossing at the root of the difference line.
-        root = low + (high - low) * d_low / (d_low - d_high)
-        pieces.extend([f if d_low > 0 else g, f if d_high > 0 else g])
-        out_knots.extend([root, high])
-      else:
-        pieces.append(f if d_low + d_high >= 0 else g)
-        out_knots.append(high)
-    return PiecewiseLinear(tuple(out_knots), tuple(pieces))._merged()
-
-  def integral(self, over: Intervals = _UNIT) -> Fraction:
-    """The exact integral of the function over a set of intervals."""
-    total = _ZERO
-    for (low, high), (slope, intercept) in zip(zip(self.knots, self.knots[1:]), self.pieces):
-      for p, q in over:
-        left, right = max(low, p), min(high, q)
-        if left < right:
-          total += slope * (right * right - left * left) / 2 + intercept * (right - left)
-    return total
-
-
 def thresholds(ante: Number = 1, bet: Number = 1, simplified: bool = False) -> Thresholds:
   """The equilibrium thresholds of the continuous game in closed form (module docstring).
 
@@ -411,16 +313,16 @@ def equilibrium(ante: Number = 1, bet: Number = 1, simplified: bool = False,
     if bluff_start is not None or value_start is not None:
       raise ValueError("bluff_start and value_start apply to the standard game only; "
                        "von Neumann's equilibrium is unique")
-    return Profile(simplified=True, p0_bet=_intervals([(0, th.p0_bluff), (th.p0_value, 1)]),
-                   p1_call=_intervals([(th.p1_call, 1)]))
+    return Profile(simplified=True, p0_bet=intervals([(0, th.p0_bluff), (th.p0_value, 1)]),
+                   p1_call=intervals([(th.p1_call, 1)]))
   ranges = family_ranges(ante, bet)
   t = _in_range(bluff_start, "bluff_start", ranges["bluff_start"], _ZERO)
   s = _in_range(value_start, "value_start", ranges["value_start"], th.p0_value)
   return Profile(simplified=False,
-                 p0_bet=_intervals([(t, t + th.p0_bluff), (s, s + 1 - th.p0_value)]),
-                 p1_call=_intervals([(th.p1_call, 1)]),
-                 p1_bet=_intervals([(0, th.p1_bluff), (th.p1_value, 1)]),
-                 p0_call=_intervals([(th.p0_call, 1)]))
+                 p0_bet=intervals([(t, t + th.p0_bluff), (s, s + 1 - th.p0_value)]),
+                 p1_call=intervals([(th.p1_call, 1)]),
+                 p1_bet=intervals([(0, th.p1_bluff), (th.p1_value, 1)]),
+                 p0_call=intervals([(th.p0_call, 1)]))
 
 
 def threshold_profile(th: Thresholds) -> Profile:
@@ -441,13 +343,13 @@ def threshold_profile(th: Thresholds) -> Profile:
     if values[low] > values[high]:
       raise ValueError(f"{low} = {values[low]} must be <= {high} = {values[high]}")
   profile = Profile(simplified=th.simplified,
-                    p0_bet=_intervals([(0, values["p0_bluff"]), (values["p0_value"], 1)]),
-                    p1_call=_intervals([(values["p1_call"], 1)]))
+                    p0_bet=intervals([(0, values["p0_bluff"]), (values["p0_value"], 1)]),
+                    p1_call=intervals([(values["p1_call"], 1)]))
   if th.simplified:
     return profile
   return dataclasses.replace(
-      profile, p1_bet=_intervals([(0, values["p1_bluff"]), (values["p1_value"], 1)]),
-      p0_call=_intervals([(values["p0_call"], 1)]))
+      profile, p1_bet=intervals([(0, values["p1_bluff"]), (values["p1_value"], 1)]),
+      p0_call=intervals([(values["p0_call"], 1)]))
 
 
 def certify(ante: Number = 1, bet: Number = 1, simplified: bool = False,
@@ -508,18 +410,19 @@ def certify(ante: Number = 1, bet: Number = 1, simplified: bool = False,
 def _simplified_payoffs(a: Fraction, b: Fraction, sets: Dict[str, Intervals]):
   """Values, best responses and decisions (history, player, action-1 set, gain) of von Neumann's
   model (``certify``)."""
-  below, above, const = PiecewiseLinear.mass_below, PiecewiseLinear.mass_above, _constant
+  below, above = PiecewiseLinear.mass_below, PiecewiseLinear.mass_above
+  const = PiecewiseLinear.constant
   s, k = sets["p0_bet"], sets["p1_call"]
   # Player 0 at x.
-  pass0 = (below(_UNIT) - above(_UNIT)).scaled(a)  # a (2x - 1).
-  bet0 = const(a * (1 - _measure(k))) + (below(k) - above(k)).scaled(a + b)
+  pass0 = (below(UNIT) - above(UNIT)).scaled(a)  # a (2x - 1).
+  bet0 = const(a * (1 - measure(k))) + (below(k) - above(k)).scaled(a + b)
   # Player 1 at y (its own payoff).
-  passes = _complement(s)
+  passes = complement(s)
   passed1 = (below(passes) - above(passes)).scaled(a)
   call1 = (below(s) - above(s)).scaled(a + b)
-  fold1 = const(-a * _measure(s))
+  fold1 = const(-a * measure(s))
   value = bet0.integral(s) + pass0.integral(passes)
-  value_1 = -(passed1.integral() + call1.integral(k) + fold1.integral(_complement(k)))
+  value_1 = -(passed1.integral() + call1.integral(k) + fold1.integral(complement(k)))
   br_0 = bet0.maximum(pass0).integral()
   br_1 = passed1.integral() + call1.maximum(fold1).integral()
   decisions = (("", 0, s, bet0 - pass0), ("b", 1, k, call1 - fold1))
@@ -528,66 +431,33 @@ def _simplified_payoffs(a: Fraction, b: Fraction, sets: Dict[str, Intervals]):
 
 def _standard_payoffs(a: Fraction, b: Fraction, sets: Dict[str, Intervals]):
   """Values, best responses and decisions of the standard continuous game (``certify``)."""
-  below, above, const = PiecewiseLinear.mass_below, PiecewiseLinear.mass_above, _constant
+  below, above = PiecewiseLinear.mass_below, PiecewiseLinear.mass_above
+  const = PiecewiseLinear.constant
   s, k, t, c = sets["p0_bet"], sets["p1_call"], sets["p1_bet"], sets["p0_call"]
   # Player 0 at x.
-  bet0 = const(a * (1 - _measure(k))) + (below(k) - above(k)).scaled(a + b)
-  checks1 = _complement(t)
+  bet0 = const(a * (1 - measure(k))) + (below(k) - above(k)).scaled(a + b)
+  checks1 = complement(t)
   showdown0 = (below(checks1) - above(checks1)).scaled(a)
   call0 = (below(t) - above(t)).scaled(a + b)
-  fold0 = const(-a * _measure(t))
+  fold0 = const(-a * measure(t))
   answer0 = call0.maximum(fold0)  # Best answer to a bet after checking.
   # Player 1 at y (its own payoff).
-  checked = _complement(s)
-  callers = _intersect(checked, c)
-  folders = _intersect(checked, _complement(c))
+  checked = complement(s)
+  callers = intersect(checked, c)
+  folders = intersect(checked, complement(c))
   call1 = (below(s) - above(s)).scaled(a + b)
-  fold1 = const(-a * _measure(s))
-  bet1 = const(a * _measure(folders)) + (below(callers) - above(callers)).scaled(a + b)
+  fold1 = const(-a * measure(s))
+  bet1 = const(a * measure(folders)) + (below(callers) - above(callers)).scaled(a + b)
   check1 = (below(checked) - above(checked)).scaled(a)
   value = (bet0.integral(s) + showdown0.integral(checked) + call0.integral(callers)
            + fold0.integral(folders))
-  value_1 = -(call1.integral(k) + fold1.integral(_complement(k)) + bet1.integral(t)
+  value_1 = -(call1.integral(k) + fold1.integral(complement(k)) + bet1.integral(t)
               + check1.integral(checks1))
   br_0 = bet0.maximum(showdown0 + answer0).integral()
   br_1 = call1.maximum(fold1).integral() + bet1.maximum(check1).integral()
   decisions = (("", 0, s, bet0 - showdown0 - answer0), ("pb", 0, c, call0 - fold0),
                ("b", 1, k, call1 - fold1), ("p", 1, t, bet1 - check1))
   return value, value_1, br_0, br_1, decisions
-
-
-def _constant(c: Fraction) -> PiecewiseLinear:
-  return PiecewiseLinear.constant(c)
-
-
-def _intervals(pairs) -> Intervals:
-  """Sorted, merged, non-empty intervals of exact numbers."""
-  items = sorted((Fraction(p), Fraction(q)) for p, q in pairs if q > p)
-  out = []
-  for p, q in items:
-    if out and p <= out[-1][1]:
-      out[-1] = (out[-1][0], max(out[-1][1], q))
-    else:
-      out.append((p, q))
-  return tuple(out)
-
-
-def _measure(s: Intervals) -> Fraction:
-  return sum((q - p for p, q in s), _ZERO)
-
-
-def _complement(s: Intervals) -> Intervals:
-  """[0, 1] minus s."""
-  out, start = [], _ZERO
-  for p, q in s:
-    out.append((start, p))
-    start = q
-  out.append((start, _ONE))
-  return _intervals(out)
-
-
-def _intersect(s: Intervals, t: Intervals) -> Intervals:
-  return _intervals([(max(p, u), min(q, w)) for p, q in s for u, w in t])
 
 
 def _profile_fields(simplified: bool) -> Tuple[str, ...]:
@@ -602,7 +472,7 @@ def _checked(s: Optional[Intervals], name: str) -> Intervals:
   if any(not 0 <= p <= q <= 1 for p, q in pairs):
     raise ValueError(f"profile.{name} must be intervals (low, high) with 0 <= low <= high <= 1, "
                      f"got {s}")
-  return _intervals(pairs)
+  return intervals(pairs)
 
 
 def _in_range(x: Optional[Number], name: str, bounds: Tuple[Fraction, Fraction],

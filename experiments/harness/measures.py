@@ -7,14 +7,15 @@ games", IJCAI 2011), and for every profile the value u_0(sigma) lies within Nash
 the game value v* (both lie between min_{s1} u_0(sigma_0, s1) and max_{s0} u_0(s0, sigma_1)).
 Elsewhere (more players, general sum) only NashConv is meaningful.
 
-``measure_for(game)`` returns the measure to report, computed exactly by the project, with
+``measure_for(game)`` returns the measure to report, computed exactly by the project
+(``algorithms.cfr.evaluation``, whose evaluator is the one of the engine the solvers take), with
 OpenSpiel's computation as the independent second one, and the players' expected returns
 u_i(sigma) when every player plays the policy:
 
 * on a game with a card tree that the solvers run on range vectors
-  (``algorithms.cfr.solver_backends.choose_engine(game, "auto")``: two-player Kuhn poker with at
+  (``algorithms.cfr.engine_choice.range_card_tree(game, "auto")``: two-player Kuhn poker with at
   least ``AUTO_RANGE_MIN_CARDS`` cards), exploitability and returns by the range-vector best
-  response and expected payoffs (``range_engine.policy_values``; Johanson et al. 2011), in
+  response and expected payoffs (``evaluation.RangeEvaluator``; Johanson et al. 2011), in
   O(N |tree|) for N cards, never touching the N (N - 1) deals; OpenSpiel's
   ``exploitability.exploitability`` walks every history in Python and is the reference only up to
   ``game_loader.OPENSPIEL_MAX_HISTORIES`` histories (above that ``Measure.openspiel`` is None);
@@ -30,20 +31,15 @@ every game with more than two players.
 """
 
 import dataclasses
-import functools
 from typing import Any, Callable, List, Optional, Union
 
-import numpy as np
 from open_spiel.python import policy as policy_lib
 from open_spiel.python.algorithms import expected_game_score
 from open_spiel.python.algorithms import exploitability
 import pyspiel
 
-import algorithms
-from algorithms.cfr import range_engine
-from algorithms.cfr import solver_backends
+from algorithms.cfr import evaluation
 from algorithms.cfr.range_engine import CardPolicy
-from algorithms.tree.card_tree import CardTree
 from experiments.harness import game_loader
 
 EXPLOITABILITY = "exploitability"
@@ -79,17 +75,21 @@ def to_nash_conv(measure: str, measured: float) -> float:
 
 
 def measure_for(game: pyspiel.Game, tree: Optional[Any] = None) -> Measure:
-  """The measure of ``game`` (see the module docstring).
+  """The measure of ``game`` (see the module docstring), on the evaluator the project's solvers
+  use for it (``algorithms.cfr.evaluation.evaluator``).
 
   Args:
     game: the game.
     tree: the game's ``algorithms.GameTree`` if one exists already (saves a walk; the measure is
       then computed on it, whatever the game).
   """
-  card_tree = solver_backends.choose_engine(game, "auto") if tree is None else None
-  if card_tree is not None:
-    return _range_measure(game, card_tree)
-  evaluator = algorithms.TreeEvaluator(tree if tree is not None else game)
+  evaluator = evaluation.evaluator(game, tree)
+  if isinstance(evaluator, evaluation.RangeEvaluator):
+    # Exploitability (BR_0 + BR_1 - u_0 - u_1) / 2 and returns u_i by range vectors.
+    return Measure(EXPLOITABILITY, lambda p: float(evaluator.exploitability(p)),
+                   (lambda p: float(exploitability.exploitability(game, p)))
+                   if openspiel_walkable(game) else None,
+                   lambda p: [float(u) for u in evaluator.policy_values(p)])
 
   def returns(p: policy_lib.Policy) -> List[float]:
     values = expected_game_score.policy_value(game.new_initial_state(),
@@ -101,28 +101,6 @@ def measure_for(game: pyspiel.Game, tree: Optional[Any] = None) -> Measure:
                    lambda p: float(exploitability.exploitability(game, p)), returns)
   return Measure(NASH_CONV, lambda p: float(evaluator.nash_conv(p)),
                  lambda p: float(exploitability.nash_conv(game, p)), returns)
-
-
-def _range_measure(game: pyspiel.Game, card_tree: CardTree) -> Measure:
-  """Exploitability (BR_0 + BR_1 - u_0 - u_1) / 2 and returns u_i by range vectors."""
-  tables = range_engine.card_tables(card_tree)
-  # The map from TabularPolicy rows, built only for a TabularPolicy (it holds a representative
-  # state and its information-state tensor per information set: O(N^2) memory).
-  layout = functools.cache(lambda: range_engine.RangeLayout(card_tree))
-
-  def values(p: MeasuredPolicy):
-    flat = (p.probabilities.reshape(-1) if isinstance(p, CardPolicy)
-            else layout().from_tabular(p.action_probability_array))
-    return range_engine.policy_values(tables, flat)  # (BR_i, u_i) for i = 0, 1
-
-  def exact(p: MeasuredPolicy) -> float:
-    best, expected = values(p)
-    return float(np.sum(best - expected)) / 2  # NashConv / 2 (two players, zero-sum)
-
-  return Measure(EXPLOITABILITY, exact,
-                 (lambda p: float(exploitability.exploitability(game, p)))
-                 if openspiel_walkable(game) else None,
-                 lambda p: [float(u) for u in values(p)[1]])
 
 
 def openspiel_walkable(game: pyspiel.Game) -> bool:

@@ -72,26 +72,27 @@ _LOOKS = {
     "cfr": _OPENSPIEL, "cfr_plus": _OPENSPIEL, "mccfr_external": _OPENSPIEL,
     "mccfr_outcome": {**_OPENSPIEL, "linestyle": "-."}, "cfr_cpp": _CPP,
     "mccfr_external_cpp": _CPP, "mccfr_outcome_cpp": {**_CPP, "marker": "+"},
-    "our_cfr": _OURS, "our_cfr_plus": _OURS, "our_lcfr": _OURS, "our_dcfr": _OURS,
-    "our_pcfr_plus": _OURS, "our_dcfr_plus": _OURS, "our_pdcfr_plus": _OURS,
-    "cs_cfr": _OURS, "cs_cfr_simultaneous": {**_OURS, "marker": "s"},
-    "our_mccfr_external": _OURS, "our_mccfr_outcome": {**_OURS, "marker": "^"},
-}
+    "cs_cfr_simultaneous": {**_OURS, "marker": "s"},
+    "our_mccfr_outcome": {**_OURS, "marker": "^"},
+}  # the project's other solvers (``SolverSpec.ours``): _OURS, or the weighting's line style
 # CFR-AVG and its relatives (algorithms.CFRAvgSolver): the line style is the averaging.
 WEIGHTING_STYLES = {"uniform": "-", "linear": "--"}
 
 
 def solver_style(name: str) -> Dict[str, Any]:
-  """The matplotlib line style of a registered solver (the same in every figure): its
-  algorithm's colour and its implementation's look; a solver added to the registry without an
-  entry here gets its algorithm's colour (dark grey if unknown) and a solid line."""
+  """The matplotlib line style of a registered solver (the same in every figure): its colour
+  (``SolverSpec.color``, else its algorithm's, dark grey if unknown) and its implementation's
+  look (``_LOOKS``; the project's solvers not listed there look like ``_OURS``, CFR-AVG's by
+  their weighting; any other a solid line)."""
   spec = solver_registry.get_solver(name)
-  style = {"color": ALGORITHM_COLORS.get(spec.algorithm, "0.3")}
+  style = {"color": spec.color or ALGORITHM_COLORS.get(spec.algorithm, "0.3")}
   weighting = spec.options.get("weighting")
   if name in _LOOKS:
     style.update(_LOOKS[name])
   elif weighting in WEIGHTING_STYLES:
     style.update(linestyle=WEIGHTING_STYLES[weighting], linewidth=1.5)
+  elif spec.ours:
+    style.update(_OURS)
   else:
     style.update(linestyle="-", linewidth=1.5)
   return style

@@ -19,7 +19,7 @@ job may replace some of an entry's options (``jobs.Job.options``).
 iterations (``experiments.harness.measures``: exploitability in two-player zero-sum games, NashConv
 otherwise); ``run_iterations`` is the timed iteration loop shared by every caller.
 
-The project's solvers run on the engine ``algorithms.cfr.solver_backends.choose_engine(game,
+The project's solvers run on the engine ``algorithms.cfr.engine_choice.range_card_tree(game,
 "auto")`` picks: range vectors on two-player Kuhn poker with at least ``AUTO_RANGE_MIN_CARDS``
 cards (work and memory O(cards)), the flat game tree elsewhere (O(histories), N (N - 1) deals of
 a deck of N cards). ``SolverSpec.card_tree`` says which a solver takes on a game, before it is
@@ -64,7 +64,7 @@ import pyspiel
 import tqdm
 
 import algorithms
-from algorithms.cfr import solver_backends
+from algorithms.cfr import engine_choice
 from algorithms.rebel.leaves import specs
 from algorithms.tree import game_shortcuts
 from algorithms.tree.card_tree import CardTree
@@ -170,9 +170,10 @@ class SolverSpec:
     seeded: pass the job's seed as ``seed=``.
     sampled: the iterations are random, so results depend on the seed; sampled solvers get
       ``SAMPLED_BUDGET_FACTOR`` times the iterations and looser tolerances.
-    engine: runs on the project's engine (``cls`` accepts ``tree=``, so callers that already
-      built the flat game tree can share its ``GameTree``; a class whose ``ENGINES`` include
-      "range" runs on range vectors where ``card_tree`` says so).
+    ours: one of the project's solvers (``algorithms``), which run on its engines: ``cls``
+      accepts ``tree=``, so callers that already built the flat game tree can share its
+      ``GameTree``; a class whose ``ENGINES`` include "range" runs on range vectors where
+      ``card_tree`` says so; its compiled kernels are warmed up before a timed run.
     in_report: part of the default report's solver comparisons.
     cost: (a, b): one iteration on the flat tree (or outside the project's engine) takes about
       a + b H seconds on a game of H histories (measured on Kuhn and Leduc poker, 2 cores), for
@@ -182,6 +183,9 @@ class SolverSpec:
     batch: the class that solves several games of one tree shape at once with the same
       results (``algorithms.BatchedCFRSolver`` and the other batched classes), or None;
       ``solve_batch`` uses it.
+    color: the solver's colour in every figure; None for its algorithm's
+      (``plotting.ALGORITHM_COLORS``, dark grey for an algorithm not listed there).
+    engine: the old name of ``ours`` (``engine=True`` sets ``ours``; read, it equals ``ours``).
   """
 
   name: str
@@ -191,11 +195,18 @@ class SolverSpec:
   algorithm: str = ""
   seeded: bool = False
   sampled: bool = False
-  engine: bool = False
+  ours: bool = False
   in_report: bool = False
   cost: Tuple[float, float] = (1e-3, 2e-5)
   range_cost: Tuple[float, float] = RANGE_COST
   batch: Optional[Callable[..., Any]] = None
+  color: Optional[str] = None
+  engine: Optional[bool] = None  # the old name of ``ours``, kept equal to it
+
+  def __post_init__(self):
+    ours = self.ours if self.engine is None else bool(self.engine)
+    object.__setattr__(self, "ours", ours)
+    object.__setattr__(self, "engine", ours)
 
   def seconds_per_iteration(self, histories: int, cards: Optional[int] = None) -> float:
     """The estimated time of one iteration: on range vectors over ``cards`` cards if given,
@@ -208,11 +219,11 @@ class SolverSpec:
                 options: Optional[Mapping[str, Any]] = None) -> Optional[CardTree]:
     """The game's ``CardTree`` if this solver (with ``options`` replacing some of the entry's)
     runs on range vectors there, else None: its class offers the engine and
-    ``solver_backends.choose_engine`` takes it for the game (``engine`` option, default
+    ``engine_choice.range_card_tree`` takes it for the game (``engine`` option, default
     "auto")."""
     if "range" not in getattr(self.cls, "ENGINES", ()):
       return None
-    return solver_backends.choose_engine(game, dict(self.options, **(options or {})).get(
+    return engine_choice.range_card_tree(game, dict(self.options, **(options or {})).get(
         "engine", "auto"))
 
   def build(self, game: pyspiel.Game, seed: int = 0,
@@ -227,7 +238,7 @@ class SolverSpec:
       kwargs["leaf_solver"] = specs.from_spec(kwargs["leaf_solver"])
     if self.seeded:
       kwargs["seed"] = seed
-    if self.engine and tree is not None and self.card_tree(game, options) is None:
+    if self.ours and tree is not None and self.card_tree(game, options) is None:
       kwargs["tree"] = tree
     return self.cls(game, **kwargs)
 
@@ -242,7 +253,7 @@ def _cfr_avg(name: str, label: str, depth: Optional[int], beliefs: str = "averag
   return SolverSpec(name, label, algorithms.CFRAvgSolver,
                     {"depth_limit": depth, "leaf_beliefs": beliefs, "variant": variant,
                      "weighting": weighting},
-                    algorithm=algorithm, engine=True, in_report=in_report,
+                    algorithm=algorithm, ours=True, in_report=in_report,
                     cost=(1e-4, 3e-8) if depth is None else (1e-2, 4e-5))
 
 
@@ -267,41 +278,41 @@ SOLVERS: Dict[str, SolverSpec] = {s.name: s for s in [
                {"sampler": "outcome"}, algorithm="MCCFR", seeded=True, sampled=True,
                cost=(2e-5, 1e-9)),
     # The project's engine (algorithms).
-    SolverSpec("our_cfr", "CFR (ours)", algorithms.CFRSolver, algorithm="CFR", engine=True,
+    SolverSpec("our_cfr", "CFR (ours)", algorithms.CFRSolver, algorithm="CFR", ours=True,
                in_report=True, cost=(1e-4, 3e-8), batch=algorithms.BatchedCFRSolver),
     SolverSpec("our_cfr_plus", "CFR+ (ours)", algorithms.CFRPlusSolver, algorithm="CFR+",
-               engine=True, in_report=True, cost=(1e-4, 3e-8),
+               ours=True, in_report=True, cost=(1e-4, 3e-8),
                batch=algorithms.BatchedCFRPlusSolver),
     SolverSpec("our_lcfr", "linear CFR (ours)", algorithms.LCFRSolver, algorithm="LCFR",
-               engine=True, cost=(1e-4, 3e-8), batch=algorithms.BatchedLCFRSolver),
+               ours=True, cost=(1e-4, 3e-8), batch=algorithms.BatchedLCFRSolver),
     SolverSpec("our_dcfr", "discounted CFR (ours)", algorithms.DCFRSolver, algorithm="DCFR",
-               engine=True, cost=(1e-4, 3e-8), batch=algorithms.BatchedDCFRSolver),
+               ours=True, cost=(1e-4, 3e-8), batch=algorithms.BatchedDCFRSolver),
     # The rules of Farina, Kroer and Sandholm (AAAI 2021) and Xu et al. (IJCAI 2024), at the
     # papers' defaults; an iteration costs what CFR+'s does (measured on kuhn_poker, leduc_poker,
     # kuhn_poker(players=3) and liars_dice: within 10% of our_cfr_plus).
     SolverSpec("our_pcfr_plus", "PCFR+ (ours)", algorithms.PCFRPlusSolver, algorithm="PCFR+",
-               engine=True, cost=(1e-4, 3e-8), batch=algorithms.BatchedPCFRPlusSolver),
+               ours=True, cost=(1e-4, 3e-8), batch=algorithms.BatchedPCFRPlusSolver),
     SolverSpec("our_dcfr_plus", "DCFR+ (ours)", algorithms.DCFRPlusSolver, algorithm="DCFR+",
-               engine=True, cost=(1e-4, 3e-8), batch=algorithms.BatchedDCFRPlusSolver),
+               ours=True, cost=(1e-4, 3e-8), batch=algorithms.BatchedDCFRPlusSolver),
     SolverSpec("our_pdcfr_plus", "PDCFR+ (ours)", algorithms.PDCFRPlusSolver,
-               algorithm="PDCFR+", engine=True, cost=(1e-4, 3e-8),
+               algorithm="PDCFR+", ours=True, cost=(1e-4, 3e-8),
                batch=algorithms.BatchedPDCFRPlusSolver),
     SolverSpec("cs_cfr", "chance-sampling CFR (ours)", algorithms.ChanceSamplingCFRSolver,
-               algorithm="CS-CFR", seeded=True, sampled=True, engine=True, in_report=True,
+               algorithm="CS-CFR", seeded=True, sampled=True, ours=True, in_report=True,
                cost=(1.5e-4, 3e-8)),
     SolverSpec("cs_cfr_simultaneous", "chance-sampling CFR, simultaneous updates (ours)",
                algorithms.ChanceSamplingCFRSolver, {"alternating_updates": False},
-               algorithm="CS-CFR", seeded=True, sampled=True, engine=True,
+               algorithm="CS-CFR", seeded=True, sampled=True, ours=True,
                cost=(1e-4, 2e-8)),
     # MCCFR with OpenSpiel's Python solvers' options and draws (algorithms.cfr.mccfr). An
     # iteration costs 77 to 100 us from kuhn_poker to liars_dice (295k histories), mostly the
     # exchange of the generator's state with the compiled call (measured, thread CPU time).
     SolverSpec("our_mccfr_external", "external-sampling MCCFR (ours)",
                algorithms.ExternalSamplingSolver, algorithm="MCCFR", seeded=True, sampled=True,
-               engine=True, cost=(1.5e-4, 1e-10)),
+               ours=True, cost=(1.5e-4, 1e-10)),
     SolverSpec("our_mccfr_outcome", "outcome-sampling MCCFR (ours)",
                algorithms.OutcomeSamplingSolver, algorithm="MCCFR", seeded=True, sampled=True,
-               engine=True, cost=(1.5e-4, 1e-10)),
+               ours=True, cost=(1.5e-4, 1e-10)),
     # CFR-AVG and its relatives (algorithms.CFRAvgSolver), full game and depth-limited.
     _cfr_avg("cfr_avg", "CFR-AVG, no depth limit (ours)", None),
     _cfr_avg("cfr_avg_linear", "CFR-AVG, no depth limit, linear (ours)", None,
@@ -366,7 +377,7 @@ def warm_up(spec: SolverSpec, iterate: Callable[[], None],
             options: Optional[Mapping[str, Any]] = None, batched: bool = False,
             engine: Optional[str] = None) -> None:
   """Runs ``iterate`` (one iteration of a throwaway solver) the first time this process runs the
-  engine solver ``spec`` with ``options`` (in its batched form if ``batched``) on ``engine``
+  project's solver ``spec`` with ``options`` (in its batched form if ``batched``) on ``engine``
   ("flat" or "range", whose kernels differ), before the solver that is measured starts its
   clock.
 
@@ -379,7 +390,7 @@ def warm_up(spec: SolverSpec, iterate: Callable[[], None],
   arrays are not in the caches yet): 20-250 us against 7-12 us on Kuhn poker.
   """
   key = json.dumps([spec.name, options or {}, batched, engine], sort_keys=True, default=repr)
-  if spec.engine and key not in _WARMED:
+  if spec.ours and key not in _WARMED:
     _WARMED.add(key)
     iterate()
 

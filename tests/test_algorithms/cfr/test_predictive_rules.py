@@ -166,7 +166,7 @@ def test_equal_to_the_papers_equations(game_string, iterations, rule):
 
 @pytest.mark.parametrize("rule", sorted(SOLVERS))
 def test_flat_and_range_engines_agree(rule):
-  # The range-vector engine calls the same per-block rule (cfr_kernel.end_block_update) on
+  # The range-vector engine calls the same per-block rule (rule_kernel.end_block_update) on
   # sums grouped by card; measured after 200 iterations: policies within 4.2e-14.
   game = pyspiel.load_game("kuhn_poker_ante(deck_size=14)")
   cls, _ = SOLVERS[rule]

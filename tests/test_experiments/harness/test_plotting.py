@@ -1,6 +1,8 @@
 """Tests of experiments.harness.plotting: solver styles, the figure description and its legend
 check."""
 
+import dataclasses
+
 import matplotlib.colors
 import matplotlib.text
 import numpy as np
@@ -93,3 +95,14 @@ def test_regime_strip_is_above_the_axes():
   top = ax.get_window_extent().y1
   assert all(box.y0 >= top for box in texts.values())  # Outside the data area.
   assert texts["r=1/2"].y0 >= texts["middle"].y1 - 1  # Boundary names over the regime names.
+
+
+def test_a_new_solver_needs_no_plotting_entry(monkeypatch):
+  # A registry entry alone: its colour from the entry (or its algorithm's), the project's look.
+  spec = dataclasses.replace(solver_registry.get_solver("our_cfr_plus"), name="our_new_rule",
+                             algorithm="new rule", color="#117733")
+  monkeypatch.setitem(solver_registry.SOLVERS, spec.name, spec)
+  style = plotting.solver_style(spec.name)
+  assert style["color"] == "#117733" and style["marker"] == "o" and style["linestyle"] == "--"
+  monkeypatch.setitem(solver_registry.SOLVERS, spec.name, dataclasses.replace(spec, color=None))
+  assert plotting.solver_style(spec.name)["color"] == "0.3"  # an algorithm without a colour

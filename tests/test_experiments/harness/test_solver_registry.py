@@ -46,7 +46,7 @@ def class_curve(cls, game, marks, **kwargs):
 def test_full_width_entries_run_their_classes_as_a_job(name):
   spec = solver_registry.get_solver(name)
   cls, batched = FULL_WIDTH[name]
-  assert (spec.cls, spec.batch, spec.engine, spec.sampled) == (cls, batched, True, False)
+  assert (spec.cls, spec.batch, spec.ours, spec.sampled) == (cls, batched, True, False)
   job = jobs.Job("t", "kuhn_poker", name, 0, MARKS[-1], MARKS)
   solved = jobs.run_job(job)[0]
   assert solved.iterations == list(MARKS) and solved.engine == "flat"
@@ -86,7 +86,7 @@ def test_batches_of_the_entries_give_each_games_own_job(name, deck):
 @pytest.mark.parametrize("ours", sorted(MCCFR))
 def test_our_mccfr_entries_equal_openspiels_python_mccfr(ours):
   spec = solver_registry.get_solver(ours)
-  assert (spec.seeded, spec.sampled, spec.engine, spec.batch) == (True, True, True, None)
+  assert (spec.seeded, spec.sampled, spec.ours, spec.batch) == (True, True, True, None)
   game = pyspiel.load_game("kuhn_poker")
   marks = (10, 100)
   solved = solver_registry.solve(game, ours, 5, 300, marks)

@@ -1,0 +1,228 @@
+"""The update rules of CFR and its variants, and the solver classes each named rule gets.
+
+``UpdateRule`` says which variant an engine runs (the fields ``rule_kernel.end_block_update``
+reads); its constructors build the rules of the papers. ``RULES`` names the rules that have
+solver classes: each ``NamedRule`` gives ``solvers`` a single-game class ``<name>Solver`` and
+``batched_solver`` a class ``Batched<name>Solver`` of B games, with the entry's options and
+docstring, both exported by ``algorithms``. A new rule is one constructor here and one entry in
+``RULES`` (and, to run it in the experiments, one entry of the harness's solver registry).
+"""
+
+import dataclasses
+import functools
+from typing import Any, Callable, Dict, Mapping, Optional
+
+from algorithms.cfr.rule_kernel import KernelRule
+
+
+@dataclasses.dataclass(frozen=True)
+class UpdateRule:
+  """Which CFR variant an engine runs.
+
+  The rules of ``rule_kernel.end_block_update`` (which states their maths) are these fields'
+  combinations: CFR (the defaults), CFR+ (``regret_matching_plus``, gamma 1), DCFR and LCFR
+  (the discounts), DCFR+ (RM+ and the discounts), PCFR+ (RM+ and ``predictive``) and PDCFR+
+  (RM+, the discounts and ``predictive``).
+
+  Attributes:
+    alternating_updates: update player 0, refresh the policy, then player 1, ... (OpenSpiel's
+      default); otherwise every player from the same policy.
+    regret_matching_plus: clip cumulative regrets at 0 after each update (CFR+).
+    averaging_gamma: the average policy weights iteration t by t^gamma (0: uniform, 1: linear).
+    discount_alpha, discount_beta: discounted CFR's regret discounts, or None for no discount.
+    discount_constant: c in the discounts t^alpha / (t^alpha + c), t^beta / (t^beta + c)
+      (1 in the papers; 1.5 in the DCFR+ code of Xu et al.).
+    predictive: regret matching of R + r instead of R, the prediction m = r of predictive RM+
+      (PCFR+, PDCFR+); full-width passes only.
+  """
+
+  alternating_updates: bool = True
+  regret_matching_plus: bool = False
+  averaging_gamma: float = 0.0
+  discount_alpha: Optional[float] = None
+  discount_beta: Optional[float] = None
+  discount_constant: float = 1.0
+  predictive: bool = False
+
+  def __post_init__(self):
+    if (self.discount_alpha is None) != (self.discount_beta is None):
+      raise ValueError("discount_alpha and discount_beta must both be set or both be None")
+    if self.averaging_gamma < 0:
+      raise ValueError(f"averaging_gamma must be >= 0, got {self.averaging_gamma}")
+    if not self.discount_constant > 0:
+      raise ValueError(f"discount_constant must be > 0, got {self.discount_constant}")
+
+  @classmethod
+  def from_options(cls, alternating_updates: bool = True, linear_averaging: bool = False,
+                   regret_matching_plus: bool = False) -> "UpdateRule":
+    """The rule of OpenSpiel's ``cfr._CFRSolver`` options: linear averaging is gamma = 1."""
+    return cls(alternating_updates=alternating_updates, regret_matching_plus=regret_matching_plus,
+               averaging_gamma=1.0 if linear_averaging else 0.0)
+
+  @classmethod
+  def dcfr(cls, alpha: float, beta: float, gamma: float) -> "UpdateRule":
+    """Discounted CFR (Brown and Sandholm, AAAI 2019): regret matching, alternating updates,
+    R >= 0 scaled by t^alpha / (t^alpha + 1) and R < 0 by t^beta / (t^beta + 1) after each
+    update, iteration t weighing t^gamma in the average (linear CFR: alpha = beta = gamma = 1)."""
+    return cls(alternating_updates=True, averaging_gamma=gamma, discount_alpha=alpha,
+               discount_beta=beta)
+
+  @classmethod
+  def pcfr_plus(cls, gamma: float) -> "UpdateRule":
+    """Predictive CFR+ (Farina, Kroer and Sandholm, AAAI 2021): PRM+ with the prediction
+    m_{t+1} = r_t, alternating updates, iteration t weighing t^gamma in the average."""
+    return cls(alternating_updates=True, regret_matching_plus=True, averaging_gamma=gamma,
+               predictive=True)
+
+  @classmethod
+  def dcfr_plus(cls, alpha: float, gamma: float, discount_constant: float = 1.0,
+                predictive: bool = False) -> "UpdateRule":
+    """DCFR+, or PDCFR+ when ``predictive`` (Xu et al., IJCAI 2024): RM+ (predictive RM+) on
+    regrets discounted by d(t) = t^alpha / (t^alpha + c), alternating updates, iteration t
+    weighing t^gamma in the average."""
+    # beta = alpha: RM+ leaves no negative regret, so only d(t) = t^alpha / (t^alpha + c) acts.
+    return cls(alternating_updates=True, regret_matching_plus=True, averaging_gamma=gamma,
+               discount_alpha=alpha, discount_beta=alpha, discount_constant=discount_constant,
+               predictive=predictive)
+
+  def kernel_rule(self) -> KernelRule:
+    """The rule in the kernel's types."""
+    discount = self.discount_alpha is not None
+    return KernelRule(alternating=bool(self.alternating_updates),
+                      regret_matching_plus=bool(self.regret_matching_plus),
+                      averaging_gamma=float(self.averaging_gamma), discount=discount,
+                      discount_alpha=float(self.discount_alpha) if discount else 0.0,
+                      discount_beta=float(self.discount_beta) if discount else 0.0,
+                      discount_constant=float(self.discount_constant),
+                      predictive=bool(self.predictive))
+
+
+@dataclasses.dataclass(frozen=True)
+class NamedRule:
+  """A rule with solver classes: ``<name>Solver`` (one game) and ``Batched<name>Solver``.
+
+  Attributes:
+    name: the classes' stem ("CFRPlus": ``CFRPlusSolver``, ``BatchedCFRPlusSolver``).
+    make: the rule from the options, ``make(**options)``.
+    options: the classes' keyword options and their defaults; a value passed is converted to
+      its default's type (``float(alpha)``, ``bool(alternating_updates)``), recorded by
+      ``options()`` and kept as an attribute of that name.
+    doc: the classes' docstring: the algorithm, its paper and its defaults.
+    extends: the stem of the rule this one specialises (CFR+ of CFR, LCFR of DCFR): its classes
+      subclass that rule's, as OpenSpiel's ``CFRPlusSolver`` is a CFR solver; None if none.
+  """
+
+  name: str
+  make: Callable[..., UpdateRule]
+  options: Mapping[str, Any]
+  doc: str
+  extends: Optional[str] = None
+
+  def converted(self, options: Mapping[str, Any]) -> dict:
+    """Every option of the rule, given in ``options`` or default, converted to its default's
+    type."""
+    return {key: type(default)(options.get(key, default))
+            for key, default in self.options.items()}
+
+
+RULES = (
+    NamedRule("CFR", UpdateRule.from_options,
+              {"alternating_updates": True, "linear_averaging": False,
+               "regret_matching_plus": False},
+              """Vanilla CFR (Zinkevich et al., NeurIPS 2007) as OpenSpiel's ``cfr.CFRSolver``.
+
+  Defaults as OpenSpiel's: alternating updates, regret matching, uniform averaging. The options
+  of OpenSpiel's ``cfr._CFRSolver`` are accepted as keywords.
+  """),
+    NamedRule("CFRPlus", functools.partial(UpdateRule.from_options, True, True, True), {},
+              """CFR+ (Tammelin 2014) as OpenSpiel's ``cfr.CFRPlusSolver``: RM+, alternating
+  updates, linear averaging.
+  """, extends="CFR"),
+    NamedRule("DCFR", UpdateRule.dcfr, {"alpha": 1.5, "beta": 0.0, "gamma": 2.0},
+              """Discounted CFR (Brown and Sandholm, AAAI 2019) as OpenSpiel's
+  ``discounted_cfr.DCFRSolver``.
+
+  After each player's update its positive regrets are scaled by t^alpha / (t^alpha + 1), its
+  negative ones by t^beta / (t^beta + 1); iteration t weighs t^gamma in the average policy.
+  """),
+    NamedRule("LCFR", functools.partial(UpdateRule.dcfr, 1.0, 1.0, 1.0), {},
+              """Linear CFR (Brown and Sandholm 2019): DCFR with alpha = beta = gamma = 1.
+  """, extends="DCFR"),
+    NamedRule("PCFRPlus", UpdateRule.pcfr_plus, {"gamma": 2.0},
+              """Predictive CFR+ (Farina, Kroer and Sandholm, "Faster game solving via
+  predictive Blackwell approachability: connecting regret matching and mirror descent",
+  AAAI 2021).
+
+  CFR with predictive regret matching+ (PRM+) at every information set, the prediction of the
+  next instantaneous regret being the last one, m_{t+1} = r_t:
+  R_t = [R_{t-1} + r_t]^+ and sigma_{t+1} = RM([R_t + r_t]^+) (``rule_kernel.end_block_update``),
+  with alternating updates and the average policy weighting iteration t by t^gamma (gamma = 2,
+  quadratic averaging, as in the paper's experiments and the PCFR+ of Xu et al.'s released
+  code; its README also runs gamma = 5). Full-width passes only.
+  """),
+    NamedRule("DCFRPlus", UpdateRule.dcfr_plus,
+              {"alpha": 1.5, "gamma": 4.0, "discount_constant": 1.0},
+              """DCFR+ (Xu, Li, Liu, Fu, Fu, Xing and Cheng, "Minimizing weighted
+  counterfactual regret with optimistic online mirror descent", IJCAI 2024; found earlier by
+  AutoCFR, Xu et al., AAAI 2022).
+
+  RM+ on discounted regrets: Rhat_t = [d(t - 1) Rhat_{t-1} + r_t]^+ with
+  d(t) = t^alpha / (t^alpha + c), sigma_{t+1} = RM(Rhat_t), alternating updates, iteration t
+  weighing t^gamma in the average policy (``rule_kernel.end_block_update``; the stored regrets
+  are d(t) Rhat_t). Defaults alpha = 1.5, gamma = 4 as in the paper and the authors' code. The
+  paper's discount has c = 1 (the default); the authors' released code (``dcfr_plus.py`` of
+  PDCFRPlus, and AutoCFR's DCFR+) divides by (t - 1)^alpha + 1.5: ``discount_constant=1.5``
+  reproduces it (on ``kuhn_poker`` AutoCFR's published exploitability after 1,000 iterations,
+  1.1488812e-4, test_predictive_rules.py). Full-width passes only.
+  """),
+    NamedRule("PDCFRPlus", functools.partial(UpdateRule.dcfr_plus, predictive=True),
+              {"alpha": 2.3, "gamma": 5.0},
+              """PDCFR+ (Xu, Li, Liu, Fu, Fu, Xing and Cheng, "Minimizing weighted
+  counterfactual regret with optimistic online mirror descent", IJCAI 2024).
+
+  Predictive (optimistic) RM+ on discounted regrets, with d(t) = t^alpha / (t^alpha + 1):
+  Rhat_t = [d(t - 1) Rhat_{t-1} + r_t]^+ and sigma_{t+1} = RM([d(t) Rhat_t + m_{t+1}]^+) with
+  the prediction m_{t+1} = r_t (``rule_kernel.end_block_update``; the stored regrets are
+  d(t) Rhat_t), alternating updates, iteration t weighing t^gamma in the average policy.
+  Defaults alpha = 2.3, gamma = 5 as in the paper and the authors' code. Full-width passes only.
+  """),
+)
+
+
+def rule_classes(root: type, prefix: str, module: str) -> Dict[str, type]:
+  """One subclass of ``root`` per entry of ``RULES``, named ``<prefix><name>Solver``.
+
+  A class's constructor takes ``root``'s first argument (the game, or the games), the entry's
+  options as keywords (defaults and conversion of ``NamedRule.converted``, kept as attributes
+  of their names) and any other keyword of ``root``'s constructor (``tree``, ``max_nodes``,
+  ``engine``), and calls ``root.__init__(first, rule, **keywords)``; its ``options()`` returns
+  the entry's options. An entry that ``extends`` another subclasses that entry's class.
+
+  Args:
+    root: ``solvers.EngineSolver`` or ``batched_solver.BatchedEngineSolver``.
+    prefix: "" or "Batched".
+    module: the module that binds the classes under their names (pickling finds them there).
+
+  Returns:
+    The classes by name, in the order of ``RULES``.
+  """
+  by_stem: Dict[str, type] = {}
+  for named in RULES:
+    batch_doc = (f"{named.name}Solver's rule on B games of one tree shape at once, each game's "
+                 f"results those of its own {named.name}Solver run.\n\n  " if prefix else "")
+
+    def __init__(self, first, *, _named=named, **keywords):
+      values = _named.converted({key: keywords.pop(key) for key in list(keywords)
+                                 if key in _named.options})
+      for key, value in values.items():
+        setattr(self, key, value)
+      root.__init__(self, first, _named.make(**values), **keywords)
+
+    def options(self, _named=named) -> dict:
+      return {key: getattr(self, key) for key in _named.options}
+
+    by_stem[named.name] = type(f"{prefix}{named.name}Solver",
+                               (by_stem.get(named.extends, root),),
+                               {"__init__": __init__, "options": options, "__module__": module,
+                                "__doc__": batch_doc + named.doc, "named_rule": named})
+  return {cls.__name__: cls for cls in by_stem.values()}
