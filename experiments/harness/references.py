@@ -178,7 +178,14 @@ def game_value(game: pyspiel.Game) -> Tuple[float, str]:
   return float(sequence_form_lp.solve_game(game).value), "sequence-form LP"
 
 
-def exploitability_tolerance(game: pyspiel.Game, solver: str, iterations: int) -> float:
+def is_sampled(solver: str, sampled: Optional[bool] = None) -> bool:
+  """``sampled`` if given (a solver outside the registry says so itself,
+  ``external_solvers``), else the registry entry's ``sampled`` flag."""
+  return solver_registry.get_solver(solver).sampled if sampled is None else sampled
+
+
+def exploitability_tolerance(game: pyspiel.Game, solver: str, iterations: int,
+                             sampled: Optional[bool] = None) -> float:
   """Allowed final exploitability: c Delta / sqrt(T), Delta = max - min utility of the game.
 
   The O(1/sqrt(T)) rate of CFR's regret bound (Zinkevich, Johanson, Bowling, Piccione, "Regret
@@ -187,23 +194,24 @@ def exploitability_tolerance(game: pyspiel.Game, solver: str, iterations: int) -
   more for sampled ones, whose error has the same rate with a larger constant (Lanctot et al.,
   "Monte Carlo sampling for regret minimization in extensive games", NeurIPS 2009).
   """
-  factor = SAMPLED_FACTOR if solver_registry.get_solver(solver).sampled else 1.0
+  factor = SAMPLED_FACTOR if is_sampled(solver, sampled) else 1.0
   delta = game.max_utility() - game.min_utility()
   return factor * delta / (16 * math.sqrt(iterations))
 
 
-def strategy_tolerance(solver: str, iterations: int) -> float:
+def strategy_tolerance(solver: str, iterations: int, sampled: Optional[bool] = None) -> float:
   """Allowed distance of a checked frequency from the family: 1/sqrt(T) for full-traversal
   solvers (``SAMPLED_STRATEGY_FACTOR`` times more for sampled ones). No theorem bounds the
   distance to the equilibrium set by the exploitability; this is the rate of the exploitability
   bound with a constant measured with a margin (OpenSpiel's CFR and CFR+ reach under 1/2 of it at
   T = 300 and 2000).
   """
-  factor = SAMPLED_STRATEGY_FACTOR if solver_registry.get_solver(solver).sampled else 1.0
+  factor = SAMPLED_STRATEGY_FACTOR if is_sampled(solver, sampled) else 1.0
   return min(1.0, factor / math.sqrt(iterations))
 
 
-def nash_conv_tolerance(game: pyspiel.Game, solver: str, iterations: int) -> float:
+def nash_conv_tolerance(game: pyspiel.Game, solver: str, iterations: int,
+                        sampled: Optional[bool] = None) -> float:
   """Allowed final NashConv in a game with more than two players: Delta / (8 sqrt(T)),
   ``N_PLAYER_SAMPLED_FACTOR`` times more for sampled solvers, Delta = max - min utility.
 
@@ -211,16 +219,17 @@ def nash_conv_tolerance(game: pyspiel.Game, solver: str, iterations: int) -> flo
   tolerance's rate and constant (``exploitability_tolerance`` as NashConv), which the measured
   runs meet with a margin (see ``N_PLAYER_SAMPLED_FACTOR``).
   """
-  factor = N_PLAYER_SAMPLED_FACTOR if solver_registry.get_solver(solver).sampled else 1.0
+  factor = N_PLAYER_SAMPLED_FACTOR if is_sampled(solver, sampled) else 1.0
   delta = game.max_utility() - game.min_utility()
   return factor * delta / (8 * math.sqrt(iterations))
 
 
-def family_value_tolerance(game: pyspiel.Game, solver: str, iterations: int) -> float:
+def family_value_tolerance(game: pyspiel.Game, solver: str, iterations: int,
+                           sampled: Optional[bool] = None) -> float:
   """Allowed max_i |v_i(average) - v_i(nearest member)| on three-player Kuhn poker:
   ``FAMILY_VALUE_FRACTION`` Delta / sqrt(T), ``N_PLAYER_SAMPLED_FACTOR`` times more for sampled
   solvers (measured constants; see ``FAMILY_VALUE_FRACTION``)."""
-  factor = N_PLAYER_SAMPLED_FACTOR if solver_registry.get_solver(solver).sampled else 1.0
+  factor = N_PLAYER_SAMPLED_FACTOR if is_sampled(solver, sampled) else 1.0
   delta = game.max_utility() - game.min_utility()
   return factor * FAMILY_VALUE_FRACTION * delta / math.sqrt(iterations)
 
@@ -280,13 +289,14 @@ def nearest_kuhn3_member(result: jobs_lib.JobResult) -> kuhn3_equilibria.Nearest
 
 
 def n_player_run_checks(result: jobs_lib.JobResult, reference: Dict[str, Any],
-                        nearest: Optional[kuhn3_equilibria.NearestMember] = None
-                        ) -> List[checks.Check]:
+                        nearest: Optional[kuhn3_equilibria.NearestMember] = None,
+                        sampled: Optional[bool] = None) -> List[checks.Check]:
   """Checks of one solver run on a game with more than two players: the engine's NashConv
   equals OpenSpiel's ``exploitability.nash_conv``; NashConv at most ``nash_conv_tolerance`` (from
   ``MIN_CHECKED_ITERATIONS`` on); and where the game has the three-player family
   (``reference["family"]``), every player's value within ``family_value_tolerance`` of the
-  nearest member's (``nearest``, or ``nearest_kuhn3_member`` of the run)."""
+  nearest member's (``nearest``, or ``nearest_kuhn3_member`` of the run). ``sampled``: as in
+  ``is_sampled``."""
   job = result.job
   label = f"{job.game} {job.solver} T={job.iterations}"
   game = game_loader.load_game(job.game, two_player_zero_sum=False)
@@ -295,7 +305,7 @@ def n_player_run_checks(result: jobs_lib.JobResult, reference: Dict[str, Any],
   if job.iterations < MIN_CHECKED_ITERATIONS:
     return found
   found.append(checks.at_most(f"{label}: NashConv", result.solved.openspiel,
-                              nash_conv_tolerance(game, job.solver, job.iterations),
+                              nash_conv_tolerance(game, job.solver, job.iterations, sampled),
                               "0 at equilibrium; tolerance c (max - min utility) / sqrt(T), c "
                               "measured (no n-player theorem)"))
   if reference.get("family") is not None:
@@ -303,22 +313,23 @@ def n_player_run_checks(result: jobs_lib.JobResult, reference: Dict[str, Any],
     gap = max(abs(v - float(m)) for v, m in zip(result.values, member.values))
     found.append(checks.at_most(
         f"{label}: players' values - nearest family member's ({describe_member(member)})", gap,
-        family_value_tolerance(game, job.solver, job.iterations),
+        family_value_tolerance(game, job.solver, job.iterations, sampled),
         "Szafron-Gibson-Sturtevant family values; tolerance c (max - min utility) / sqrt(T), "
         "c measured (no n-player theorem)"))
   return found
 
 
-def solver_run_checks(result: jobs_lib.JobResult,
-                      reference: Dict[str, Any]) -> List[checks.Check]:
+def solver_run_checks(result: jobs_lib.JobResult, reference: Dict[str, Any],
+                      sampled: Optional[bool] = None) -> List[checks.Check]:
   """Checks of one solver run against the references of its game (``compute_reference``):
   exploitability at most ``exploitability_tolerance``, value within NashConv of the game value,
   and on three-card Kuhn games the checked frequencies in the closed-form family
   (``family_checks``) within ``strategy_tolerance``; ``n_player_run_checks`` for games with more
-  than two players."""
+  than two players. ``sampled``: as in ``is_sampled`` (given for a solver outside the
+  registry)."""
   job = result.job
   if reference.get("players", 2) > 2:
-    return n_player_run_checks(result, reference)
+    return n_player_run_checks(result, reference, sampled=sampled)
   label = f"{job.game} {job.solver} T={job.iterations}"
   # OpenSpiel's exploitability, or on a deck too large for its walk the range vectors' exact one.
   expl = result.solved.openspiel if result.solved.openspiel is not None else result.final
@@ -331,7 +342,7 @@ def solver_run_checks(result: jobs_lib.JobResult,
   value_label = f"{label}: value of the average policy"
   found = [
       checks.at_most(f"{label}: exploitability", expl,
-                     exploitability_tolerance(game, job.solver, job.iterations),
+                     exploitability_tolerance(game, job.solver, job.iterations, sampled),
                      f"0 at equilibrium; tolerance c (max - min utility) / sqrt(T){measured}"),
       checks.within(value_label, result.value, value_ref, 2 * expl + allowance,
                     f"{value_source}; tolerance NashConv of the policy + "
@@ -342,8 +353,15 @@ def solver_run_checks(result: jobs_lib.JobResult,
     rules = kuhn_rules.KuhnRules(ante=cf["ante"], bet=cf["bet"], simplified=cf["simplified"])
     probabilities = {s: p[1] for s, p in result.solved.policy.items()}
     found += family_checks(label, rules, probabilities,
-                           strategy_tolerance(job.solver, job.iterations))
+                           strategy_tolerance(job.solver, job.iterations, sampled))
   return found
+
+
+def median_run(results: Sequence[jobs_lib.JobResult]) -> jobs_lib.JobResult:
+  """The run of median final measure (exploitability or NashConv) among the seeds of one
+  sampled solver on one game (the upper middle one for an even count): the run the reference
+  check checks (see ``SAMPLED_SEEDS``)."""
+  return sorted(results, key=lambda r: r.final)[len(results) // 2]
 
 
 def kuhn3_golden_members() -> List[kuhn3_equilibria.Kuhn3Equilibrium]:
