@@ -245,13 +245,13 @@ class ReferenceReport:
           "T": g.iterations, "seeds": len(g.measured) or None, "measure": g.measure or None,
           "checked run": None if g.run is None else g.run.final,
           "tolerance": None if bound is None else bound.tolerance,
-          "min over seeds": min(g.measured, default=None),
-          "max over seeds": max(g.measured, default=None),
+          "min over seeds": min(g.measured) if len(g.measured) > 1 else None,
+          "max over seeds": max(g.measured) if len(g.measured) > 1 else None,
           "checks": f"{sum(c.passed for c in g.checks)}/{len(g.checks)}" if g.checks else "-",
           "note": g.skipped})
     return pd.DataFrame(rows, columns=["game", "status", "T", "seeds", "measure", "checked run",
                                        "tolerance", "min over seeds", "max over seeds", "checks",
-                                       "note"])
+                                       "note"]).astype({"T": "Int64", "seeds": "Int64"})
 
   def __str__(self) -> str:
     checked = [g for g in self.games if not g.skipped]
