@@ -352,13 +352,15 @@ def n_player_frame(results: Sequence[jobs_lib.JobResult],
 
 
 def external_reports(names: Sequence[str], args: argparse.Namespace, ctx: Context,
-                     selected: Sequence[str], by_game: Mapping[str, Dict[str, Any]]
+                     selected: Sequence[str], cache: Dict[str, Dict[str, Any]]
                      ) -> List[solver_check.ReferenceReport]:
   """The checks of the ``package.module:Name`` solvers (``solver_check.check_solver``, in this
-  process: their classes need not be picklable), with the ``--solver-arg`` options."""
+  process: their classes need not be picklable), with the ``--solver-arg`` options; every
+  factory is imported before any runs. ``cache``: the references by game, filled."""
   options = external_solvers.parse_options(args.solver_arg)
-  return [solver_check.check_solver(name, selected, args.iterations, ctx.quick, options,
-                                    ctx.seed, reference_of=by_game) for name in names]
+  loaded = [external_solvers.ExternalSolver.from_spec(name, options) for name in names]
+  return [solver_check.check_solver(solver, selected, args.iterations, ctx.quick, seed=ctx.seed,
+                                    reference_of=cache) for solver in loaded]
 
 
 def run(args: argparse.Namespace, ctx: Context) -> ReportSection:
@@ -379,7 +381,11 @@ def run(args: argparse.Namespace, ctx: Context) -> ReportSection:
   sweep = make_jobs(selected, registered, ctx.seed, args.iterations, ctx.quick,
                     default_solvers=args.solver is None)
   ctx.check_sizes(selected)  # Refuse oversized games before the references' LPs.
-  computed = [references.compute_reference(g) for g in selected]
+  # The module:Name solvers first, so that their one-line errors come before any other work;
+  # the references they compute are kept for the rest.
+  cache: Dict[str, Dict[str, Any]] = {}
+  outside = external_reports(external, args, ctx, selected, cache)
+  computed = [cache.get(g) or references.compute_reference(g) for g in selected]
   if args.regenerate_golden:
     references.write_golden(computed + [references.compute_reference(g)
                                         for g in REFERENCE_GAMES if g not in selected])
@@ -387,7 +393,6 @@ def run(args: argparse.Namespace, ctx: Context) -> ReportSection:
   reference_checks = {r["game"]: golden_checks(r, golden.get(r["game"])) + consistency_checks(r)
                       for r in computed}
   by_game = {r["game"]: r for r in computed}
-  outside = external_reports(external, args, ctx, selected, by_game)
   runs = median_runs(ctx.run_jobs(sweep))
   for (game, _), checked in runs.items():
     checked.checks = references.solver_run_checks(checked.run, by_game[game])

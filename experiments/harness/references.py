@@ -63,6 +63,9 @@ REGENERATE_COMMAND = "python -m experiments reference-check --regenerate-golden"
 # bets K 0.28 at T = 3000 with exploitability 0.013. Measured worst distance: about 20/sqrt(T)
 # (T = 3000, 10000, 30000, seeds 0-2), hence SAMPLED_STRATEGY_FACTOR.
 SAMPLED_FACTOR = 8.0
+# The reference check runs a sampled solver with this many seeds and checks the run of median
+# exploitability (NashConv) against the sampled tolerances (``median_run``).
+SAMPLED_SEEDS = 5
 SAMPLED_STRATEGY_FACTOR = 24.0
 # Probabilities of action 1 (bet or call) checked against the family: bluffs, value bets, calls.
 CHECKED_STATES_STANDARD = {

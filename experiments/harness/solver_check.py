@@ -275,7 +275,7 @@ class ReferenceReport:
     return "\n".join(lines)
 
 
-Solver = Union[str, Callable[..., Any]]
+Solver = Union[str, Callable[..., Any], external_solvers.ExternalSolver]
 
 
 def _preparer(solver: Solver, options: Optional[Mapping[str, Any]], sampled: Optional[bool]
@@ -284,10 +284,14 @@ def _preparer(solver: Solver, options: Optional[Mapping[str, Any]], sampled: Opt
   if isinstance(solver, str) and not external_solvers.is_external(solver):
     solver_registry.get_solver(solver)  # ValueError naming the registry's solvers.
     return solver, lambda game, text, seed: prepare_registered(solver, game, text, seed, options)
-  external = (external_solvers.ExternalSolver.from_spec(solver, options)
-              if isinstance(solver, str)
-              else external_solvers.ExternalSolver.from_factory(solver, options))
-  external.sampled = sampled
+  if isinstance(solver, external_solvers.ExternalSolver):
+    external = solver
+  elif isinstance(solver, str):
+    external = external_solvers.ExternalSolver.from_spec(solver, options)
+  else:
+    external = external_solvers.ExternalSolver.from_factory(solver, options)
+  if sampled is not None:
+    external.sampled = sampled
   return external.name, lambda game, text, seed: prepare_external(external, game, text, seed)
 
 
@@ -295,13 +299,14 @@ def check_solver(solver: Solver, games: Optional[Sequence[str]] = None,
                  iterations: Optional[int] = None, quick: bool = True,
                  options: Optional[Mapping[str, Any]] = None, seed: int = 0,
                  sampled: Optional[bool] = None, imports: Sequence[str] = (),
-                 reference_of: Optional[Mapping[str, Dict[str, Any]]] = None
+                 reference_of: Optional[Dict[str, Dict[str, Any]]] = None
                  ) -> ReferenceReport:
   """Checks a solver against the reference equilibria (see the module docstring).
 
   Args:
     solver: a class or factory called with the game (and ``options``), a
-      ``package.module:Name`` text naming one, or a registry name (``solver_registry``).
+      ``package.module:Name`` text naming one, a registry name (``solver_registry``), or an
+      ``external_solvers.ExternalSolver`` (its own options).
     games: game strings (default ``QUICK_GAMES`` with ``quick``, else ``REFERENCE_GAMES``).
     iterations: T per run (default: ``budget``).
     quick: the quick budget (T = 200, Leduc left out of the default games).
@@ -309,8 +314,8 @@ def check_solver(solver: Solver, games: Optional[Sequence[str]] = None,
     seed: the first seed (sampled solvers run ``references.SAMPLED_SEEDS`` from it).
     sampled: override the detection of a sampled solver (``external_solvers``).
     imports: modules imported first, e.g. one that registers the games named in ``games``.
-    reference_of: the games' references (``references.compute_reference``) where already
-      computed.
+    reference_of: a cache of the games' references (``references.compute_reference``) by game
+      string: those in it are used, those computed are added.
 
   Returns:
     The report: ``passed``, ``table`` (one row per game), ``failures``; ``str()`` names each
@@ -335,7 +340,7 @@ def check_solver(solver: Solver, games: Optional[Sequence[str]] = None,
       prepared = prepare(game, game_string, seed)
       interface, is_sampled = prepared.interface, prepared.sampled
       found.append(_check_game(prepared, game_string, seed, iterations, quick,
-                               reference_of or {}))
+                               {} if reference_of is None else reference_of))
     except SkipGame as e:
       skips.append(str(e))
       found.append(GameCheck(game_string, skipped=str(e)))
@@ -345,14 +350,16 @@ def check_solver(solver: Solver, games: Optional[Sequence[str]] = None,
 
 
 def _check_game(prepared: Prepared, game_string: str, seed: int, iterations: Optional[int],
-                quick: bool, reference_of: Mapping[str, Dict[str, Any]]) -> GameCheck:
+                quick: bool, reference_of: Dict[str, Dict[str, Any]]) -> GameCheck:
   """The runs of one game (one per seed) and the checks of the (median) run."""
   budgeted = budget(game_string, prepared.sampled, iterations, quick)
   if budgeted is None:
     return GameCheck(game_string, skipped=SAMPLED_LEDUC_REASON)
   runs = [prepared.run(budgeted, s) for s in seeds_of(seed, prepared.sampled)]
   checked = references.median_run(runs)
-  reference = reference_of.get(game_string) or references.compute_reference(game_string)
+  if game_string not in reference_of:
+    reference_of[game_string] = references.compute_reference(game_string)
+  reference = reference_of[game_string]
   return GameCheck(game_string, iterations=budgeted, measure=checked.solved.measure,
                    measured=tuple(r.final for r in runs), run=checked,
                    checks=references.solver_run_checks(checked, reference, prepared.sampled))
