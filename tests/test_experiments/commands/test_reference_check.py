@@ -5,6 +5,7 @@ import fractions
 import json
 import shutil
 
+import pandas as pd
 import pytest
 
 from algorithms.exact import kuhn3_equilibria
@@ -220,3 +221,52 @@ def test_cli_three_players_fails_on_a_doctored_golden_family(tmp_path, monkeypat
   out = capsys.readouterr().out
   assert out.count("**FAIL**") == 1
   assert f"{THREE}: family member 0 (c11=0, values -1/48, -1/48, 1/24) parameters" in out
+
+
+SIMPLE = "external_solvers.simple_cfr:SimpleCFR"
+SIGN_ERROR = "external_solvers.simple_cfr:SignErrorCFR"
+
+
+def test_cli_checks_solvers_from_outside_the_project(tmp_path, capsys):
+  # tests/external_solvers is imported only through module:Name, as another project's code.
+  argv = ["reference-check", "--quick", "--game", "kuhn_poker", "--game", THREE,
+          "--solver", SIMPLE, "--solver", SIGN_ERROR, "--solver", "our_cfr"]
+  assert cli.main(argv + ["--out", str(tmp_path)]) == 1
+  out = capsys.readouterr().out
+  # Only the sign error fails, on the two-player game: exploitability 0.83 against 0.0177.
+  failed = [line for line in out.splitlines() if "**FAIL**" in line]
+  assert failed and all(SIGN_ERROR in line for line in failed)
+  assert any(f"kuhn_poker {SIGN_ERROR} T=200: exploitability | 0.83" in line for line in failed)
+  frame = {r["game"]: r for r in pd.read_csv(tmp_path / "reference-check" / "pass_fail.csv",
+                                              keep_default_na=False).to_dict("records")}
+  assert frame["kuhn_poker"][SIMPLE] == "7/7" and frame["kuhn_poker"][SIGN_ERROR].endswith("FAIL")
+  assert frame[THREE][SIMPLE] == "-" and frame[THREE]["our_cfr"] == "3/3"
+  text = (tmp_path / "report.md").read_text()
+  assert f"`{SIMPLE}`: run through OpenSpiel's Python CFR; skipped on {THREE}: " in text
+  assert "SimpleCFR solves two-player zero-sum games" in text
+
+
+@pytest.mark.parametrize("options, message", [
+    (["--solver", "external_solvers.missing:X"], "the module does not import"),
+    (["--solver", "external_solvers.simple_cfr:Nope"], "has no attribute 'Nope'"),
+    (["--solver", "external_solvers.broken:NoInterface"], "NoInterface has none of the supported "
+     "interfaces (looked for the project's solvers: solve(n) + average_policy(); pyspiel's C++ "
+     "MCCFR: run_iteration() + average_policy(); "),
+    (["--solver", "external_solvers.broken:RaisingConstructor"],
+     "raised RuntimeError: this solver needs a depth_limit option for kuhn_poker()"),
+    (["--solver", "external_solvers.broken:WrongShape"], "has 3 probabilities; the game has 2"),
+    (["--solver", "external_solvers.broken:NotADistribution"], "sums to 1.4, not 1"),
+    (["--solver", SIMPLE, "--import", "external_solvers.missing"],
+     "--import external_solvers.missing: the module does not import"),
+    (["--solver", SIMPLE, "--solver-arg", "novalue"], "--solver-arg expects key=value"),
+    (["--solver", "our_cfr", "--solver-arg", "a=1"], "no --solver names one"),
+    (["--solver", SIMPLE, "--game", "no_such_game"], "unknown game 'no_such_game'"),
+])
+def test_cli_bad_solvers_are_one_line_errors(options, message, tmp_path, capsys):
+  argv = ["reference-check", "--quick", "--iterations", "2", "--out", str(tmp_path / "out")]
+  if "--game" not in options:
+    argv += ["--game", "kuhn_poker"]
+  assert cli.main(argv + options) == 2
+  err = capsys.readouterr().err
+  assert message in err and err.count("\n") == 1, err
+  assert not (tmp_path / "out").exists()  # Nothing half-written.
