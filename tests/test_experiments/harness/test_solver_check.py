@@ -15,10 +15,10 @@ from experiments.harness import solver_check
 SIMPLE = "external_solvers.simple_cfr:SimpleCFR"
 SIGN_ERROR = "external_solvers.simple_cfr:SignErrorCFR"
 KUHN = "kuhn_poker"
-GAMES = [KUHN, "kuhn_poker_ante(ante=2.0)", "kuhn_poker(players=3)"]
+GAMES = [KUHN, "kuhn_poker(players=3)"]
 
 
-def test_a_correct_cfr_passes_and_the_sign_error_fails_on_every_two_player_game():
+def test_a_correct_cfr_passes_and_the_sign_error_fails():
   cache = {}
   good = solver_check.check_solver(SIMPLE, GAMES, reference_of=cache)
   assert good.passed and good.interface == "OpenSpiel's Python CFR" and not good.sampled
@@ -26,18 +26,17 @@ def test_a_correct_cfr_passes_and_the_sign_error_fails_on_every_two_player_game(
   # reference check's registry run of cfr): the solver is an independent CFR.
   assert good.games[0].run.final == pytest.approx(0.0033296031363, rel=1e-9)
   # Two-player only: its constructor raises on the three-player game, which is skipped.
-  assert "raised ValueError: SimpleCFR solves two-player zero-sum games" in good.games[2].skipped
-  assert list(good.table["status"]) == ["pass", "pass", "skipped"]
+  assert "raised ValueError: SimpleCFR solves two-player zero-sum games" in good.games[1].skipped
+  assert list(good.table["status"]) == ["pass", "skipped"]
   bad = solver_check.check_solver(SIGN_ERROR, GAMES, reference_of=cache)
   assert not bad.passed
-  assert list(bad.table["status"]) == ["FAIL", "FAIL", "skipped"]
+  assert list(bad.table["status"]) == ["FAIL", "skipped"]
   text = str(bad)
   # Each failing game is named with its check, value, reference and tolerance: exploitability
   # 0.83 on Kuhn poker against 1/(4 sqrt(200)) = 0.0177.
   assert text.startswith(f"Reference check of {SIGN_ERROR} (OpenSpiel's Python CFR; ")
   assert f"  kuhn_poker {SIGN_ERROR} T=200: exploitability: 0.83" in text
   assert "reference 0, |gap| 0.83" in text and "> tolerance 0.0176777" in text
-  assert f"kuhn_poker_ante(ante=2.0) {SIGN_ERROR} T=200: exploitability" in text
 
 
 def test_interfaces_of_openspiel_and_pyspiel_are_detected():
@@ -56,14 +55,17 @@ def test_interfaces_of_openspiel_and_pyspiel_are_detected():
 def test_a_sampled_solver_is_checked_on_its_median_seed_and_a_wrong_one_fails():
   # pyspiel's outcome sampling, seeded: 5 runs of 10 T, the median one checked.
   good = solver_check.check_solver("pyspiel:OutcomeSamplingMCCFRSolver", [KUHN])
-  assert good.sampled and good.passed, good
+  assert good.sampled and good.passed, str(good)
   checked = good.games[0]
   assert checked.iterations == 2000 and len(checked.measured) == references.SAMPLED_SEEDS
   assert checked.run.final == sorted(checked.measured)[2]
-  # The same with player 1's actions read in reverse: exploitability about 0.6, far out.
+  # The same with player 1's actions read in reverse: exploitability 0.62 against 0.157
+  # (28 x 4 / (16 sqrt(2000)), references.SAMPLED_FACTOR), out by a factor of 4.
   bad = solver_check.check_solver("external_solvers.broken:SwappedActionsMCCFR", [KUHN])
   assert bad.sampled and not bad.passed
-  assert bad.games[0].run.final > 10 * bad.failures[0].tolerance
+  assert bad.failures[0].name.endswith(": exploitability")
+  assert bad.failures[0].tolerance == pytest.approx(28 * 4 / (16 * 2000 ** 0.5))
+  assert bad.games[0].run.final > 3 * bad.failures[0].tolerance
 
 
 def test_policies_are_read_from_tables_dicts_and_callables():
