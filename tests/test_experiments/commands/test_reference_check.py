@@ -246,6 +246,21 @@ def test_cli_checks_solvers_from_outside_the_project(tmp_path, capsys):
   assert "SimpleCFR solves two-player zero-sum games" in text
 
 
+def test_cli_imports_a_module_that_registers_a_game(tmp_path, capsys):
+  argv = ["reference-check", "--quick", "--game", "external_kuhn", "--solver", SIMPLE]
+  assert cli.main(argv + ["--out", str(tmp_path / "a")]) == 2  # Not registered yet.
+  assert "unknown game 'external_kuhn'" in capsys.readouterr().err
+  argv += ["--import", "external_solvers.my_games"]
+  assert cli.main(argv + ["--out", str(tmp_path / "b")]) == 0
+  found = report.load_sections(tmp_path / "b", [])[0].section.checks
+  # No golden entry and no closed form for another project's game: the LP's checks (duality,
+  # exploitability 0 of its equilibrium) and the solver's exploitability and value against it.
+  assert [c.name.rpartition(": ")[2] for c in found] == [
+      "LP value, player 0 vs player 1 program", "exploitability of the LP equilibrium",
+      "exploitability", "value of the average policy"]
+  assert found[3].reference == pytest.approx(-1 / 30)  # Kuhn poker at ante 2 (closed form).
+
+
 @pytest.mark.parametrize("options, message", [
     (["--solver", "external_solvers.missing:X"], "the module does not import"),
     (["--solver", "external_solvers.simple_cfr:Nope"], "has no attribute 'Nope'"),
