@@ -25,6 +25,7 @@ They are not run on Leduc poker unless ``iterations`` is given.
 """
 
 import dataclasses
+import math
 import time
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
@@ -243,10 +244,10 @@ class ReferenceReport:
           "game": g.game,
           "status": "skipped" if g.skipped else "pass" if g.passed else "FAIL",
           "T": g.iterations, "seeds": len(g.measured) or None, "measure": g.measure or None,
-          "checked run": None if g.run is None else g.run.final,
-          "tolerance": None if bound is None else bound.tolerance,
-          "min over seeds": min(g.measured) if len(g.measured) > 1 else None,
-          "max over seeds": max(g.measured) if len(g.measured) > 1 else None,
+          "checked run": math.nan if g.run is None else g.run.final,
+          "tolerance": math.nan if bound is None else bound.tolerance,
+          "min over seeds": min(g.measured) if len(g.measured) > 1 else math.nan,
+          "max over seeds": max(g.measured) if len(g.measured) > 1 else math.nan,
           "checks": f"{sum(c.passed for c in g.checks)}/{len(g.checks)}" if g.checks else "-",
           "note": g.skipped})
     return pd.DataFrame(rows, columns=["game", "status", "T", "seeds", "measure", "checked run",
