@@ -37,6 +37,16 @@ With more than two players exploitability gives way to NashConv
 most ``references.nash_conv_tolerance``, and on three-player Kuhn poker every player's value is
 within ``references.family_value_tolerance`` of the nearest family member's. CFR has no n-player
 guarantee: these tolerances are measured constants with a stated margin.
+
+A sampled solver runs ``references.SAMPLED_SEEDS`` seeds and the run of median exploitability
+(NashConv) is checked (``references.median_run``; the model at ``references.SAMPLED_FACTOR``).
+
+``--solver`` also takes ``package.module:Name``, any class or factory outside the project
+(``experiments.harness.external_solvers``: its interface is detected; ``--solver-arg`` gives
+constructor options, ``--import`` imports modules first, e.g. one that registers games). Those
+solvers run in this process through ``solver_check.check_solver``, the same check as a Python
+API; a game outside ``REFERENCE_GAMES`` has no golden entry and is checked against its
+recomputed references only.
 """
 
 import argparse
