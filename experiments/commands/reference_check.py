@@ -327,17 +327,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                       "that an imported module registers")
   parser.add_argument("--solver", action="append", type=solver_choice,
                       metavar="NAME|MODULE:CLASS",
-                      help="solver (repeatable): a registry name, or any class or factory "
+                      help="solver (repeatable; a registry name, or any class or factory "
                       "package.module:Name called with the game, run through the interface it "
                       "offers (OpenSpiel's Python CFR or MCCFR, pyspiel's C++ CFR or MCCFR, or "
-                      "solve(n); docs/bring_your_own_solver.md). Default: "
-                      + ", ".join(solver_registry.report_solvers()))
+                      "solve(n); docs/bring_your_own_solver.md; default: "
+                      + ", ".join(solver_registry.report_solvers()) + ")")
   parser.add_argument("--solver-arg", action="append", default=[], metavar="KEY=VALUE",
                       help="constructor option of every package.module:Name solver (repeatable; "
-                      "VALUE read as JSON where it parses, else as text)")
+                      "VALUE read as JSON where it parses, else as text; default: none)")
   parser.add_argument("--import", action="append", default=[], dest="imports", metavar="MODULE",
                       help="import MODULE first, e.g. one that registers your pyspiel games "
-                      "(repeatable)")
+                      "(repeatable; default: none)")
   parser.add_argument("--iterations", type=arguments.positive_int, metavar="T",
                       help=ITERATIONS.help("iterations per solver")[:-1]
                       + f"; {LEDUC_ITERATIONS} on leduc_poker)")
