@@ -30,8 +30,7 @@ must have:
 * exploitability (OpenSpiel's, NashConv / 2) at most ``references.exploitability_tolerance``;
 * value u_0(sbar, sbar) within NashConv(sbar) of the game value v* (``checks.within_nash_conv``);
 * bluff and call frequencies (Kuhn games) in the closed-form family
-  (``references.family_checks``), within ``references.strategy_tolerance`` (full-traversal
-  solvers).
+  (``references.family_checks``), within ``references.strategy_tolerance`` (not for MCCFR).
 
 With more than two players exploitability gives way to NashConv
 (``references.n_player_run_checks``): the tree's NashConv equals OpenSpiel's, NashConv is at
@@ -39,8 +38,11 @@ most ``references.nash_conv_tolerance``, and on three-player Kuhn poker every pl
 within ``references.family_value_tolerance`` of the nearest family member's. CFR has no n-player
 guarantee: these tolerances are measured constants with a stated margin.
 
-A sampled solver runs ``references.SAMPLED_SEEDS`` seeds and the run of median exploitability
-(NashConv) is checked (``references.median_run``; the model at ``references.SAMPLED_FACTOR``).
+A sampled solver is checked with the model of its sampling scheme (``references.sampling_model``):
+chance-sampling CFR one seed with 8 times the tolerances (16 with more players) and its
+frequencies within 24/sqrt(T); MCCFR ``references.MCCFR_SEEDS`` seeds, the run of median
+exploitability (NashConv) checked (``references.median_run``) with 32 times the tolerances (36
+with more players) and no frequency checked.
 
 ``--solver`` also takes ``package.module:Name``, any class or factory outside the project
 (``experiments.harness.external_solvers``: its interface is detected; ``--solver-arg`` gives
@@ -223,8 +225,8 @@ def make_jobs(game_strings: Sequence[str], solvers: Sequence[str], seed: int,
   """One job per game, registry solver and seed. T is ``solver_check.budget`` (``iterations``
   if given, else ``ITERATIONS`` resolved with ``quick``, ``LEDUC_ITERATIONS`` on Leduc;
   ``solver_registry.SAMPLED_BUDGET_FACTOR`` T for sampled solvers, which skip Leduc unless
-  iterations are given); sampled solvers run ``references.SAMPLED_SEEDS`` seeds from ``seed``
-  (``solver_check.seeds_of``), the others ``seed``.
+  iterations are given); each solver runs the seeds of its sampling model from ``seed``
+  (``solver_check.seeds_of``: 5 for MCCFR, else ``seed`` only).
 
   With ``default_solvers``, pairs that ``jobs.skip_reason`` names are left out; else a solver
   that refuses a game is a ValueError (one line).
@@ -234,19 +236,19 @@ def make_jobs(game_strings: Sequence[str], solvers: Sequence[str], seed: int,
     for solver in solvers:
       if not jobs_lib.runs_on(solver, game, default_solvers):
         continue
-      sampled = solver_registry.get_solver(solver).sampled
-      budget = solver_check.budget(game, sampled, iterations, quick)
+      model = references.sampling_model(solver)
+      budget = solver_check.budget(game, model.sampled, iterations, quick)
       if budget is not None:
         found += [jobs_lib.Job(NAME, game, solver, s, budget, keep_policy=True)
-                  for s in solver_check.seeds_of(seed, sampled)]
+                  for s in solver_check.seeds_of(seed, model)]
   return found
 
 
 def median_runs(results: Sequence[jobs_lib.JobResult]
                 ) -> Dict[Tuple[str, str], solver_check.GameCheck]:
   """The registry runs grouped by (game, solver): the spread of the final measure over seeds and
-  the run that is checked (``references.median_run``; the only one of a full-traversal
-  solver), its checks not yet made."""
+  the run that is checked (``references.median_run``; the only one of a solver whose sampling
+  model has one seed), its checks not yet made."""
   grouped: Dict[Tuple[str, str], List[jobs_lib.JobResult]] = {}
   for r in results:
     grouped.setdefault((r.job.game, r.job.solver), []).append(r)
@@ -452,13 +454,17 @@ def run(args: argparse.Namespace, ctx: Context) -> ReportSection:
       "(max - min utility) / (16 sqrt(T))), value against the reference (tolerance: the "
       "policy's NashConv), bluff and call frequencies against the closed-form family "
       f"(tolerance 1/sqrt(T)). Sampled solvers run {solver_registry.SAMPLED_BUDGET_FACTOR}x the "
-      f"iterations with {references.SAMPLED_SEEDS} seeds; the run of median exploitability is "
-      f"checked, with {references.SAMPLED_FACTOR:g}x the exploitability tolerance (a constant "
-      "measured on outcome-sampling MCCFR, the sampler with the widest spread; the model: "
-      "docs/bring_your_own_solver.md); their frequencies are not checked (outcome sampling's "
-      "stay up to 1 away from the family at T = 2000 and 4000 where the equilibrium pins them "
-      "only weakly), nor are they run on Leduc. The table shows the checked run and the range "
-      "over seeds.\n\n"
+      "iterations, are not run on Leduc, and are checked with the model of their sampling "
+      "scheme (constants measured per scheme; docs/bring_your_own_solver.md). Chance-sampling "
+      f"CFR: one seed, {references.CHANCE_SAMPLING_FACTOR:g}x the exploitability and "
+      f"{references.CHANCE_SAMPLING_STRATEGY_FACTOR:g}x the strategy tolerance (its strategies "
+      "converge slowly where the equilibrium pins a frequency only weakly, e.g. P0's K bet at "
+      f"ante 0.75). MCCFR: {references.MCCFR_SEEDS} seeds, the run of median exploitability "
+      f"checked with {references.MCCFR_FACTOR:g}x the exploitability tolerance (measured on "
+      "outcome sampling, the sampler with the widest spread); its frequencies are not checked "
+      "(outcome sampling's stay up to 1 away from the family at T = 2000 and 4000 where the "
+      "equilibrium pins them only weakly). The table shows the checked run and the range over "
+      "seeds.\n\n"
       + tables.markdown_table(summary.rename(columns=SOLVER_HEADERS), digits=5)
       + _external_markdown(outside)
       + (_n_player_markdown(families, more_players) if families or len(more_players) else ""))
@@ -474,7 +480,7 @@ def _external_markdown(found: Sequence[solver_check.ReferenceReport]) -> str:
   if not found:
     return ""
   lines = [f"- `{r.solver}`: run through {r.interface}"
-           + (f" as a sampled solver (median of {references.SAMPLED_SEEDS} seeds)"
+           + (f" as a sampled solver ({r.model.scheme}: median of {r.model.seeds} seeds)"
               if r.sampled else "")
            + "".join(f"; skipped on {g.game}: {g.skipped}" for g in r.games if g.skipped)
            for r in found]
@@ -504,9 +510,11 @@ def _n_player_markdown(families: Sequence[Dict[str, Any]], frame: pd.DataFrame) 
       "most (max - min utility) / (8 sqrt(T)), the two-player tolerance as NashConv (CFR reaches "
       "0.36 of it at T = 200, 0.17 at T = 1000); every player's value within (max - min "
       "utility) / (32 sqrt(T)) of the nearest family member's (CFR reaches 0.12 of it at "
-      f"T = 200). Sampled solvers: {references.N_PLAYER_SAMPLED_FACTOR:g}x both, the median run "
-      f"of {references.SAMPLED_SEEDS} seeds checked (outcome-sampling MCCFR's reaches up to 0.68 "
-      "of them over 20,000 draws of 5 of seeds 0-39 at T = 2000 and 4000). OpenSpiel's Python "
+      f"T = 200). Chance-sampling CFR: {references.CHANCE_SAMPLING_N_PLAYER_FACTOR:g}x both, "
+      "one seed (it reaches up to 0.49 of them over seeds 0-19). MCCFR: "
+      f"{references.MCCFR_N_PLAYER_FACTOR:g}x both, the median run of {references.MCCFR_SEEDS} "
+      "seeds checked (outcome sampling's reaches up to 0.68 of them over 20,000 draws of 5 of "
+      "seeds 0-39 at T = 2000 and 4000). OpenSpiel's Python "
       "solvers run on `kuhn_poker(players=3)` only: on the Python game "
       "`kuhn_poker_ante(players=3)` they make about 20 iterations per second.\n\n"
       + tables.markdown_table(frame.rename(columns=SOLVER_HEADERS), digits=5))

@@ -17,11 +17,14 @@ it runs the solver on each game for the reference check's budget and makes the c
 c (max - min utility) / sqrt(T), the value within the policy's NashConv of the game value, the
 bluff and call frequencies in the closed-form family, the three-player family's values.
 
-Sampled solvers (``external_solvers``: an MCCFR interface, or a factory taking ``seed``) run
-``SAMPLED_BUDGET_FACTOR`` T iterations with each of ``references.SAMPLED_SEEDS`` seeds, and the
-run of median exploitability (NashConv) is checked against the sampled tolerances
-(``references.SAMPLED_FACTOR``, the model stated there); the report shows the spread over seeds.
-They are not run on Leduc poker unless ``iterations`` is given.
+Sampled solvers run ``SAMPLED_BUDGET_FACTOR`` T iterations and are checked with the model of
+their sampling scheme (``references.sampling_model``, the measurements stated there): registry
+entries of chance-sampling CFR one seed with 8 times the exploitability tolerance and their
+frequencies checked within 24/sqrt(T); MCCFR (registry entries, and solvers from outside the
+project with an MCCFR interface, a factory taking ``seed`` or ``sampled=True``:
+``external_solvers``) ``references.MCCFR_SEEDS`` seeds, the run of median exploitability
+(NashConv) checked with 32 times the tolerance and no frequency checked; the report shows the
+spread over seeds. They are not run on Leduc poker unless ``iterations`` is given.
 """
 
 import dataclasses
@@ -83,9 +86,9 @@ def budget(game: str, sampled: bool, iterations: Optional[int], quick: bool) -> 
   return found * (solver_registry.SAMPLED_BUDGET_FACTOR if sampled else 1)
 
 
-def seeds_of(seed: int, sampled: bool) -> List[int]:
-  """The seeds a solver runs with: ``references.SAMPLED_SEEDS`` from ``seed`` if sampled."""
-  return list(range(seed, seed + (references.SAMPLED_SEEDS if sampled else 1)))
+def seeds_of(seed: int, model: references.SamplingModel) -> List[int]:
+  """The seeds a solver runs with: ``model.seeds`` from ``seed``."""
+  return list(range(seed, seed + model.seeds))
 
 
 class SkipGame(ValueError):
@@ -94,11 +97,12 @@ class SkipGame(ValueError):
 
 @dataclasses.dataclass
 class Prepared:
-  """A solver ready on one game: its interface, whether it samples, and ``run(T, seed)``, one
-  run of T iterations as a ``jobs.JobResult`` (the first call may reuse the built solver)."""
+  """A solver ready on one game: its interface, its sampling model
+  (``references.sampling_model``), and ``run(T, seed)``, one run of T iterations as a
+  ``jobs.JobResult`` (the first call may reuse the built solver)."""
 
   interface: str
-  sampled: bool
+  model: references.SamplingModel
   run: Callable[[int, int], jobs_lib.JobResult]
 
 
@@ -124,7 +128,7 @@ def prepare_registered(name: str, game: pyspiel.Game, game_string: str, seed: in
       raise ValueError(f"solver {name} on {game_string}: {outcome.message}")
     return _result(job, *outcome)
 
-  return Prepared(f"registry solver ({spec.label})", spec.sampled, run)
+  return Prepared(f"registry solver ({spec.label})", references.sampling_model(name), run)
 
 
 def prepare_external(solver: external_solvers.ExternalSolver, game: pyspiel.Game,
@@ -140,7 +144,8 @@ def prepare_external(solver: external_solvers.ExternalSolver, game: pyspiel.Game
   """
   with external_solvers.seeded_globals(seed):
     first, interface = _build(solver, game, game_string, seed)
-  sampled = solver.is_sampled(interface)
+  model = references.MCCFR_SAMPLING if solver.is_sampled(interface) else (
+      references.FULL_TRAVERSAL)
   built = {seed: first}
   measure = measures.measure_for(game)
   where = f"--solver {solver.name} on {game_string}"
@@ -166,7 +171,7 @@ def prepare_external(solver: external_solvers.ExternalSolver, game: pyspiel.Game
     job = jobs_lib.Job(NAME, game_string, solver.name, run_seed, iterations, keep_policy=True)
     return _result(job, solved, time.perf_counter() - start)
 
-  return Prepared(interface.name, sampled, run)
+  return Prepared(interface.name, model, run)
 
 
 def _build(solver: external_solvers.ExternalSolver, game: pyspiel.Game, game_string: str,
@@ -187,7 +192,7 @@ class GameCheck:
     iterations: T of each run.
     measure: "exploitability" (two players) or "NashConv".
     measured: the final measure of each seed's run, in seed order.
-    run: the run that was checked (the median over seeds for a sampled solver).
+    run: the run that was checked (the median over seeds for a model of several).
     checks: its checks (``references.solver_run_checks``).
   """
 
@@ -211,14 +216,19 @@ class ReferenceReport:
   Attributes:
     solver: the solver's name (``package.module:Name``, or a registry name).
     interface: the interface it was run through (``external_solvers.INTERFACES``).
-    sampled: whether it was run as a sampled solver (median of ``references.SAMPLED_SEEDS``).
+    model: the sampling model it was checked with (``references.sampling_model``).
     games: one entry per game, in order.
   """
 
   solver: str
   interface: str
-  sampled: bool
+  model: references.SamplingModel
   games: List[GameCheck]
+
+  @property
+  def sampled(self) -> bool:
+    """Whether it was run as a sampled solver."""
+    return self.model.sampled
 
   @property
   def checks(self) -> List[Check]:
@@ -257,8 +267,8 @@ class ReferenceReport:
   def __str__(self) -> str:
     checked = [g for g in self.games if not g.skipped]
     failed = [g for g in checked if not g.passed]
-    how = (f"sampled: the median of {references.SAMPLED_SEEDS} seeds is checked" if self.sampled
-           else "full traversal: one run")
+    how = self.model.scheme + (f": the median of {self.model.seeds} seeds is checked"
+                               if self.model.seeds > 1 else ": one run")
     lines = [f"Reference check of {self.solver} ({self.interface}; {how}): "
              f"{'PASSED' if self.passed else 'FAILED'}, "
              f"{len(self.checks) - len(self.failures)}/{len(self.checks)} checks passed; "
@@ -312,8 +322,9 @@ def check_solver(solver: Solver, games: Optional[Sequence[str]] = None,
     iterations: T per run (default: ``budget``).
     quick: the quick budget (T = 200, Leduc left out of the default games).
     options: constructor keyword options.
-    seed: the first seed (sampled solvers run ``references.SAMPLED_SEEDS`` from it).
-    sampled: override the detection of a sampled solver (``external_solvers``).
+    seed: the first seed (MCCFR solvers run ``references.MCCFR_SEEDS`` from it).
+    sampled: override the detection of a sampled solver (``external_solvers``); a sampled
+      solver from outside the registry is checked with ``references.MCCFR_SAMPLING``.
     imports: modules imported first, e.g. one that registers the games named in ``games``.
     reference_of: a cache of the games' references (``references.compute_reference``) by game
       string: those in it are used, those computed are added.
@@ -335,11 +346,11 @@ def check_solver(solver: Solver, games: Optional[Sequence[str]] = None,
   selected = list(games or (QUICK_GAMES if quick else REFERENCE_GAMES))
   loaded = {g: game_loader.load_game(g, two_player_zero_sum=False) for g in selected}
   name, prepare = _preparer(solver, options, sampled)
-  found, interface, is_sampled, skips = [], "", False, []
+  found, interface, model, skips = [], "", references.FULL_TRAVERSAL, []
   for game_string, game in loaded.items():
     try:
       prepared = prepare(game, game_string, seed)
-      interface, is_sampled = prepared.interface, prepared.sampled
+      interface, model = prepared.interface, prepared.model
       found.append(_check_game(prepared, game_string, seed, iterations, quick,
                                {} if reference_of is None else reference_of))
     except SkipGame as e:
@@ -347,20 +358,20 @@ def check_solver(solver: Solver, games: Optional[Sequence[str]] = None,
       found.append(GameCheck(game_string, skipped=str(e)))
   if skips and len(skips) == len(found):
     raise ValueError(f"{name} ran on none of the games: {found[0].game}: {skips[0]}")
-  return ReferenceReport(name, interface, is_sampled, found)
+  return ReferenceReport(name, interface, model, found)
 
 
 def _check_game(prepared: Prepared, game_string: str, seed: int, iterations: Optional[int],
                 quick: bool, reference_of: Dict[str, Dict[str, Any]]) -> GameCheck:
   """The runs of one game (one per seed) and the checks of the (median) run."""
-  budgeted = budget(game_string, prepared.sampled, iterations, quick)
+  budgeted = budget(game_string, prepared.model.sampled, iterations, quick)
   if budgeted is None:
     return GameCheck(game_string, skipped=SAMPLED_LEDUC_REASON)
-  runs = [prepared.run(budgeted, s) for s in seeds_of(seed, prepared.sampled)]
+  runs = [prepared.run(budgeted, s) for s in seeds_of(seed, prepared.model)]
   checked = references.median_run(runs)
   if game_string not in reference_of:
     reference_of[game_string] = references.compute_reference(game_string)
   reference = reference_of[game_string]
   return GameCheck(game_string, iterations=budgeted, measure=checked.solved.measure,
                    measured=tuple(r.final for r in runs), run=checked,
-                   checks=references.solver_run_checks(checked, reference, prepared.sampled))
+                   checks=references.solver_run_checks(checked, reference, prepared.model))

@@ -1,6 +1,7 @@
 """Tests of experiments.commands.reference_check and experiments.harness.references: golden file,
 family membership, solver checks, CLI."""
 
+import dataclasses
 import fractions
 import json
 import shutil
@@ -78,6 +79,51 @@ def test_solver_checks_pass_for_cfr_and_fail_for_uniform_play():
   assert any("P1 calls a bet with Q" in c.name for c in failed)
 
 
+def test_each_sampling_scheme_has_its_model():
+  # Chance sampling keeps the constants it passed with before MCCFR had its own model: one seed,
+  # 8x the exploitability, 24x the strategy and 16x the n-player tolerances.
+  for name in ("cs_cfr", "cs_cfr_simultaneous"):
+    model = references.sampling_model(name)
+    assert (model.seeds, model.factor, model.strategy_factor, model.n_player_factor) == (
+        1, 8.0, 24.0, 16.0)
+  for name in ("mccfr_external", "mccfr_outcome_cpp", "our_mccfr_outcome"):
+    model = references.sampling_model(name)
+    assert (model.seeds, model.factor, model.strategy_factor, model.n_player_factor) == (
+        5, 32.0, None, 36.0)
+  assert references.sampling_model("our_cfr") == references.FULL_TRAVERSAL
+  # Every sampled registry entry has a measured model; one without is a one-line error.
+  assert all(references.sampling_model(n).sampled == s.sampled
+             for n, s in solver_registry.SOLVERS.items())
+  unmeasured = dataclasses.replace(solver_registry.get_solver("cs_cfr"), algorithm="ES-CFR")
+  with pytest.MonkeyPatch.context() as patch:
+    patch.setitem(solver_registry.SOLVERS, "cs_cfr", unmeasured)
+    with pytest.raises(ValueError, match="algorithm 'ES-CFR'.* has no sampling model"):
+      references.sampling_model("cs_cfr")
+
+
+def test_cs_cfr_frequencies_are_checked_and_mccfr_are_not():
+  game = "kuhn_poker_ante(ante=0.75)"  # P0's K bet pinned only weakly (regime p1_bluffs).
+  reference = references.compute_reference(game)
+  t = reference_check.ITERATIONS.quick * solver_registry.SAMPLED_BUDGET_FACTOR
+  found = references.solver_run_checks(_result(game, "cs_cfr", t, t), reference)
+  suffixes = [c.name.rpartition(": ")[2] for c in found]
+  assert suffixes == ["exploitability", "value of the average policy"] + [
+      f"{label} [{state}]" for state, label in references.CHECKED_STATES_STANDARD.items()]
+  assert all(c.passed for c in found), [c for c in found if not c.passed]
+  assert found[0].tolerance == pytest.approx(8 * 3.5 / (16 * t ** 0.5))  # Delta = 2 (ante + bet).
+  assert found[2].tolerance == pytest.approx(24 / t ** 0.5)
+  # Negative control: the same run with P0 always betting K (the family never does) fails that
+  # frequency's check only (gap 1 > 24 / sqrt(2000) = 0.54).
+  run = _result(game, "cs_cfr", t, t)
+  run.solved.policy["2"] = [0.0, 1.0]
+  failed = [c.name for c in references.solver_run_checks(run, reference) if not c.passed]
+  assert len(failed) == 1 and failed[0].endswith("P0 bets K [2]")
+  mccfr = references.solver_run_checks(_result(game, "our_mccfr_outcome", t, t), reference)
+  assert [c.name.rpartition(": ")[2] for c in mccfr] == [
+      "exploitability", "value of the average policy"]
+  assert mccfr[0].tolerance == pytest.approx(32 * 3.5 / (16 * t ** 0.5))
+
+
 def test_pass_fail_frame_counts_checks_per_game_and_solver():
   ok, bad = Check("ok", 1.0, 1.0, 0.0, "exact"), Check("bad", 2.0, 1.0, 0.5, "exact")
   frame = reference_check.pass_fail_frame(
@@ -96,6 +142,11 @@ def test_make_jobs_budgets():
                      ("kuhn_poker", "cs_cfr"): reference_check.ITERATIONS.quick
                      * solver_registry.SAMPLED_BUDGET_FACTOR,
                      ("leduc_poker", "our_cfr"): reference_check.LEDUC_ITERATIONS}
+  # Chance sampling runs one seed, MCCFR references.MCCFR_SEEDS.
+  made = reference_check.make_jobs(["kuhn_poker"], ["cs_cfr", "our_mccfr_outcome"], 3, None,
+                                   quick=True)
+  assert [(j.solver, j.seed) for j in made] == [("cs_cfr", 3)] + [
+      ("our_mccfr_outcome", s) for s in range(3, 3 + references.MCCFR_SEEDS)]
 
 
 def test_cli_passes_then_fails_on_a_corrupted_golden_file(tmp_path, monkeypatch, capsys):
