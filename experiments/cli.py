@@ -105,7 +105,7 @@ def build_parser(modules: Sequence[ModuleType], prog: str = PROG) -> argparse.Ar
                           + ", ".join(m.NAME for m in modules) + ")")
   for module in interactive_modules():
     subparsers.add_parser(module.NAME, add_help=False,
-                        help=f"{module.HELP} (interactive; {prog} {module.NAME} --help)")
+                        help=f"{module.HELP} ({prog} {module.NAME} --help)")
   for module in modules:
     # argparse %-formats a subcommand's help (so % is escaped) but not its description.
     _experiment_parser(module, subparsers.add_parser(

@@ -1,10 +1,12 @@
 """Tests of experiments.commands.reference_check and experiments.harness.references: golden file,
 family membership, solver checks, CLI."""
 
+import dataclasses
 import fractions
 import json
 import shutil
 
+import pandas as pd
 import pytest
 
 from algorithms.exact import kuhn3_equilibria
@@ -77,6 +79,51 @@ def test_solver_checks_pass_for_cfr_and_fail_for_uniform_play():
   assert any("P1 calls a bet with Q" in c.name for c in failed)
 
 
+def test_each_sampling_scheme_has_its_model():
+  # Chance sampling keeps the constants it passed with before MCCFR had its own model: one seed,
+  # 8x the exploitability, 24x the strategy and 16x the n-player tolerances.
+  for name in ("cs_cfr", "cs_cfr_simultaneous"):
+    model = references.sampling_model(name)
+    assert (model.seeds, model.factor, model.strategy_factor, model.n_player_factor) == (
+        1, 8.0, 24.0, 16.0)
+  for name in ("mccfr_external", "mccfr_outcome_cpp", "our_mccfr_outcome"):
+    model = references.sampling_model(name)
+    assert (model.seeds, model.factor, model.strategy_factor, model.n_player_factor) == (
+        5, 32.0, None, 36.0)
+  assert references.sampling_model("our_cfr") == references.FULL_TRAVERSAL
+  # Every sampled registry entry has a measured model; one without is a one-line error.
+  assert all(references.sampling_model(n).sampled == s.sampled
+             for n, s in solver_registry.SOLVERS.items())
+  unmeasured = dataclasses.replace(solver_registry.get_solver("cs_cfr"), algorithm="ES-CFR")
+  with pytest.MonkeyPatch.context() as patch:
+    patch.setitem(solver_registry.SOLVERS, "cs_cfr", unmeasured)
+    with pytest.raises(ValueError, match="algorithm 'ES-CFR'.* has no sampling model"):
+      references.sampling_model("cs_cfr")
+
+
+def test_cs_cfr_frequencies_are_checked_and_mccfr_are_not():
+  game = "kuhn_poker_ante(ante=0.75)"  # P0's K bet pinned only weakly (regime p1_bluffs).
+  reference = references.compute_reference(game)
+  t = reference_check.ITERATIONS.quick * solver_registry.SAMPLED_BUDGET_FACTOR
+  found = references.solver_run_checks(_result(game, "cs_cfr", t, t), reference)
+  suffixes = [c.name.rpartition(": ")[2] for c in found]
+  assert suffixes == ["exploitability", "value of the average policy"] + [
+      f"{label} [{state}]" for state, label in references.CHECKED_STATES_STANDARD.items()]
+  assert all(c.passed for c in found), [c for c in found if not c.passed]
+  assert found[0].tolerance == pytest.approx(8 * 3.5 / (16 * t ** 0.5))  # Delta = 2 (ante + bet).
+  assert found[2].tolerance == pytest.approx(24 / t ** 0.5)
+  # Negative control: the same run with P0 always betting K (the family never does) fails that
+  # frequency's check only (gap 1 > 24 / sqrt(2000) = 0.54).
+  run = _result(game, "cs_cfr", t, t)
+  run.solved.policy["2"] = [0.0, 1.0]
+  failed = [c.name for c in references.solver_run_checks(run, reference) if not c.passed]
+  assert len(failed) == 1 and failed[0].endswith("P0 bets K [2]")
+  mccfr = references.solver_run_checks(_result(game, "our_mccfr_outcome", t, t), reference)
+  assert [c.name.rpartition(": ")[2] for c in mccfr] == [
+      "exploitability", "value of the average policy"]
+  assert mccfr[0].tolerance == pytest.approx(32 * 3.5 / (16 * t ** 0.5))
+
+
 def test_pass_fail_frame_counts_checks_per_game_and_solver():
   ok, bad = Check("ok", 1.0, 1.0, 0.0, "exact"), Check("bad", 2.0, 1.0, 0.5, "exact")
   frame = reference_check.pass_fail_frame(
@@ -95,6 +142,11 @@ def test_make_jobs_budgets():
                      ("kuhn_poker", "cs_cfr"): reference_check.ITERATIONS.quick
                      * solver_registry.SAMPLED_BUDGET_FACTOR,
                      ("leduc_poker", "our_cfr"): reference_check.LEDUC_ITERATIONS}
+  # Chance sampling runs one seed, MCCFR references.MCCFR_SEEDS.
+  made = reference_check.make_jobs(["kuhn_poker"], ["cs_cfr", "our_mccfr_outcome"], 3, None,
+                                   quick=True)
+  assert [(j.solver, j.seed) for j in made] == [("cs_cfr", 3)] + [
+      ("our_mccfr_outcome", s) for s in range(3, 3 + references.MCCFR_SEEDS)]
 
 
 def test_cli_passes_then_fails_on_a_corrupted_golden_file(tmp_path, monkeypatch, capsys):
@@ -220,3 +272,67 @@ def test_cli_three_players_fails_on_a_doctored_golden_family(tmp_path, monkeypat
   out = capsys.readouterr().out
   assert out.count("**FAIL**") == 1
   assert f"{THREE}: family member 0 (c11=0, values -1/48, -1/48, 1/24) parameters" in out
+
+
+SIMPLE = "external_solvers.simple_cfr:SimpleCFR"
+SIGN_ERROR = "external_solvers.simple_cfr:SignErrorCFR"
+
+
+def test_cli_checks_solvers_from_outside_the_project(tmp_path, capsys):
+  # tests/external_solvers is imported only through module:Name, as another project's code.
+  argv = ["reference-check", "--quick", "--game", "kuhn_poker", "--game", THREE,
+          "--solver", SIMPLE, "--solver", SIGN_ERROR, "--solver", "our_cfr"]
+  assert cli.main(argv + ["--out", str(tmp_path)]) == 1
+  out = capsys.readouterr().out
+  # Only the sign error fails, on the two-player game: exploitability 0.83 against 0.0177.
+  failed = [line for line in out.splitlines() if "**FAIL**" in line]
+  assert failed and all(SIGN_ERROR in line for line in failed)
+  assert any(f"kuhn_poker {SIGN_ERROR} T=200: exploitability | 0.83" in line for line in failed)
+  frame = {r["game"]: r for r in pd.read_csv(tmp_path / "reference-check" / "pass_fail.csv",
+                                              keep_default_na=False).to_dict("records")}
+  assert frame["kuhn_poker"][SIMPLE] == "7/7" and frame["kuhn_poker"][SIGN_ERROR].endswith("FAIL")
+  assert frame[THREE][SIMPLE] == "-" and frame[THREE]["our_cfr"] == "3/3"
+  text = (tmp_path / "report.md").read_text()
+  assert f"`{SIMPLE}`: run through OpenSpiel's Python CFR; skipped on {THREE}: " in text
+  assert "SimpleCFR solves two-player zero-sum games" in text
+
+
+def test_cli_imports_a_module_that_registers_a_game(tmp_path, capsys):
+  argv = ["reference-check", "--quick", "--game", "external_kuhn", "--solver", SIMPLE]
+  assert cli.main(argv + ["--out", str(tmp_path / "a")]) == 2  # Not registered yet.
+  assert "unknown game 'external_kuhn'" in capsys.readouterr().err
+  argv += ["--import", "external_solvers.my_games"]
+  assert cli.main(argv + ["--out", str(tmp_path / "b")]) == 0
+  found = report.load_sections(tmp_path / "b", [])[0].section.checks
+  # No golden entry and no closed form for another project's game: the LP's checks (duality,
+  # exploitability 0 of its equilibrium) and the solver's exploitability and value against it.
+  assert [c.name.rpartition(": ")[2] for c in found] == [
+      "LP value, player 0 vs player 1 program", "exploitability of the LP equilibrium",
+      "exploitability", "value of the average policy"]
+  assert found[3].reference == pytest.approx(-1 / 30)  # Kuhn poker at ante 2 (closed form).
+
+
+@pytest.mark.parametrize("options, message", [
+    (["--solver", "external_solvers.missing:X"], "the module does not import"),
+    (["--solver", "external_solvers.simple_cfr:Nope"], "has no attribute 'Nope'"),
+    (["--solver", "external_solvers.broken:NoInterface"], "NoInterface has none of the supported "
+     "interfaces (looked for the project's solvers: solve(n) + average_policy(); pyspiel's C++ "
+     "MCCFR: run_iteration() + average_policy(); "),
+    (["--solver", "external_solvers.broken:RaisingConstructor"],
+     "raised RuntimeError: this solver needs a depth_limit option for kuhn_poker()"),
+    (["--solver", "external_solvers.broken:WrongShape"], "has 3 probabilities; the game has 2"),
+    (["--solver", "external_solvers.broken:NotADistribution"], "sums to 1.4, not 1"),
+    (["--solver", SIMPLE, "--import", "external_solvers.missing"],
+     "--import external_solvers.missing: the module does not import"),
+    (["--solver", SIMPLE, "--solver-arg", "novalue"], "--solver-arg expects key=value"),
+    (["--solver", "our_cfr", "--solver-arg", "a=1"], "no --solver names one"),
+    (["--solver", SIMPLE, "--game", "no_such_game"], "unknown game 'no_such_game'"),
+])
+def test_cli_bad_solvers_are_one_line_errors(options, message, tmp_path, capsys):
+  argv = ["reference-check", "--quick", "--iterations", "2", "--out", str(tmp_path / "out")]
+  if "--game" not in options:
+    argv += ["--game", "kuhn_poker"]
+  assert cli.main(argv + options) == 2
+  err = capsys.readouterr().err
+  assert message in err and err.count("\n") == 1, err
+  assert not (tmp_path / "out").exists()  # Nothing half-written.
