@@ -19,8 +19,9 @@ in ``context.KEPT_FOLDERS`` (``jobs/``...) is kept for reuse. A section in ``DIR
 read is shown as unreadable in the report and named in one line on stderr (exit 1).
 
 Without a terminal (a log file, a pipe, ``make``) and without ``--quiet``, each experiment prints
-a line when it starts and when it ends, and its sweeps a line with their estimated time and one
-at most every minute (``context.plain_progress``), so that a log shows where a long run is.
+a line when it starts and when it ends, its sweeps a line with their estimated time, and a line at
+least once a minute while it runs (``context.plain_progress``, ``Context.heartbeat``), so that a
+log shows where a long run is.
 
 Nothing a person does ends in a traceback: bad options and ``--out`` problems (including an
 empty ``--out``, which would be the current folder) print one ``error:`` line (exit 2, nothing
@@ -229,7 +230,8 @@ def _run_one(module: ModuleType, args: argparse.Namespace, root: pathlib.Path,
   error, interrupted, lost = None, False, None
   section = ReportSection(title=module.NAME)
   try:
-    section = module.run(args, ctx)
+    with ctx.heartbeat():
+      section = module.run(args, ctx)
   except ValueError as e:
     if bad_option_propagates:
       if created:

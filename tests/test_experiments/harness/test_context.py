@@ -3,6 +3,8 @@
 refusals before work."""
 
 import json
+import re
+import time
 
 import pytest
 
@@ -155,8 +157,27 @@ def test_without_a_terminal_a_sweep_says_what_it_holds_and_its_estimate(tmp_path
   lines.clear()
   ctx.run_jobs(sweep_jobs()[:2], description="again")
   assert lines == ["t: again: 2 jobs, 2 reused, 0 to run, estimated 0 s on 1 worker(s)"]
-  # A count of more than 100,000 histories says so (tic-tac-toe: 549,946).
+  # A long count of histories says how far it is (tic-tac-toe: 549,946; every line here).
   lines.clear()
+  monkeypatch.setattr(context, "LOG_INTERVAL", 0.0)
   assert ctx.histories("tic_tac_toe") == 549_946
-  assert lines == ["t: counting the histories of tic_tac_toe: 100,000 so far (a large game)"]
+  assert any(line.startswith("t: counting the histories of tic_tac_toe: 100,000 so far (a large "
+                             "game), ") for line in lines)
   assert context.Context("t", tmp_path).log is None  # No log: silent (terminal or --quiet).
+
+
+def test_without_a_terminal_a_long_step_shows_at_least_once_a_minute(tmp_path, monkeypatch):
+  monkeypatch.setattr(context, "LOG_INTERVAL", 0.2)  # A "minute" of 0.2 s.
+  lines = []
+  ctx = context.Context("t", tmp_path, log=lambda name, text: lines.append(f"{name}: {text}"))
+  ctx.activity = "one long job"
+  with ctx.heartbeat():
+    time.sleep(1.0)  # A single step with no line of its own.
+  assert len(lines) >= 2
+  assert all(re.fullmatch(r"t: still running \(one long job\), \d+ s elapsed", line)
+             for line in lines)
+  count = len(lines)
+  time.sleep(0.5)
+  assert len(lines) == count  # The heartbeat stops with the block.
+  with context.Context("t", tmp_path).heartbeat():  # No log: no thread, no line.
+    pass
