@@ -132,6 +132,9 @@ def add_common_arguments(parser: argparse.ArgumentParser) -> None:
   parser.add_argument("--dask-timeout", type=positive_float, default=executors.DASK_TIMEOUT,
                       metavar="S", help="give up connecting to the Dask scheduler after S "
                       f"seconds (default: {executors.DASK_TIMEOUT:g})")
+  parser.add_argument("--allow-no-checks", action="store_true",
+                      help="accept an experiment that makes no reference check (by default it "
+                      "is reported as NO CHECKS and the exit status is 1)")
   parser.add_argument("--max-minutes", type=positive_float, default=DEFAULT_MAX_MINUTES,
                       metavar="M", help="refuse an experiment whose jobs are estimated to take "
                       f"longer than M minutes (default: {DEFAULT_MAX_MINUTES:g})")

@@ -33,6 +33,9 @@ REPORT_NAME = "report.md"
 SECTION_NAME = "section.json"
 INTERRUPTED = "INTERRUPTED"
 UNREADABLE = "UNREADABLE"
+# A section that made no check: not a pass unless the run asked for none (``--allow-no-checks``).
+NO_CHECKS = "NO CHECKS"
+NO_CHECKS_ALLOWED = "no checks (allowed)"
 # A section with more checks than this shows a table per reference source and folds the rows.
 FOLD_CHECKS_ABOVE = 12
 _WORST = "worst abs. difference / tolerance"
@@ -54,6 +57,9 @@ class SectionRecord:
     finished: when the section was saved (ISO 8601).
     budget: the budget it ran at: {"quick": bool, "options": [the options given explicitly,
       as command-line text]}; empty in sections saved before budgets were recorded.
+    missing: one line per optional dependency that was not installed, with what it left out
+      and how to install it (``section.OptionalDependency.missing_text``).
+    allow_no_checks: the run accepted a section without checks (``--allow-no-checks``).
     unreadable: why its ``section.json`` could not be read (set by ``load_sections`` only; the
       other fields are then empty).
   """
@@ -68,6 +74,8 @@ class SectionRecord:
   code: Dict[str, Any] = dataclasses.field(default_factory=dict)
   finished: str = ""
   budget: Dict[str, Any] = dataclasses.field(default_factory=dict)
+  missing: List[str] = dataclasses.field(default_factory=list)
+  allow_no_checks: bool = False
   unreadable: Optional[str] = None
 
   @property
@@ -79,7 +87,9 @@ class SectionRecord:
     if self.error is not None or self.job_failures:
       return "ERROR"
     passed = self.section.passed
-    return "no checks" if passed is None else "PASS" if passed else "FAIL"
+    if passed is None:
+      return NO_CHECKS_ALLOWED if self.allow_no_checks else NO_CHECKS
+    return "PASS" if passed else "FAIL"
 
   def jobs_text(self) -> str:
     """e.g. "42 (40 reused)", or "-" without jobs."""
@@ -281,7 +291,7 @@ def outcome_text(record: SectionRecord, shown_failures: int = 3) -> str:
           f"{record.jobs_text()}, {record.seconds:.1f} s")
   problems = ([record.unreadable] if record.unreadable else []) + (
       [record.error] if record.error else []) + record.job_failures + [
-          f"failed: {c.name}" for c in failed]
+          f"failed: {c.name}" for c in failed] + left_out(record)
   if problems:
     more = len(problems) - shown_failures
     line += "; " + "; ".join(problems[:shown_failures]) + (f"; +{more} more" if more > 0 else "")
@@ -294,9 +304,18 @@ def summary_line(record: SectionRecord, shown_failures: int = 3) -> str:
 
 
 def overall_status(records: Sequence[SectionRecord]) -> bool:
-  """True when no experiment crashed, failed a job or a check, or was interrupted, and every
-  section could be read."""
-  return all(r.status in ("PASS", "no checks") for r in records)
+  """True when no experiment crashed, failed a job or a check, was interrupted or made no check
+  (unless the run allowed that), and every section could be read."""
+  return all(r.status in ("PASS", NO_CHECKS_ALLOWED) for r in records)
+
+
+def verdict_of(records: Sequence[SectionRecord]) -> str:
+  """PASS (``overall_status``); NO CHECKS when the only fault is sections without checks; else
+  FAIL."""
+  if overall_status(records):
+    return "PASS"
+  return NO_CHECKS if all(r.status in ("PASS", NO_CHECKS, NO_CHECKS_ALLOWED)
+                          for r in records) else "FAIL"
 
 
 def budget_note(records: Sequence[SectionRecord]) -> str:
@@ -332,10 +351,21 @@ def anchor(record: SectionRecord) -> str:
   return record.experiment
 
 
+NO_CHECKS_ADVICE = ("made no reference check, so nothing it printed was compared with a "
+                    "reference (a game or solver outside every check?); --allow-no-checks accepts "
+                    "that")
+
+
+def left_out(record: SectionRecord) -> List[str]:
+  """What the record lacks: no checks at all, and the optional dependencies that were missing."""
+  return ([NO_CHECKS_ADVICE] if record.status == NO_CHECKS else []) + record.missing
+
+
 def _problems(record: SectionRecord) -> List[str]:
   return ([unreadable_advice(record)] if record.unreadable else []) + (
       [record.error] if record.error else []) + record.job_failures + (
-          ["interrupted; rerun the same command to resume"] if record.interrupted else [])
+          ["interrupted; rerun the same command to resume"] if record.interrupted else []
+      ) + left_out(record)
 
 
 def render_report(folder: pathlib.Path, order: Sequence[str],
@@ -363,11 +393,13 @@ def render_report(folder: pathlib.Path, order: Sequence[str],
   built = [c for c in all_checks if c.by_construction]
   failed = [c for c in all_checks if not c.passed]
   errors = [r for r in records if r.status in ("ERROR", INTERRUPTED, UNREADABLE)]
-  verdict = "PASS" if overall_status(records) else "FAIL"
+  unchecked = [r for r in records if r.status == NO_CHECKS]
+  verdict = verdict_of(records)
   out += ["## Summary", "",
           f"**{verdict}**: {len(all_checks) - len(failed)} of {len(all_checks)} checks passed, "
           f"{len(errors)} experiment(s) crashed, had failed jobs, were interrupted or could not "
-          "be read. A check passes when |value - reference| <= tolerance"
+          f"be read, {len(unchecked)} made no check. A check passes when |value - reference| <= "
+          "tolerance"
           + (f"; {len(built)} of the checks {_hold(built)} by construction (identities or "
              "bounds of the method, guards against bugs) and "
              f"{'is' if len(built) == 1 else 'are'} left out of the worst distance below"
@@ -377,8 +409,9 @@ def render_report(folder: pathlib.Path, order: Sequence[str],
   out += [summary_table(records), ""]
   if failed:
     out += ["### Failed checks", "", checks_table(failed), ""]
-  for r in errors:
-    out += [f"- **{r.experiment}**: " + "; ".join(_problems(r))]
+  for r in records:
+    if _problems(r):
+      out += [f"- **{r.experiment}**: " + "; ".join(_problems(r))]
   for r in records:
     s = r.section
     out += ["", f'<a id="{anchor(r)}"></a>', "", f"## {s.title}", ""]

@@ -14,6 +14,7 @@ from experiments.harness import context
 from experiments.harness import plotting
 from experiments.harness import provenance
 from experiments.harness import report
+from experiments.harness import section as section_lib
 from experiments.harness.section import ReportSection
 import helpers
 
@@ -333,3 +334,41 @@ def test_report_has_contents_and_sets_identities_apart(fakes, tmp_path):
   assert "| trunk <= whole | 0.5 | 0 | 0.5 | 0.5 | a restriction | pass (holds by construction) |" \
       in text
   assert "1 of them holds by construction" in text
+
+
+def _unchecked(args, ctx):
+  return ReportSection(title="Nothing checked")
+
+
+def test_zero_checks_is_not_a_pass_unless_asked_for(monkeypatch, tmp_path, capsys):
+  gamma = _fake_experiment("gamma", 3, _unchecked)
+  monkeypatch.setattr(cli, "experiment_modules", lambda: [gamma])
+  out = tmp_path / "r"
+  assert cli.main(["gamma", "--out", str(out)]) == 1
+  printed = capsys.readouterr().out
+  assert "| gamma | Nothing checked | 0/0 | - | default | - |" in printed
+  assert "| NO CHECKS |" in printed
+  assert f"gamma: {report.NO_CHECKS_ADVICE}" in printed
+  text = _report(out)
+  assert "**NO CHECKS**: 0 of 0 checks passed, 0 experiment(s) crashed" in text
+  assert f"- **gamma**: {report.NO_CHECKS_ADVICE}" in text
+  assert cli.main(["gamma", "--allow-no-checks", "--quiet", "--out", str(out)]) == 0
+  assert capsys.readouterr().out.startswith("gamma: no checks (allowed), 0/0 checks passed")
+  assert "**PASS**: 0 of 0 checks passed" in _report(out)
+
+
+def test_a_missing_optional_dependency_is_said_on_the_console(monkeypatch, tmp_path, capsys):
+  alpha = _fake_experiment("alpha", 1, _alpha)
+  absent = section_lib.OptionalDependency("no_such_module_xyz", "Xyz", "pip install xyz",
+                                          "the xyz checks")
+  alpha.OPTIONAL_DEPENDENCIES = (absent, section_lib.OptionalDependency(
+      "json", "JSON", "(built in)", "nothing"))
+  monkeypatch.setattr(cli, "experiment_modules", lambda: [alpha])
+  assert cli.main(["alpha", "--out", str(tmp_path)]) == 0  # Its remaining checks passed.
+  captured = capsys.readouterr()
+  line = ("Xyz is not installed, so the xyz checks are left out; install it with pip install "
+          "xyz")
+  assert captured.err.splitlines() == [f"alpha: note: {line}"]  # At once, on stderr.
+  assert f"alpha: {line}" in captured.out.splitlines()  # Again under the summary.
+  assert f"- **alpha**: {line}" in _report(tmp_path)
+  assert section_lib.TORCH.install == "pip install -e '.[learn]'"
