@@ -35,9 +35,11 @@ except for ``KEPT_FOLDERS``, the saved work that later runs reuse.
 import contextlib
 import dataclasses
 import datetime
+import multiprocessing
+import os
 import pathlib
+import signal
 import sys
-import threading
 import time
 from typing import Callable, Dict, Iterator, List, Optional, Sequence
 
@@ -60,6 +62,8 @@ JOBS_FOLDER = "jobs"
 KEPT_FOLDERS = (JOBS_FOLDER, "data", "models")
 # Without a terminal, the longest time between two lines about a sweep's progress (seconds).
 LOG_INTERVAL = 60.0
+# The longest activity text the heartbeat shows (bytes).
+_ACTIVITY_BYTES = 240
 # Estimated cost of measuring the average policy once, per history, and of the final
 # OpenSpiel measurement, per history (seconds; Kuhn and Leduc poker on 2 cores, with a margin).
 _MEASURE_SECONDS_PER_HISTORY = 5e-6
@@ -83,14 +87,26 @@ def plain_progress(quiet: bool) -> bool:
   return not quiet and not sys.stderr.isatty()
 
 
-_PRINTING = threading.Lock()  # A heartbeat line and the run's own lines do not interleave.
-
-
 def log_line(name: str, text: str) -> None:
   """Prints ``[HH:MM:SS] name: text`` on stdout at once (a plain progress line)."""
   stamp = datetime.datetime.now().strftime("%H:%M:%S")
-  with _PRINTING:
-    print(f"[{stamp}] {name}: {text}", flush=True)
+  print(f"[{stamp}] {name}: {text}", flush=True)
+
+
+def _beat(name: str, last_line, activity, parent: int, begin: float) -> None:
+  """The heartbeat's process: every few seconds, a ``log_line``-formatted "still running" line if
+  ``LOG_INTERVAL`` seconds passed since ``last_line``; it ends with its parent. Written with one
+  ``os.write`` (no lock a forked thread may have held)."""
+  signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the run's to handle.
+  while os.getppid() == parent:
+    time.sleep(min(LOG_INTERVAL, 5.0))
+    now = time.monotonic()
+    if now - last_line.value >= LOG_INTERVAL:
+      last_line.value = now
+      doing = activity.value.decode("utf-8", "replace")
+      stamp = datetime.datetime.now().strftime("%H:%M:%S")
+      os.write(1, (f"[{stamp}] {name}: still running" + (f" ({doing})" if doing else "")
+                   + f", {duration(now - begin)} elapsed\n").encode("utf-8"))
 
 
 class _LogStream:
@@ -176,13 +192,15 @@ class Context:
     self.log = log
     self.stats = SweepStats()
     self.failures: List[JobFailure] = []
-    self.activity = ""  # What the heartbeat says the run is doing ("" before any sweep).
-    self._last_line = time.monotonic()
+    # Shared with the heartbeat's process (``heartbeat``): when the last line was printed
+    # (``time.monotonic``, one clock for all processes) and what the run is doing.
+    self._last_line = multiprocessing.RawValue("d", time.monotonic())
+    self._activity = multiprocessing.RawArray("c", _ACTIVITY_BYTES)
 
   def note(self, text: str) -> None:
     """A plain progress line about this experiment, if the context has a ``log``."""
     if self.log is not None:
-      self._last_line = time.monotonic()
+      self._last_line.value = time.monotonic()
       self.log(self.name, text)
 
   def bar(self, log_format: str, **options) -> tqdm.tqdm:
@@ -198,28 +216,33 @@ class Context:
     return tqdm.tqdm(file=_LogStream(self.note), bar_format=log_format,
                      mininterval=LOG_INTERVAL, leave=False, **options)
 
+  @property
+  def activity(self) -> str:
+    """What the heartbeat says the run is doing ("" before any sweep)."""
+    return self._activity.value.decode("utf-8", "replace")
+
+  @activity.setter
+  def activity(self, text: str) -> None:
+    self._activity.value = text.encode("utf-8")[:_ACTIVITY_BYTES - 1]
+
   @contextlib.contextmanager
   def heartbeat(self) -> Iterator[None]:
-    """While the block runs (with a ``log``), a "still running" line (with ``activity``) whenever
-    ``LOG_INTERVAL`` seconds pass without a line: a single long step shows too."""
-    if self.log is None:
+    """While the block runs, with ``log_line`` as its ``log``, a "still running" line (with
+    ``activity``) whenever ``LOG_INTERVAL`` seconds pass without a line, so that a single long
+    step shows too. The lines come from a forked process (``_beat``): a thread would wait for
+    compiled kernels that hold the interpreter lock for minutes."""
+    if self.log is not log_line:
       yield
       return
-    stop, begin = threading.Event(), time.monotonic()
-
-    def beat() -> None:
-      while not stop.wait(min(LOG_INTERVAL, 5.0)):
-        if time.monotonic() - self._last_line >= LOG_INTERVAL:
-          doing = f" ({self.activity})" if self.activity else ""
-          self.note(f"still running{doing}, {duration(time.monotonic() - begin)} elapsed")
-
-    thread = threading.Thread(target=beat, name=f"{self.name} heartbeat", daemon=True)
-    thread.start()
+    beat = multiprocessing.get_context("fork").Process(
+        target=_beat, args=(self.name, self._last_line, self._activity, os.getpid(),
+                            time.monotonic()), daemon=True)
+    beat.start()
     try:
       yield
     finally:
-      stop.set()
-      thread.join()
+      beat.kill()
+      beat.join()
 
   def histories(self, game: str) -> int:
     """The game's number of histories, capped at the engine's limit (``game_loader.histories``),

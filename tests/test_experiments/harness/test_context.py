@@ -3,6 +3,7 @@
 refusals before work."""
 
 import json
+import math
 import re
 import time
 
@@ -166,18 +167,24 @@ def test_without_a_terminal_a_sweep_says_what_it_holds_and_its_estimate(tmp_path
   assert context.Context("t", tmp_path).log is None  # No log: silent (terminal or --quiet).
 
 
-def test_without_a_terminal_a_long_step_shows_at_least_once_a_minute(tmp_path, monkeypatch):
-  monkeypatch.setattr(context, "LOG_INTERVAL", 0.2)  # A "minute" of 0.2 s.
-  lines = []
-  ctx = context.Context("t", tmp_path, log=lambda name, text: lines.append(f"{name}: {text}"))
+def test_without_a_terminal_a_long_step_shows_at_least_once_a_minute(tmp_path, monkeypatch,
+                                                                     capfd):
+  monkeypatch.setattr(context, "LOG_INTERVAL", 0.3)  # A "minute" of 0.3 s.
+  ctx = context.Context("t", tmp_path, log=context.log_line)
   ctx.activity = "one long job"
   with ctx.heartbeat():
-    time.sleep(1.0)  # A single step with no line of its own.
-  assert len(lines) >= 2
-  assert all(re.fullmatch(r"t: still running \(one long job\), \d+ s elapsed", line)
-             for line in lines)
-  count = len(lines)
-  time.sleep(0.5)
-  assert len(lines) == count  # The heartbeat stops with the block.
-  with context.Context("t", tmp_path).heartbeat():  # No log: no thread, no line.
-    pass
+    ctx.note("a line of the run's own")
+    begin = time.perf_counter()
+    while time.perf_counter() - begin < 1.5:  # Single C calls that hold the interpreter lock,
+      math.factorial(100_000)                 # as a compiled kernel does: no thread could print.
+  lines = capfd.readouterr().out.splitlines()
+  assert re.fullmatch(r"\[\d\d:\d\d:\d\d\] t: a line of the run's own", lines[0])
+  assert len(lines) >= 3
+  for line in lines[1:]:
+    assert re.fullmatch(r"\[\d\d:\d\d:\d\d\] t: still running \(one long job\), \d+ s "
+                        r"elapsed", line), line
+  time.sleep(1.0)
+  assert capfd.readouterr().out == ""  # The heartbeat ends with the block.
+  with context.Context("t", tmp_path).heartbeat():  # No log: no heartbeat.
+    time.sleep(1.0)
+  assert capfd.readouterr().out == ""
