@@ -124,8 +124,11 @@ def add_common_arguments(parser: argparse.ArgumentParser) -> None:
                       help="one line per experiment, no progress bars")
   parser.add_argument("--fresh", action="store_true",
                       help="recompute every job, even those already saved for the same code")
-  parser.add_argument("--workers", type=positive_int, default=1, metavar="N",
-                      help="process-pool size for sweeps (default: 1, this process)")
+  workers = executors.default_workers()
+  parser.add_argument("--workers", type=positive_int, default=workers, metavar="N",
+                      help="process-pool size for sweeps; 1 runs them in this process (default: "
+                      f"the CPUs, capped at one worker per {executors.WORKER_BYTES / 2**30:.1f} "
+                      f"GiB of available memory: {workers} here)")
   parser.add_argument("--dask", metavar="ADDRESS", default=None,
                       help="run sweeps on the Dask scheduler at ADDRESS, e.g. tcp://host:8786 "
                       "(needs pip install '.[dask]'; --workers is then ignored; default: off)")

@@ -99,7 +99,7 @@ def _beat(name: str, last_line, activity, parent: int, begin: float) -> None:
   ``os.write`` (no lock a forked thread may have held)."""
   signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the run's to handle.
   while os.getppid() == parent:
-    time.sleep(min(LOG_INTERVAL, 5.0))
+    time.sleep(max(min(LOG_INTERVAL, 5.0), 0.05))
     now = time.monotonic()
     if now - last_line.value >= LOG_INTERVAL:
       last_line.value = now
@@ -324,7 +324,7 @@ class Context:
     self.stats.total += len(sweep)
     self.stats.reused += len(found)
     self.stats.reused_finished += [r.finished for r in found.values()]
-    label = description or self.name
+    label = description or "sweep"
     with self.bar("{desc}: {n} of {total} jobs done, {elapsed} elapsed, about {remaining} left",
                   total=len(sweep), initial=len(found), desc=label) as bar:
       items = jobs_lib.batches(todo) if batch else todo
@@ -344,6 +344,7 @@ class Context:
             self.stats.computed += 1
           bar.update(1)
         self.activity = f"{label}: {bar.n} of {_jobs(len(sweep))} done"
+    self.activity = f"{label} finished, {_jobs(len(sweep))}"
     for result in found.values():
       code = provenance.describe_code(result.computed_by)
       self.stats.code[code] = self.stats.code.get(code, 0) + 1

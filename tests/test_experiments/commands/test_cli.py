@@ -296,17 +296,18 @@ def test_without_a_terminal_each_experiment_says_when_it_starts_and_ends(fakes, 
   out = capsys.readouterr().out
   stamped = [line for line in out.splitlines() if line.startswith("[")]
   assert all(re.match(r"\[\d\d:\d\d:\d\d\] ", line) for line in stamped)
-  # (The heartbeat's "still running" lines, here as often as it looks, are tested in
-  # test_context.py.)
-  lines = [line.split("] ", 1)[1] for line in stamped if "still running" not in line]
+  # (The heartbeat's "still running" lines and the count of histories, here at once, are tested
+  # in test_context.py.)
+  lines = [line.split("] ", 1)[1] for line in stamped
+           if "still running" not in line and "counting the histories" not in line]
   assert lines[0] == "alpha: started, budget quick (--quick)"
   assert lines[1].startswith("alpha: done, PASS, 1/1 checks passed, jobs -, ")
   assert lines[2] == "beta: started, budget quick (--quick)"
-  assert re.fullmatch(r"beta: beta sweep: 2 jobs, 0 reused, 2 to run, estimated \d+ s on 1 "
+  assert re.fullmatch(r"beta: beta sweep: 2 jobs, 0 reused, 2 to run, estimated \d+ s on \d "
                       r"worker\(s\)", lines[3])
   for line, done in zip(lines[4:7], range(3)):  # tqdm's bar as lines, elapsed and remaining.
-    assert re.fullmatch(rf"beta: beta sweep: {done} of 2 jobs done, 00:00 elapsed, about "
-                        r"(\?|00:00) left", line), line
+    assert re.fullmatch(rf"beta: beta sweep: {done} of 2 jobs done, \d\d:\d\d elapsed, about "
+                        r"(\?|\d\d:\d\d) left", line), line
   assert lines[7].startswith("beta: done, PASS, 3/3 checks passed, jobs 2 (0 reused), ")
   # --quiet: one line per experiment, no progress lines.
   assert cli.main(["run", "--quick", "--quiet", "--out", str(tmp_path)]) == 0
