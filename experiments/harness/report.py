@@ -21,7 +21,7 @@ import dataclasses
 import json
 import math
 import pathlib
-from typing import Any, Dict, List, Optional, Sequence
+from typing import Any, Callable, Dict, List, Optional, Sequence
 
 from experiments.harness import provenance
 from experiments.harness import tables
@@ -96,7 +96,7 @@ class SectionRecord:
     total = self.jobs.get("total", 0)
     if not total:
       return "-"
-    return f"{total} ({self.jobs.get('reused', 0)} reused)"
+    return f"{total:,} ({self.jobs.get('reused', 0):,} reused)"
 
   def budget_text(self) -> str:
     """``describe_budget`` of the record's budget ("-" if unreadable)."""
@@ -195,6 +195,22 @@ def _num(x: float) -> str:
   return "not a number" if math.isnan(x) else f"{x:.6g}"
 
 
+def column_format(values: Sequence[float]) -> Callable[[float], str]:
+  """One number format for a column of the report: whole numbers with thousands separators;
+  else, when every nonzero magnitude lies in [1e-4, 1e6), fixed point with the decimals that show
+  the smallest to four significant digits (at most eight; thousands separators); else scientific
+  with four significant digits. NaN shows as "not a number" in any."""
+  finite = [abs(v) for v in values if math.isfinite(v)]
+  if all(v == int(v) for v in finite):
+    fmt = "{:,.0f}"
+  elif all(1e-4 <= v < 1e6 for v in finite if v):
+    decimals = min(8, max(3 - math.floor(math.log10(v)) for v in finite if v))
+    fmt = f"{{:,.{decimals}f}}"
+  else:
+    fmt = "{:.3e}"
+  return lambda x: "not a number" if math.isnan(x) else str(x) if math.isinf(x) else fmt.format(x)
+
+
 def _ratio(check: Check) -> float:
   """|value - reference| / tolerance (0/0 counts as 0)."""
   diff = abs(check.value - check.reference)
@@ -203,11 +219,24 @@ def _ratio(check: Check) -> float:
   return diff / check.tolerance
 
 
-def _worst(checks: Sequence[Check]) -> str:
+def _worst_ratio(checks: Sequence[Check]) -> Optional[float]:
   """The largest ``_ratio`` of the checks against a reference (those that hold by construction
-  left out), or "-"."""
+  left out), or None."""
   compared = [c for c in checks if not c.by_construction]
-  return _num(max(_ratio(c) for c in compared)) if compared else "-"
+  return max(_ratio(c) for c in compared) if compared else None
+
+
+def _worst(checks: Sequence[Check]) -> str:
+  """``_worst_ratio`` for a sentence, or "-"."""
+  worst = _worst_ratio(checks)
+  return "-" if worst is None else _num(worst)
+
+
+def _worst_column(groups: Sequence[Sequence[Check]]) -> List[str]:
+  """``_worst_ratio`` of each group of checks in one format (``column_format``), "-" for none."""
+  ratios = [_worst_ratio(g) for g in groups]
+  fmt = column_format([r for r in ratios if r is not None])
+  return ["-" if r is None else fmt(r) for r in ratios]
 
 
 def _result(check: Check) -> str:
@@ -220,9 +249,12 @@ def checks_table(checks: Sequence[Check]) -> str:
   lines = ["| check | value | reference | abs. difference | tolerance | reference source "
            "| result |",
            "|---|---:|---:|---:|---:|---|---|"]
+  columns = [[c.value for c in checks], [c.reference for c in checks],
+             [abs(c.value - c.reference) for c in checks], [c.tolerance for c in checks]]
+  value, reference, difference, tolerance = (column_format(v) for v in columns)
   for c in checks:
-    lines.append(f"| {tables.escape(c.name)} | {_num(c.value)} | {_num(c.reference)} | "
-                 f"{_num(abs(c.value - c.reference))} | {_num(c.tolerance)} | "
+    lines.append(f"| {tables.escape(c.name)} | {value(c.value)} | {reference(c.reference)} | "
+                 f"{difference(abs(c.value - c.reference))} | {tolerance(c.tolerance)} | "
                  f"{tables.escape(c.source)} | {_result(c)} |")
   return "\n".join(lines)
 
@@ -234,10 +266,10 @@ def sources_table(checks: Sequence[Check]) -> str:
   for c in checks:
     groups.setdefault((c.source, c.by_construction), []).append(c)
   lines = [f"| reference source | checks | passed | {_WORST} |", "|---|---:|---:|---:|"]
-  for (source, built), found in groups.items():
-    worst = "holds by construction" if built else _worst(found)
-    lines.append(f"| {tables.escape(source)} | {len(found)} | {sum(c.passed for c in found)} | "
-                 f"{worst} |")
+  worst = _worst_column([[] if built else found for (_, built), found in groups.items()])
+  for ((source, built), found), ratio in zip(groups.items(), worst):
+    lines.append(f"| {tables.escape(source)} | {len(found):,} | {sum(c.passed for c in found):,} "
+                 f"| {'holds by construction' if built else ratio} |")
   return "\n".join(lines)
 
 
@@ -250,7 +282,7 @@ def checks_block(checks: Sequence[Check]) -> List[str]:
   reference source, the failed checks, and every row folded (``<details>``)."""
   failed = [c for c in checks if not c.passed]
   built = [c for c in checks if c.by_construction]
-  text = f"{len(checks) - len(failed)} of {len(checks)} checks passed"
+  text = f"{len(checks) - len(failed):,} of {len(checks):,} checks passed"
   if len(built) < len(checks):
     text += f"; worst abs. difference / tolerance {_worst(checks)} (a check passes at 1 or less)"
   if built:
@@ -263,8 +295,14 @@ def checks_block(checks: Sequence[Check]) -> List[str]:
   lines += ["", sources_table(checks)]
   if failed:
     lines += ["", "Failed checks:", "", checks_table(failed)]
-  return lines + ["", f"<details><summary>All {len(checks)} checks, one per row</summary>", "",
-                  checks_table(checks), "", "</details>"]
+  return lines + [""] + _folded(f"All {len(checks):,} checks, one per row", checks_table(checks))
+
+
+def _folded(summary: str, table: str, fold: bool = True) -> List[str]:
+  """``table`` in a ``<details>`` block titled ``summary`` (or as it is, without ``fold``)."""
+  if not fold:
+    return [table]
+  return [f"<details><summary>{summary}</summary>", "", table, "", "</details>"]
 
 
 def summary_table(records: Sequence[SectionRecord]) -> str:
@@ -272,13 +310,14 @@ def summary_table(records: Sequence[SectionRecord]) -> str:
   hold by construction left out), budget, jobs, time, status."""
   lines = [f"| experiment | what was solved | checks passed | {_WORST} | budget | jobs "
            "| time (s) | status |", "|---|---|---:|---:|---|---:|---:|---|"]
-  for r in records:
+  worst = _worst_column([r.section.checks for r in records])
+  for r, ratio in zip(records, worst):
     checks = r.section.checks
     passed = sum(c.passed for c in checks)
-    seconds = "-" if r.unreadable is not None else f"{r.seconds:.1f}"
-    lines.append(f"| {r.experiment} | {tables.escape(r.section.title)} | {passed}/{len(checks)} | "
-                 f"{_worst(checks)} | {r.budget_text()} | {r.jobs_text()} | {seconds} | "
-                 f"{r.status} |")
+    seconds = "-" if r.unreadable is not None else f"{r.seconds:,.1f}"
+    lines.append(f"| {r.experiment} | {tables.escape(r.section.title)} | "
+                 f"{passed:,}/{len(checks):,} | {ratio} | {r.budget_text()} | {r.jobs_text()} | "
+                 f"{seconds} | {r.status} |")
   return "\n".join(lines)
 
 
@@ -384,11 +423,6 @@ def render_report(folder: pathlib.Path, order: Sequence[str],
     out += [f"Last command: `{' '.join(manifest['command'])}`; started {manifest['start']}, "
             f"ended {manifest.get('end')}; details in `manifest.json`.", ""]
   out += [_code_header(records), ""]
-  out += ["## Contents", "", "- [Summary](#summary)"] + [
-      f"- [{r.section.title}](#{anchor(r)}): {r.status}" + (
-          "" if r.unreadable is not None else
-          f", {sum(c.passed for c in r.section.checks)}/{len(r.section.checks)} checks passed")
-      for r in records] + [""]
   all_checks = [c for r in records for c in r.section.checks]
   built = [c for c in all_checks if c.by_construction]
   failed = [c for c in all_checks if not c.passed]
@@ -396,7 +430,7 @@ def render_report(folder: pathlib.Path, order: Sequence[str],
   unchecked = [r for r in records if r.status == NO_CHECKS]
   verdict = verdict_of(records)
   out += ["## Summary", "",
-          f"**{verdict}**: {len(all_checks) - len(failed)} of {len(all_checks)} checks passed, "
+          f"**{verdict}**: {len(all_checks) - len(failed):,} of {len(all_checks):,} checks passed, "
           f"{len(errors)} experiment(s) crashed, had failed jobs, were interrupted or could not "
           f"be read, {len(unchecked)} made no check. A check passes when |value - reference| <= "
           "tolerance"
@@ -408,10 +442,17 @@ def render_report(folder: pathlib.Path, order: Sequence[str],
   out += [note, ""] if note else []
   out += [summary_table(records), ""]
   if failed:
-    out += ["### Failed checks", "", checks_table(failed), ""]
+    out += ["### Failed checks", ""] + _folded(
+        f"{len(failed):,} failed checks", checks_table(failed), len(failed) > FOLD_CHECKS_ABOVE)
+    out += [""]
   for r in records:
     if _problems(r):
       out += [f"- **{r.experiment}**: " + "; ".join(_problems(r))]
+  out += ["", "## Contents", ""] + [
+      f"- [{r.section.title}](#{anchor(r)}): {r.status}" + (
+          "" if r.unreadable is not None else
+          f", {sum(c.passed for c in r.section.checks):,}/{len(r.section.checks):,} checks passed")
+      for r in records] + [""]
   for r in records:
     s = r.section
     out += ["", f'<a id="{anchor(r)}"></a>', "", f"## {s.title}", ""]
