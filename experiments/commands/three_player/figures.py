@@ -144,9 +144,10 @@ def plot_family(runs: pd.DataFrame, solvers: Sequence[str]) -> matplotlib.figure
   ax, zoom, ax_p1 = axes[0]
   _draw_values(ax, data, labelled=True)
   _draw_values(zoom, data, labelled=False)
-  for beta in (0.0, 0.125, 0.25):  # Above right of the segment, on top of any line.
+  # Above right of the segment (the last below right, inside the axes), on top of any line.
+  for beta, offset in ((0.0, (14, 10)), (0.125, (14, 10)), (0.25, (8, -16))):
     zoom.annotate(f"beta = {beta:g}", (1 / 24 + beta / 24, -1 / 48 - beta / 24), fontsize=7,
-                  textcoords="offset points", xytext=(14, 10), ha="left", color="dimgrey",
+                  textcoords="offset points", xytext=offset, ha="left", color="dimgrey",
                   zorder=7, bbox={"boxstyle": "round,pad=0.2", "facecolor": "white",
                                   "edgecolor": "none", "alpha": 0.9},
                   arrowprops={"arrowstyle": "-", "color": "dimgrey", "linewidth": 0.6})
