@@ -256,7 +256,7 @@ def figure(frame: pd.DataFrame, targets: Sequence[float] = TARGETS) -> matplotli
       style = available[solver].style()
       label = run_rows["label"].iloc[0]
       if seeds[solver] > 1:  # A sampled solver: one thin line per seed, none drawn over.
-        style = {**style, "linewidth": 0.8, "alpha": 0.8}
+        style = {**style, "linewidth": 0.8, "alpha": 0.8, "markersize": 1.5}
         label = f"{label}, {seeds[solver]} seeds (thin lines)"
       ax.plot(run_rows["cpu_seconds"], run_rows["value"], label=label if seed == 0 else None,
               **style)
