@@ -1,10 +1,10 @@
 """Every Python code block of README.md and docs/*.md runs as written, on its own.
 
-A block is a fenced ```` ```python ```` block; each runs in a fresh interpreter from the
-repository's root (as a reader pastes it into ``python`` in the clone), so a block that uses a
-name it does not define or import fails here. A block that is deliberately not runnable (an
-excerpt, a template with placeholders) says so on the line right before its fence, with the
-reason: ``<!-- snippet: not run (reason) -->``.
+A block is a fenced ```` ```python ```` block; each runs in a fresh interpreter with the
+repository importable (as a reader pastes it into ``python`` in the clone), in an empty folder of
+its own, so a block that uses a name it does not define or import fails here. A block that is
+deliberately not runnable (an excerpt, a template with placeholders) says so on the line right
+before its fence, with the reason: ``<!-- snippet: not run (reason) -->``.
 """
 
 import os
@@ -66,7 +66,8 @@ def test_blocks_are_found_and_a_marker_is_understood(tmp_path):
 @pytest.mark.parametrize("snippet", [s for s in ALL if s.runnable], ids=lambda s: s.name)
 def test_every_python_block_runs_as_written(snippet, tmp_path):
   env = dict(os.environ, PYTHONPATH=str(ROOT), MPLBACKEND="Agg")
-  done = subprocess.run([sys.executable, "-c", snippet.code], cwd=ROOT, env=env,
+  # In a folder of its own: whatever a block writes stays there (safe under pytest-xdist).
+  done = subprocess.run([sys.executable, "-c", snippet.code], cwd=tmp_path, env=env,
                         capture_output=True, text=True, timeout=TIMEOUT, check=False,
                         stdin=subprocess.DEVNULL)
   assert done.returncode == 0, f"{snippet.name} failed:\n{done.stderr[-3000:]}"
