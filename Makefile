@@ -10,7 +10,9 @@ STAMP := $(VENV)/.installed
 
 .PHONY: run test venv clean
 
-$(STAMP): pyproject.toml Makefile
+# Installed once, and again only when pyproject.toml (the dependencies) changes: an edit of this
+# Makefile or of the code does not reinstall (the install is editable).
+$(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -e ".[test,learn,gambit]"
@@ -18,6 +20,7 @@ $(STAMP): pyproject.toml Makefile
 
 venv: $(STAMP)
 
+# Every CPU by default (--workers: the CPU count, capped by the available memory).
 run: $(STAMP)
 	$(PY) -m experiments run $(ARGS)
 

@@ -19,16 +19,21 @@ in ``context.KEPT_FOLDERS`` (``jobs/``...) is kept for reuse. A section in ``DIR
 read is shown as unreadable in the report and named in one line on stderr (exit 1).
 
 Without a terminal (a log file, a pipe, ``make``) and without ``--quiet``, each experiment prints
-a line when it starts and when it ends, and its sweeps a line with their estimated time and one
-at most every minute (``context.plain_progress``), so that a log shows where a long run is.
+a line when it starts and when it ends, its sweeps a line with their estimated time, and a line at
+least once a minute while it runs (``context.plain_progress``, ``Context.heartbeat``), so that a
+log shows where a long run is.
 
 Nothing a person does ends in a traceback: bad options and ``--out`` problems (including an
 empty ``--out``, which would be the current folder) print one ``error:`` line (exit 2, nothing
 written); an experiment that crashes or a job that raises is recorded in the report with its
 error (the traceback goes to ``DIR/<NAME>/error.log``) and the rest goes on (exit 1); Ctrl-C
 prints one line saying what was kept, renders the report from what finished and exits with 130;
-a lost Dask cluster prints one line (exit 1). Exit 0 when every check passed and every section
-in ``DIR`` could be read.
+a lost Dask cluster prints one line (exit 1); a second run into a folder in use prints one line
+naming the run that holds it (``folder_lock``; exit 2). Exit 0 when every check passed, every
+experiment made at least one check (or ``--allow-no-checks`` was given) and every section in
+``DIR`` could be read. An experiment that lists ``OPTIONAL_DEPENDENCIES``
+(``section.OptionalDependency``) says on stderr which are missing, what that leaves out and how to
+install them, and the summary says it again.
 """
 
 import argparse
@@ -53,6 +58,7 @@ from experiments import commands
 from experiments.harness import arguments
 from experiments.harness import context
 from experiments.harness import executors
+from experiments.harness import folder_lock
 from experiments.harness import provenance
 from experiments.harness import report
 from experiments.harness.script_runner import EXIT_INTERRUPTED
@@ -120,6 +126,7 @@ def _common_argv(args: argparse.Namespace) -> List[str]:
   argv += ["--quick"] if args.quick else []
   argv += ["--quiet"] if args.quiet else []
   argv += ["--fresh"] if args.fresh else []
+  argv += ["--allow-no-checks"] if args.allow_no_checks else []
   argv += ["--dask", args.dask] if args.dask else []
   return argv
 
@@ -225,11 +232,16 @@ def _run_one(module: ModuleType, args: argparse.Namespace, root: pathlib.Path,
                         log=context.log_line if plain else None)
   spent = budget(module, args)
   ctx.note(f"started, budget {report.describe_budget(spent, code=False)}")
+  missing = [d.missing_text() for d in getattr(module, "OPTIONAL_DEPENDENCIES", ())
+             if not d.installed()]
+  for text in missing:
+    print(f"{module.NAME}: note: {text}", file=sys.stderr, flush=True)
   start, clock = provenance.now(), time.perf_counter()
   error, interrupted, lost = None, False, None
   section = ReportSection(title=module.NAME)
   try:
-    section = module.run(args, ctx)
+    with ctx.heartbeat():
+      section = module.run(args, ctx)
   except ValueError as e:
     if bad_option_propagates:
       if created:
@@ -254,7 +266,8 @@ def _run_one(module: ModuleType, args: argparse.Namespace, root: pathlib.Path,
       module.NAME, section, time.perf_counter() - clock, error,
       job_failures=context.describe_failures(ctx.failures), interrupted=interrupted,
       jobs=dataclasses.asdict(ctx.stats), code=provenance.code_stamp(),
-      finished=provenance.now(), budget=spent)
+      finished=provenance.now(), budget=spent, missing=missing,
+      allow_no_checks=args.allow_no_checks)
   report.save_section(root, record)
   provenance.write_manifest(sub, provenance.build_manifest(
       args.argv, args.prog, {"seed": args.seed}, start, provenance.now(),
@@ -319,29 +332,44 @@ def _main(argv: List[str], prog: str) -> int:
   except ValueError as e:
     print(f"{error_prefix} {e}", file=sys.stderr)
     return 2
-  start = provenance.now()
+  with contextlib.ExitStack() as held:
+    try:
+      held.enter_context(folder_lock.hold(
+          root, f"{prog} {shlex.join(argv)}", lambda left: print(
+              f"{prog}: note: taking over the lock of {root} left by {left.text()}, which no "
+              "longer runs", file=sys.stderr)))
+      start = provenance.now()
+      outcomes = _run_selected(args, root, per_module)
+    except ValueError as e:  # In use, a bad option or an unreachable executor: before any work.
+      held.close()  # The lock file goes first.
+      if root_created and not any(root.iterdir()):
+        root.rmdir()
+      print(f"{error_prefix} {e}", file=sys.stderr)
+      return 2
+    except OSError as e:
+      print(f"{error_prefix} {e.strerror or e}: {e.filename or root}", file=sys.stderr)
+      return 1
+    return _finish(args, root, modules, outcomes, start)
+
+
+def _run_selected(args: argparse.Namespace, root: pathlib.Path,
+                  per_module: Sequence[Tuple[ModuleType, argparse.Namespace]]
+                  ) -> List[_Outcome]:
+  """Runs the selected experiments into ``root``, until one is interrupted or loses its
+  executor; returns their outcomes."""
   outcomes: List[_Outcome] = []
-  try:
-    with executors.make_executor(args.workers, args.dask, args.dask_timeout) as executor:
-      for module, module_args in tqdm.tqdm(
-          per_module, desc="experiments", leave=False,
-          disable=len(per_module) == 1 or not context.terminal_progress(args.quiet)):
-        outcome = _run_one(module, module_args, root, executor,
-                           bad_option_propagates=args.command != RUN)
-        outcomes.append(outcome)
-        if args.quiet:
-          print(report.summary_line(outcome.record), flush=True)
-        if outcome.interrupted or outcome.lost:
-          break
-  except ValueError as e:  # A bad option or an unreachable executor, before any work.
-    if root_created and not any(root.iterdir()):
-      root.rmdir()
-    print(f"{error_prefix} {e}", file=sys.stderr)
-    return 2
-  except OSError as e:
-    print(f"{error_prefix} {e.strerror or e}: {e.filename or root}", file=sys.stderr)
-    return 1
-  return _finish(args, root, modules, outcomes, start)
+  with executors.make_executor(args.workers, args.dask, args.dask_timeout) as executor:
+    for module, module_args in tqdm.tqdm(
+        per_module, desc="experiments", leave=False,
+        disable=len(per_module) == 1 or not context.terminal_progress(args.quiet)):
+      outcome = _run_one(module, module_args, root, executor,
+                         bad_option_propagates=args.command != RUN)
+      outcomes.append(outcome)
+      if args.quiet:
+        print(report.summary_line(outcome.record), flush=True)
+      if outcome.interrupted or outcome.lost:
+        break
+  return outcomes
 
 
 def _finish(args: argparse.Namespace, root: pathlib.Path, modules: Sequence[ModuleType],
@@ -389,6 +417,6 @@ def _print_outcome(records: Sequence[report.SectionRecord], path: pathlib.Path) 
     if len(failed) > MAX_FAILED_CHECKS_SHOWN:
       print(f"... and {len(failed) - MAX_FAILED_CHECKS_SHOWN} more failed checks in the report")
   for r in records:
-    for problem in ([r.error] if r.error else []) + r.job_failures:
+    for problem in ([r.error] if r.error else []) + r.job_failures + report.left_out(r):
       print(f"{r.experiment}: {problem}")
   print(f"\nreport: {path}")

@@ -168,7 +168,9 @@ def plot_rule_set(curves: pd.DataFrame, solved: pd.DataFrame, simplified: bool,
   label = solver_registry.get_solver(solver).label
   for ax, (q, title) in zip(axes.flat, names.items()):
     c = curves[curves.quantity == q]
-    if three_cards:
+    wide = (c.high - c.low > 1e-12).to_numpy()
+    # A band where the family is wide over a range of r (at one r it is the segment below).
+    if three_cards and (wide[1:] & wide[:-1]).any():
       ax.fill_between(c.r, c.low, c.high, color=plotting.SKY_BLUE, alpha=0.35, linewidth=0,
                       label="closed-form family (any point is an equilibrium)")
     ax.plot(c.r, c.low, color=plotting.BLUE, linewidth=1.2,

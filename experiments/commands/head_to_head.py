@@ -215,8 +215,7 @@ def run(args: argparse.Namespace, ctx: Context) -> ReportSection:
   hands = HANDS.resolve(args.hands, ctx.quick)
   game = game_loader.load_game(args.game, two_player_zero_sum=False)
   names = seat_names(args, game.num_players())
-  for name in names:
-    policies.check_name(name)
+  ctx.prepare_policies(args.game, names)  # Refused here if over --max-minutes.
   result = play(game, names, hands, ctx.seed, progress=ctx.progress)
   tables.write_csv(summary_frame(result), ctx.out / "head_to_head.csv")
   checked = checked_players(game)

@@ -340,6 +340,25 @@ def strategy_frame(runs: Sequence[Run], points: int = 200) -> pd.DataFrame:
 
 
 ACTION_LINES = ("-", "--", "-.")  # Rock, paper, scissors: overlapping averages stay visible.
+ACTION_MARKERS = ("o", "s", "^")
+
+
+def coinciding(run: "Run") -> str:
+  """The actions whose average-strategy lines coincide (to 1e-9 at every iteration), e.g.
+  "Rock and Paper coincide", "all three lines coincide"; "" when none do."""
+  names = [run.game.row_action_name(a) for a in range(run.game.num_rows())]
+  groups: List[List[str]] = []
+  for a, name in enumerate(names):
+    for group in groups:
+      if np.allclose(run.average[:, names.index(group[0])], run.average[:, a], atol=1e-9):
+        group.append(name)
+        break
+    else:
+      groups.append([name])
+  joint = [g for g in groups if len(g) > 1]
+  if len(joint) == 1 and len(joint[0]) == len(names):
+    return f"all {len(names)} lines coincide"
+  return "; ".join(" and ".join(g) + " coincide" for g in joint)
 REFERENCE = "reference: equilibrium (self-play) or best response (fixed opponent)"
 UNIT = "payoff per round"
 
@@ -363,7 +382,7 @@ def plot_strategies(runs: Sequence[Run]) -> matplotlib.figure.Figure:
   """One panel per run: the learner's average strategy against iterations (log x), with the
   strategy it should reach (``reference_strategy``) as grey lines."""
   cols = (len(runs) + 1) // 2
-  fig, axes = plotting.subplots(2, cols, figsize=(4.2 * cols, 7.4), sharey=True)
+  fig, axes = plotting.subplots(2, cols, figsize=(4.2 * cols, 8.0), sharey=True)
   for ax, run in zip(axes.flat, runs):
     t = np.arange(1, len(run.regret) + 1)
     reference, subtitle = reference_strategy(run)
@@ -371,11 +390,17 @@ def plot_strategies(runs: Sequence[Run]) -> matplotlib.figure.Figure:
       for value in sorted(set(np.round(reference, 12))):
         ax.axhline(value, color=plotting.REFERENCE_COLOR, linestyle=(0, (4, 2)), linewidth=1.2,
                    label=REFERENCE, zorder=1)
-    for a in range(run.game.num_rows()):
+    actions = run.game.num_rows()
+    # Sparse markers, staggered per action along the log axis, keep a line drawn under another
+    # visible; the title names the lines that coincide.
+    marks = np.unique(np.geomspace(1, len(t), 12).astype(int)) - 1
+    for a in range(actions):
       ax.plot(t, run.average[:, a], label=run.game.row_action_name(a),
-              color=plotting.PALETTE[a], linestyle=ACTION_LINES[a])
+              color=plotting.PALETTE[a], linestyle=ACTION_LINES[a], marker=ACTION_MARKERS[a],
+              markersize=5, markevery=list(marks[a::actions]), markerfacecolor="none")
+    same = coinciding(run)
     ax.set_xscale("log")
-    ax.set_title(f"{run.name}\n{subtitle}")
+    ax.set_title(f"{run.name}\n{subtitle}" + (f"\n{same} (markers mark each)" if same else ""))
     ax.set_xlabel(plotting.axis_label("iteration t", log=True))
     if ax.get_subplotspec().is_first_col():  # The rows share their y axis.
       ax.set_ylabel("probability in the average strategy")

@@ -124,14 +124,20 @@ def add_common_arguments(parser: argparse.ArgumentParser) -> None:
                       help="one line per experiment, no progress bars")
   parser.add_argument("--fresh", action="store_true",
                       help="recompute every job, even those already saved for the same code")
-  parser.add_argument("--workers", type=positive_int, default=1, metavar="N",
-                      help="process-pool size for sweeps (default: 1, this process)")
+  workers = executors.default_workers()
+  parser.add_argument("--workers", type=positive_int, default=workers, metavar="N",
+                      help="process-pool size for sweeps; 1 runs them in this process (default: "
+                      f"the CPUs, capped at one worker per {executors.WORKER_BYTES / 2**30:.1f} "
+                      f"GiB of available memory: {workers} here)")
   parser.add_argument("--dask", metavar="ADDRESS", default=None,
                       help="run sweeps on the Dask scheduler at ADDRESS, e.g. tcp://host:8786 "
                       "(needs pip install '.[dask]'; --workers is then ignored; default: off)")
   parser.add_argument("--dask-timeout", type=positive_float, default=executors.DASK_TIMEOUT,
                       metavar="S", help="give up connecting to the Dask scheduler after S "
                       f"seconds (default: {executors.DASK_TIMEOUT:g})")
+  parser.add_argument("--allow-no-checks", action="store_true",
+                      help="accept an experiment that makes no reference check (by default it "
+                      "is reported as NO CHECKS and the exit status is 1)")
   parser.add_argument("--max-minutes", type=positive_float, default=DEFAULT_MAX_MINUTES,
                       metavar="M", help="refuse an experiment whose jobs are estimated to take "
                       f"longer than M minutes (default: {DEFAULT_MAX_MINUTES:g})")

@@ -20,23 +20,28 @@ sweep runner that resumes, refuses too-long work, saves each result at once and 
 ``Context.stats`` counts jobs reused and computed, and when and by which code the reused ones
 were computed, for the report.
 
-Progress: on a terminal, progress bars (on stderr). Elsewhere (a log file, a pipe, ``make``) a
-``Context`` given a ``log`` prints plain lines instead, so that a log shows where a long run is:
-while it counts a large game's histories, what a sweep holds and its estimated time before it
-starts, and how far it is at most every ``LOG_INTERVAL`` seconds (``plain_progress``,
-``log_line``).
+Progress: on a terminal, tqdm's progress bars (on stderr). Elsewhere (a log file, a pipe,
+``make``) a ``Context`` given a ``log`` prints plain timestamped lines instead (``plain_progress``,
+``log_line``), so that a log shows where a long run is: what a sweep holds and its estimated time
+before it starts; the same tqdm bars drawn as one line at most every ``LOG_INTERVAL`` seconds
+(``Context.bar``: how far a sweep or a long count of histories is); and, from ``heartbeat``, a
+"still running" line whenever ``LOG_INTERVAL`` seconds pass without a line, so that even one long
+step (a single job, a policy being prepared) shows at least once a minute.
 
 The experiment's folder holds what its last run wrote; the CLI replaces it as a whole on a rerun
 except for ``KEPT_FOLDERS``, the saved work that later runs reuse.
 """
 
+import contextlib
 import dataclasses
 import datetime
-import math
+import multiprocessing
+import os
 import pathlib
+import signal
 import sys
 import time
-from typing import Callable, Dict, List, Optional, Sequence
+from typing import Callable, Dict, Iterator, List, Optional, Sequence
 
 import tqdm
 
@@ -47,6 +52,7 @@ from experiments.harness import executors
 from experiments.harness import game_loader
 from experiments.harness import jobs as jobs_lib
 from experiments.harness import measures
+from experiments.harness import policies
 from experiments.harness import provenance
 from experiments.harness import solver_registry
 
@@ -56,6 +62,8 @@ JOBS_FOLDER = "jobs"
 KEPT_FOLDERS = (JOBS_FOLDER, "data", "models")
 # Without a terminal, the longest time between two lines about a sweep's progress (seconds).
 LOG_INTERVAL = 60.0
+# The longest activity text the heartbeat shows (bytes).
+_ACTIVITY_BYTES = 240
 # Estimated cost of measuring the average policy once, per history, and of the final
 # OpenSpiel measurement, per history (seconds; Kuhn and Leduc poker on 2 cores, with a margin).
 _MEASURE_SECONDS_PER_HISTORY = 5e-6
@@ -83,6 +91,39 @@ def log_line(name: str, text: str) -> None:
   """Prints ``[HH:MM:SS] name: text`` on stdout at once (a plain progress line)."""
   stamp = datetime.datetime.now().strftime("%H:%M:%S")
   print(f"[{stamp}] {name}: {text}", flush=True)
+
+
+def _beat(name: str, last_line, activity, parent: int, begin: float) -> None:
+  """The heartbeat's process: every few seconds, a ``log_line``-formatted "still running" line if
+  ``LOG_INTERVAL`` seconds passed since ``last_line``; it ends with its parent. Written with one
+  ``os.write`` (no lock a forked thread may have held)."""
+  signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the run's to handle.
+  while os.getppid() == parent:
+    time.sleep(max(min(LOG_INTERVAL, 5.0), 0.05))
+    now = time.monotonic()
+    if now - last_line.value >= LOG_INTERVAL:
+      last_line.value = now
+      doing = activity.value.decode("utf-8", "replace")
+      stamp = datetime.datetime.now().strftime("%H:%M:%S")
+      os.write(1, (f"[{stamp}] {name}: still running" + (f" ({doing})" if doing else "")
+                   + f", {duration(now - begin)} elapsed\n").encode("utf-8"))
+
+
+class _LogStream:
+  """The file a tqdm bar draws on off a terminal: each status it draws becomes one ``note``
+  line (tqdm writes a carriage return and the status; a blank status, the bar cleared, is
+  dropped)."""
+
+  def __init__(self, note: Callable[[str], None]):
+    self._note = note
+
+  def write(self, text: str) -> None:
+    text = text.replace("\r", "").strip()
+    if text:
+      self._note(text)
+
+  def flush(self) -> None:
+    """Each line is printed and flushed by ``note``."""
 
 
 @dataclasses.dataclass
@@ -151,104 +192,102 @@ class Context:
     self.log = log
     self.stats = SweepStats()
     self.failures: List[JobFailure] = []
+    # Shared with the heartbeat's process (``heartbeat``): when the last line was printed
+    # (``time.monotonic``, one clock for all processes) and what the run is doing.
+    self._last_line = multiprocessing.RawValue("d", time.monotonic())
+    self._activity = multiprocessing.RawArray("c", _ACTIVITY_BYTES)
 
   def note(self, text: str) -> None:
     """A plain progress line about this experiment, if the context has a ``log``."""
     if self.log is not None:
+      self._last_line.value = time.monotonic()
       self.log(self.name, text)
+
+  def bar(self, log_format: str, **options) -> tqdm.tqdm:
+    """A tqdm progress bar (``options`` are tqdm's): drawn on stderr on a terminal; off a terminal
+    with a ``log``, one ``note`` line (``log_format``, a tqdm ``bar_format``) once its ``delay``
+    (default ``LOG_INTERVAL`` seconds) has passed and then at most every ``LOG_INTERVAL`` seconds;
+    else nothing."""
+    if self.progress:
+      return tqdm.tqdm(leave=False, **options)
+    if self.log is None:
+      return tqdm.tqdm(disable=True, **options)
+    options.setdefault("delay", LOG_INTERVAL)
+    return tqdm.tqdm(file=_LogStream(self.note), bar_format=log_format,
+                     mininterval=LOG_INTERVAL, leave=False, **options)
+
+  @property
+  def activity(self) -> str:
+    """What the heartbeat says the run is doing ("" before any sweep)."""
+    return self._activity.value.decode("utf-8", "replace")
+
+  @activity.setter
+  def activity(self, text: str) -> None:
+    self._activity.value = text.encode("utf-8")[:_ACTIVITY_BYTES - 1]
+
+  @contextlib.contextmanager
+  def heartbeat(self) -> Iterator[None]:
+    """While the block runs, with ``log_line`` as its ``log``, a "still running" line (with
+    ``activity``) whenever ``LOG_INTERVAL`` seconds pass without a line, so that a single long
+    step shows too. The lines come from a forked process (``_beat``): a thread would wait for
+    compiled kernels that hold the interpreter lock for minutes."""
+    if self.log is not log_line:
+      yield
+      return
+    beat = multiprocessing.get_context("fork").Process(
+        target=_beat, args=(self.name, self._last_line, self._activity, os.getpid(),
+                            time.monotonic()), daemon=True)
+    beat.start()
+    try:
+      yield
+    finally:
+      beat.kill()
+      beat.join()
 
   def histories(self, game: str) -> int:
     """The game's number of histories, capped at the engine's limit (``game_loader.histories``),
-    with a progress bar (or a line, ``note``) for a long count."""
+    with a progress bar (``bar``) for a count that takes more than a second."""
     if game_loader.is_counted(game):
       return game_loader.histories(game)
-    if not self.progress:  # A line once the count is large, then at most every LOG_INTERVAL.
-      last = [-math.inf]
-
-      def counted(n: int) -> None:
-        if time.monotonic() - last[0] >= LOG_INTERVAL:
-          last[0] = time.monotonic()
-          self.note(f"counting the histories of {game}: {n:,} so far (a large game)")
-      return game_loader.histories(game, counted if self.log is not None else None)
-    with tqdm.tqdm(desc=f"counting histories of {game}", unit=" histories", leave=False,
-                   delay=1.0) as bar:  # Shown only if the count takes more than a second.
+    with self.bar("{desc}: {n:,} so far (a large game), {elapsed} elapsed",
+                  desc=f"counting the histories of {game}", unit=" histories",
+                  delay=min(1.0, LOG_INTERVAL)) as bar:
       return game_loader.histories(game, lambda n: bar.update(n - bar.n))
 
   def estimate_seconds(self, job: jobs_lib.Job) -> float:
-    """The estimated wall time of one job (solver iterations plus measurements)."""
-    spec = solver_registry.get_solver(job.solver)
-    measurements = len(set(job.measure_at) | {job.iterations})
-    card_tree = _card_tree(job)
-    if card_tree is None:
-      size = self.histories(job.game)
-      return (job.iterations * spec.seconds_per_iteration(size)
-              + size * (measurements * _MEASURE_SECONDS_PER_HISTORY
-                         + _FINAL_SECONDS_PER_HISTORY))
-    cards = card_tree.num_cards
-    seconds = (job.iterations * spec.seconds_per_iteration(0, cards)
-               + measurements * _RANGE_MEASURE_SECONDS_PER_CARD * cards)
-    checked = measures.openspiel_walkable(card_tree.game)  # OpenSpiel's check at the end
-    if checked:
-      seconds += game_loader.histories(job.game) * _FINAL_SECONDS_PER_HISTORY
-    if job.keep_policy or checked:
-      seconds += _TABLE_SECONDS_PER_CARD_SQUARED * cards**2
-    return seconds
+    """The estimated wall time of one job (``estimate_seconds``, histories counted with a bar)."""
+    return estimate_seconds(job, self.histories)
 
   def check_sizes(self, game_strings: Sequence[str]) -> None:
-    """Refuses games too large for the engine (one-line ValueError with size and limit)."""
+    """Refuses games too large for the flat engine (one-line ValueError with size and limit),
+    their histories counted with a bar."""
     for game in game_strings:
-      self.histories(game)  # Counted here with a progress bar on a terminal, then cached.
+      self.histories(game)
       game_loader.check_engine_size(game)
 
-  def check_job_sizes(self, todo: Sequence[jobs_lib.Job]) -> None:
-    """Refuses jobs too large for their engine (one-line ValueError with size and limit): on
-    range vectors, a run or a kept policy table over ``solver_backends.DEFAULT_MAX_BYTES``;
-    elsewhere a game over the flat engine's limit of histories (``check_sizes``)."""
-    flat = set()
-    for job in todo:
-      card_tree = _card_tree(job)
-      if card_tree is None:
-        flat.add(job.game)
-        continue
-      limit = solver_backends.DEFAULT_MAX_BYTES
-      solver_backends.check_memory(card_tree, limit)
-      table = range_engine.tabular_policy_bytes(card_tree)
-      if job.keep_policy and table > limit:
-        raise ValueError(f"{job.game}: its kept policy table (an OpenSpiel TabularPolicy, whose "
-                         f"information-state tensors grow with the cards squared) needs about "
-                         f"{table / 2**30:.1f} GiB, over the limit {limit / 2**30:.1f} GiB; "
-                         "choose a smaller deck")
-    self.check_sizes(sorted(flat))
-
-  def size_text(self, job: jobs_lib.Job) -> str:
-    """The size the job is estimated by: "N cards, range vectors" or "H histories"."""
-    card_tree = _card_tree(job)
-    if card_tree is not None:
-      return f"{card_tree.num_cards:,} cards, range vectors"
-    return f"{self.histories(job.game):,} histories"
-
-  def check_cost(self, todo: Sequence[jobs_lib.Job]) -> float:
-    """Refuses, before any work, games too large for the engine and sweeps estimated to take
-    longer than ``max_minutes``.
+  def check_cost(self, todo: Sequence[jobs_lib.Job], what: str = "jobs") -> float:
+    """Refuses, before any work, games too large for the engine and ``todo`` estimated to take
+    longer than ``max_minutes`` on the executor (``check_cost``; histories counted with a bar).
 
     Returns:
       The estimated wall time of ``todo`` on the executor (seconds).
-
-    Raises:
-      ValueError: one line with the size or the estimate and the limit.
     """
-    self.check_job_sizes(todo)
-    estimates = [(self.estimate_seconds(job), job) for job in todo]
-    total = sum(seconds for seconds, _ in estimates) / self.executor.parallelism
-    if total > 60 * self.max_minutes:
-      longest, job = max(estimates, key=lambda e: e[0])
-      raise ValueError(
-          f"{len(todo)} jobs estimated at {_duration(total)} on "
-          f"{self.executor.parallelism} worker(s) (the longest, {job.solver} on {job.game} "
-          f"({self.size_text(job)}) for {job.iterations} iterations, "
-          f"{_duration(longest)}), over the limit --max-minutes {self.max_minutes:g}; raise it, "
-          "or choose fewer iterations or smaller games")
-    return total
+    return check_cost(todo, self.max_minutes, self.executor.parallelism, self.histories, what)
+
+  def prepare_policies(self, game: str, names: Sequence[str]) -> float:
+    """Refuses named policies whose preparation (``SOLVER:ITERATIONS``, a solver run) is too large
+    or estimated over ``max_minutes`` (``policy_jobs``, ``check_cost``), and notes the estimate.
+
+    Returns:
+      The estimated seconds (0 when no named policy runs a solver).
+    """
+    todo = policy_jobs(game, names)
+    if not todo:
+      return 0.0
+    seconds = check_cost(todo, self.max_minutes, 1, self.histories, "policy preparation")
+    self.activity = "preparing " + ", ".join(f"{job.solver}:{job.iterations}" for job in todo)
+    self.note(f"{self.activity} on {game}: estimated {duration(seconds)}")
+    return seconds
 
   def run_jobs(self, sweep: Sequence[jobs_lib.Job], description: Optional[str] = None,
                batch: bool = False) -> List[jobs_lib.JobResult]:
@@ -281,15 +320,15 @@ class Context:
     estimate = self.check_cost(todo)
     prefix = f"{description}: " if description else ""
     self.note(f"{prefix}{_jobs(len(sweep))}, {len(found)} reused, {len(todo)} to run, estimated "
-              f"{_duration(estimate)} on {self.executor.parallelism} worker(s)")
-    begin = last_line = time.monotonic()
-    finished = len(found)
+              f"{duration(estimate)} on {self.executor.parallelism} worker(s)")
     self.stats.total += len(sweep)
     self.stats.reused += len(found)
     self.stats.reused_finished += [r.finished for r in found.values()]
-    with tqdm.tqdm(total=len(sweep), initial=len(found), desc=description or self.name,
-                   disable=not self.progress, leave=False) as bar:
+    label = description or "sweep"
+    with self.bar("{desc}: {n} of {total} jobs done, {elapsed} elapsed, about {remaining} left",
+                  total=len(sweep), initial=len(found), desc=label) as bar:
       items = jobs_lib.batches(todo) if batch else todo
+      self.activity = f"{label}: {bar.n} of {_jobs(len(sweep))} done"
       for item, outcome in self.executor.run(jobs_lib.run_item, items):
         done = zip(item, outcome) if isinstance(item, tuple) else [(item, outcome)]
         for job, job_outcome in done:
@@ -304,15 +343,117 @@ class Context:
             found[job] = result
             self.stats.computed += 1
           bar.update(1)
-          finished += 1
-        if self.log is not None and time.monotonic() - last_line >= LOG_INTERVAL:
-          last_line = time.monotonic()
-          self.note(f"{prefix}{finished} of {_jobs(len(sweep))} done, "
-                    f"{_duration(last_line - begin)} elapsed")
+        self.activity = f"{label}: {bar.n} of {_jobs(len(sweep))} done"
+    self.activity = f"{label} finished, {_jobs(len(sweep))}"
     for result in found.values():
       code = provenance.describe_code(result.computed_by)
       self.stats.code[code] = self.stats.code.get(code, 0) + 1
     return [found[job] for job in sweep if job in found]
+
+
+def estimate_seconds(job: jobs_lib.Job,
+                     histories: Callable[[str], int] = game_loader.histories) -> float:
+  """The estimated wall time of one job: solver iterations (``SolverSpec.seconds_per_iteration``)
+  plus measurements, and on range vectors the final policy table where one is built.
+
+  Args:
+    job: the job.
+    histories: game string -> its histories (capped; ``game_loader.histories``).
+  """
+  spec = solver_registry.get_solver(job.solver)
+  measurements = len(set(job.measure_at) | {job.iterations})
+  card_tree = _card_tree(job)
+  if card_tree is None:
+    size = histories(job.game)
+    return (job.iterations * spec.seconds_per_iteration(size)
+            + size * (measurements * _MEASURE_SECONDS_PER_HISTORY + _FINAL_SECONDS_PER_HISTORY))
+  cards = card_tree.num_cards
+  seconds = (job.iterations * spec.seconds_per_iteration(0, cards)
+             + measurements * _RANGE_MEASURE_SECONDS_PER_CARD * cards)
+  checked = measures.openspiel_walkable(card_tree.game)  # OpenSpiel's check at the end
+  if checked:
+    seconds += game_loader.histories(job.game) * _FINAL_SECONDS_PER_HISTORY
+  if job.keep_policy or checked:
+    seconds += _TABLE_SECONDS_PER_CARD_SQUARED * cards**2
+  return seconds
+
+
+def check_job_sizes(todo: Sequence[jobs_lib.Job],
+                    histories: Callable[[str], int] = game_loader.histories) -> None:
+  """Refuses jobs too large for their engine (one-line ValueError with size and limit): on
+  range vectors, a run or a kept policy table over ``solver_backends.DEFAULT_MAX_BYTES``;
+  elsewhere a game over the flat engine's limit of histories (``game_loader.check_engine_size``,
+  after counting them with ``histories``)."""
+  flat = set()
+  for job in todo:
+    card_tree = _card_tree(job)
+    if card_tree is None:
+      flat.add(job.game)
+      continue
+    limit = solver_backends.DEFAULT_MAX_BYTES
+    solver_backends.check_memory(card_tree, limit)
+    table = range_engine.tabular_policy_bytes(card_tree)
+    if job.keep_policy and table > limit:
+      raise ValueError(f"{job.game}: its kept policy table (an OpenSpiel TabularPolicy, whose "
+                       f"information-state tensors grow with the cards squared) needs about "
+                       f"{table / 2**30:.1f} GiB, over the limit {limit / 2**30:.1f} GiB; "
+                       "choose a smaller deck")
+  for game in sorted(flat):
+    histories(game)  # Counted (with a bar, from a Context) before the check counts again.
+    game_loader.check_engine_size(game)
+
+
+def size_text(job: jobs_lib.Job, histories: Callable[[str], int] = game_loader.histories) -> str:
+  """The size the job is estimated by: "N cards, range vectors" or "H histories"."""
+  card_tree = _card_tree(job)
+  if card_tree is not None:
+    return f"{card_tree.num_cards:,} cards, range vectors"
+  return f"{histories(job.game):,} histories"
+
+
+def check_cost(todo: Sequence[jobs_lib.Job], max_minutes: float, parallelism: int = 1,
+               histories: Callable[[str], int] = game_loader.histories,
+               what: str = "jobs") -> float:
+  """Refuses, before any work, games too large for the engine (``check_job_sizes``) and ``todo``
+  estimated (``estimate_seconds``) to take longer than ``max_minutes`` on ``parallelism``
+  workers.
+
+  Returns:
+    The estimated wall time of ``todo`` (seconds).
+
+  Raises:
+    ValueError: one line with the size or the estimate and the limit.
+  """
+  check_job_sizes(todo, histories)
+  estimates = [(estimate_seconds(job, histories), job) for job in todo]
+  total = sum(seconds for seconds, _ in estimates) / parallelism
+  if total > 60 * max_minutes:
+    longest, job = max(estimates, key=lambda e: e[0])
+    count = f"{len(todo)} {what}" if len(todo) > 1 else what
+    raise ValueError(
+        f"{count} estimated at {duration(total)} on {parallelism} worker(s) ("
+        + ("the longest, " if len(todo) > 1 else "")
+        + f"{job.solver} on {job.game} ({size_text(job, histories)}) for {job.iterations:,} "
+        f"iterations, "
+        f"{duration(longest)}), over the limit --max-minutes {max_minutes:g}; raise it, "
+        "or choose fewer iterations or smaller games")
+  return total
+
+
+def policy_jobs(game: str, names: Sequence[str]) -> List[jobs_lib.Job]:
+  """The solver runs behind policy names (``policies.make_policy``): one job, its policy table
+  kept, per distinct ``SOLVER:ITERATIONS`` name; other names cost nothing to prepare.
+
+  Raises:
+    ValueError: for a malformed name (``policies.check_name``).
+  """
+  todo = []
+  for name in dict.fromkeys(names):
+    policies.check_name(name)
+    if ":" in name and not name.startswith("file:"):
+      solver, iterations = policies.parse_solver_spec(name)
+      todo.append(jobs_lib.Job("policy", game, solver, 0, iterations, keep_policy=True))
+  return todo
 
 
 def _card_tree(job: jobs_lib.Job) -> Optional[CardTree]:
@@ -325,7 +466,7 @@ def _jobs(count: int) -> str:
   return f"{count} job" + ("" if count == 1 else "s")
 
 
-def _duration(seconds: float) -> str:
+def duration(seconds: float) -> str:
   """A rough duration: "40 s", "12 min", "3.5 h"."""
   if seconds < 120:
     return f"{seconds:.0f} s"

@@ -18,9 +18,11 @@ failure of the machinery, handled here:
 import concurrent.futures
 import contextlib
 import logging
+import os
 import signal
 from typing import Callable, Dict, Iterator, List, Optional, Sequence, Tuple
 
+from algorithms.cfr import solver_backends
 from experiments.harness import jobs as jobs_lib
 
 # Connecting to a Dask scheduler gives up after this many seconds.
@@ -28,8 +30,34 @@ DASK_TIMEOUT = 10.0
 # A job whose worker process dies is run at most this many times in all on a local pool.
 MAX_ATTEMPTS = 3
 
+# The memory a local worker may need: one job's arrays up to the engine's limit (a larger job is
+# refused before it starts), plus the interpreter with its libraries (about half a GiB).
+WORKER_BYTES = solver_backends.DEFAULT_MAX_BYTES + 2**29
+
 JobFunction = Callable[[jobs_lib.Job], jobs_lib.Outcome]
 Finished = Iterator[Tuple[jobs_lib.Job, jobs_lib.Outcome]]
+
+
+def available_bytes() -> Optional[int]:
+  """The memory available to new processes (``MemAvailable`` of /proc/meminfo, else the free
+  physical pages), or None where neither is known."""
+  with contextlib.suppress(OSError, ValueError):
+    with open("/proc/meminfo", encoding="ascii") as meminfo:
+      for line in meminfo:
+        if line.startswith("MemAvailable:"):
+          return int(line.split()[1]) * 1024
+  with contextlib.suppress(OSError, ValueError, AttributeError):
+    return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+  return None
+
+
+def default_workers() -> int:
+  """The default ``--workers``: every CPU this process may use, capped by the available memory
+  at ``WORKER_BYTES`` per worker (at least 1)."""
+  cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+  memory = available_bytes()
+  by_memory = (cpus or 1) if memory is None else memory // WORKER_BYTES
+  return max(1, min(cpus or 1, by_memory))
 
 
 class ExecutorLost(Exception):

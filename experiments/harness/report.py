@@ -21,7 +21,7 @@ import dataclasses
 import json
 import math
 import pathlib
-from typing import Any, Dict, List, Optional, Sequence
+from typing import Any, Callable, Dict, List, Optional, Sequence
 
 from experiments.harness import provenance
 from experiments.harness import tables
@@ -33,6 +33,9 @@ REPORT_NAME = "report.md"
 SECTION_NAME = "section.json"
 INTERRUPTED = "INTERRUPTED"
 UNREADABLE = "UNREADABLE"
+# A section that made no check: not a pass unless the run asked for none (``--allow-no-checks``).
+NO_CHECKS = "NO CHECKS"
+NO_CHECKS_ALLOWED = "no checks (allowed)"
 # A section with more checks than this shows a table per reference source and folds the rows.
 FOLD_CHECKS_ABOVE = 12
 _WORST = "worst abs. difference / tolerance"
@@ -54,6 +57,9 @@ class SectionRecord:
     finished: when the section was saved (ISO 8601).
     budget: the budget it ran at: {"quick": bool, "options": [the options given explicitly,
       as command-line text]}; empty in sections saved before budgets were recorded.
+    missing: one line per optional dependency that was not installed, with what it left out
+      and how to install it (``section.OptionalDependency.missing_text``).
+    allow_no_checks: the run accepted a section without checks (``--allow-no-checks``).
     unreadable: why its ``section.json`` could not be read (set by ``load_sections`` only; the
       other fields are then empty).
   """
@@ -68,6 +74,8 @@ class SectionRecord:
   code: Dict[str, Any] = dataclasses.field(default_factory=dict)
   finished: str = ""
   budget: Dict[str, Any] = dataclasses.field(default_factory=dict)
+  missing: List[str] = dataclasses.field(default_factory=list)
+  allow_no_checks: bool = False
   unreadable: Optional[str] = None
 
   @property
@@ -79,14 +87,16 @@ class SectionRecord:
     if self.error is not None or self.job_failures:
       return "ERROR"
     passed = self.section.passed
-    return "no checks" if passed is None else "PASS" if passed else "FAIL"
+    if passed is None:
+      return NO_CHECKS_ALLOWED if self.allow_no_checks else NO_CHECKS
+    return "PASS" if passed else "FAIL"
 
   def jobs_text(self) -> str:
     """e.g. "42 (40 reused)", or "-" without jobs."""
     total = self.jobs.get("total", 0)
     if not total:
       return "-"
-    return f"{total} ({self.jobs.get('reused', 0)} reused)"
+    return f"{total:,} ({self.jobs.get('reused', 0):,} reused)"
 
   def budget_text(self) -> str:
     """``describe_budget`` of the record's budget ("-" if unreadable)."""
@@ -185,6 +195,22 @@ def _num(x: float) -> str:
   return "not a number" if math.isnan(x) else f"{x:.6g}"
 
 
+def column_format(values: Sequence[float]) -> Callable[[float], str]:
+  """One number format for a column of the report: whole numbers with thousands separators;
+  else, when every nonzero magnitude lies in [1e-4, 1e6), fixed point with the decimals that show
+  the smallest to four significant digits (at most eight; thousands separators); else scientific
+  with four significant digits. NaN shows as "not a number" in any."""
+  finite = [abs(v) for v in values if math.isfinite(v)]
+  if all(v == int(v) for v in finite):
+    fmt = "{:,.0f}"
+  elif all(1e-4 <= v < 1e6 for v in finite if v):
+    decimals = min(8, max(3 - math.floor(math.log10(v)) for v in finite if v))
+    fmt = f"{{:,.{decimals}f}}"
+  else:
+    fmt = "{:.3e}"
+  return lambda x: "not a number" if math.isnan(x) else str(x) if math.isinf(x) else fmt.format(x)
+
+
 def _ratio(check: Check) -> float:
   """|value - reference| / tolerance (0/0 counts as 0)."""
   diff = abs(check.value - check.reference)
@@ -193,11 +219,24 @@ def _ratio(check: Check) -> float:
   return diff / check.tolerance
 
 
-def _worst(checks: Sequence[Check]) -> str:
+def _worst_ratio(checks: Sequence[Check]) -> Optional[float]:
   """The largest ``_ratio`` of the checks against a reference (those that hold by construction
-  left out), or "-"."""
+  left out), or None."""
   compared = [c for c in checks if not c.by_construction]
-  return _num(max(_ratio(c) for c in compared)) if compared else "-"
+  return max(_ratio(c) for c in compared) if compared else None
+
+
+def _worst(checks: Sequence[Check]) -> str:
+  """``_worst_ratio`` for a sentence, or "-"."""
+  worst = _worst_ratio(checks)
+  return "-" if worst is None else _num(worst)
+
+
+def _worst_column(groups: Sequence[Sequence[Check]]) -> List[str]:
+  """``_worst_ratio`` of each group of checks in one format (``column_format``), "-" for none."""
+  ratios = [_worst_ratio(g) for g in groups]
+  fmt = column_format([r for r in ratios if r is not None])
+  return ["-" if r is None else fmt(r) for r in ratios]
 
 
 def _result(check: Check) -> str:
@@ -210,9 +249,12 @@ def checks_table(checks: Sequence[Check]) -> str:
   lines = ["| check | value | reference | abs. difference | tolerance | reference source "
            "| result |",
            "|---|---:|---:|---:|---:|---|---|"]
+  columns = [[c.value for c in checks], [c.reference for c in checks],
+             [abs(c.value - c.reference) for c in checks], [c.tolerance for c in checks]]
+  value, reference, difference, tolerance = (column_format(v) for v in columns)
   for c in checks:
-    lines.append(f"| {tables.escape(c.name)} | {_num(c.value)} | {_num(c.reference)} | "
-                 f"{_num(abs(c.value - c.reference))} | {_num(c.tolerance)} | "
+    lines.append(f"| {tables.escape(c.name)} | {value(c.value)} | {reference(c.reference)} | "
+                 f"{difference(abs(c.value - c.reference))} | {tolerance(c.tolerance)} | "
                  f"{tables.escape(c.source)} | {_result(c)} |")
   return "\n".join(lines)
 
@@ -224,10 +266,10 @@ def sources_table(checks: Sequence[Check]) -> str:
   for c in checks:
     groups.setdefault((c.source, c.by_construction), []).append(c)
   lines = [f"| reference source | checks | passed | {_WORST} |", "|---|---:|---:|---:|"]
-  for (source, built), found in groups.items():
-    worst = "holds by construction" if built else _worst(found)
-    lines.append(f"| {tables.escape(source)} | {len(found)} | {sum(c.passed for c in found)} | "
-                 f"{worst} |")
+  worst = _worst_column([[] if built else found for (_, built), found in groups.items()])
+  for ((source, built), found), ratio in zip(groups.items(), worst):
+    lines.append(f"| {tables.escape(source)} | {len(found):,} | {sum(c.passed for c in found):,} "
+                 f"| {'holds by construction' if built else ratio} |")
   return "\n".join(lines)
 
 
@@ -240,7 +282,7 @@ def checks_block(checks: Sequence[Check]) -> List[str]:
   reference source, the failed checks, and every row folded (``<details>``)."""
   failed = [c for c in checks if not c.passed]
   built = [c for c in checks if c.by_construction]
-  text = f"{len(checks) - len(failed)} of {len(checks)} checks passed"
+  text = f"{len(checks) - len(failed):,} of {len(checks):,} checks passed"
   if len(built) < len(checks):
     text += f"; worst abs. difference / tolerance {_worst(checks)} (a check passes at 1 or less)"
   if built:
@@ -253,8 +295,14 @@ def checks_block(checks: Sequence[Check]) -> List[str]:
   lines += ["", sources_table(checks)]
   if failed:
     lines += ["", "Failed checks:", "", checks_table(failed)]
-  return lines + ["", f"<details><summary>All {len(checks)} checks, one per row</summary>", "",
-                  checks_table(checks), "", "</details>"]
+  return lines + [""] + _folded(f"All {len(checks):,} checks, one per row", checks_table(checks))
+
+
+def _folded(summary: str, table: str, fold: bool = True) -> List[str]:
+  """``table`` in a ``<details>`` block titled ``summary`` (or as it is, without ``fold``)."""
+  if not fold:
+    return [table]
+  return [f"<details><summary>{summary}</summary>", "", table, "", "</details>"]
 
 
 def summary_table(records: Sequence[SectionRecord]) -> str:
@@ -262,13 +310,14 @@ def summary_table(records: Sequence[SectionRecord]) -> str:
   hold by construction left out), budget, jobs, time, status."""
   lines = [f"| experiment | what was solved | checks passed | {_WORST} | budget | jobs "
            "| time (s) | status |", "|---|---|---:|---:|---|---:|---:|---|"]
-  for r in records:
+  worst = _worst_column([r.section.checks for r in records])
+  for r, ratio in zip(records, worst):
     checks = r.section.checks
     passed = sum(c.passed for c in checks)
-    seconds = "-" if r.unreadable is not None else f"{r.seconds:.1f}"
-    lines.append(f"| {r.experiment} | {tables.escape(r.section.title)} | {passed}/{len(checks)} | "
-                 f"{_worst(checks)} | {r.budget_text()} | {r.jobs_text()} | {seconds} | "
-                 f"{r.status} |")
+    seconds = "-" if r.unreadable is not None else f"{r.seconds:,.1f}"
+    lines.append(f"| {r.experiment} | {tables.escape(r.section.title)} | "
+                 f"{passed:,}/{len(checks):,} | {ratio} | {r.budget_text()} | {r.jobs_text()} | "
+                 f"{seconds} | {r.status} |")
   return "\n".join(lines)
 
 
@@ -281,7 +330,7 @@ def outcome_text(record: SectionRecord, shown_failures: int = 3) -> str:
           f"{record.jobs_text()}, {record.seconds:.1f} s")
   problems = ([record.unreadable] if record.unreadable else []) + (
       [record.error] if record.error else []) + record.job_failures + [
-          f"failed: {c.name}" for c in failed]
+          f"failed: {c.name}" for c in failed] + left_out(record)
   if problems:
     more = len(problems) - shown_failures
     line += "; " + "; ".join(problems[:shown_failures]) + (f"; +{more} more" if more > 0 else "")
@@ -294,9 +343,18 @@ def summary_line(record: SectionRecord, shown_failures: int = 3) -> str:
 
 
 def overall_status(records: Sequence[SectionRecord]) -> bool:
-  """True when no experiment crashed, failed a job or a check, or was interrupted, and every
-  section could be read."""
-  return all(r.status in ("PASS", "no checks") for r in records)
+  """True when no experiment crashed, failed a job or a check, was interrupted or made no check
+  (unless the run allowed that), and every section could be read."""
+  return all(r.status in ("PASS", NO_CHECKS_ALLOWED) for r in records)
+
+
+def verdict_of(records: Sequence[SectionRecord]) -> str:
+  """PASS (``overall_status``); NO CHECKS when the only fault is sections without checks; else
+  FAIL."""
+  if overall_status(records):
+    return "PASS"
+  return NO_CHECKS if all(r.status in ("PASS", NO_CHECKS, NO_CHECKS_ALLOWED)
+                          for r in records) else "FAIL"
 
 
 def budget_note(records: Sequence[SectionRecord]) -> str:
@@ -332,10 +390,21 @@ def anchor(record: SectionRecord) -> str:
   return record.experiment
 
 
+NO_CHECKS_ADVICE = ("made no reference check, so nothing it printed was compared with a "
+                    "reference (a game or solver outside every check?); --allow-no-checks accepts "
+                    "that")
+
+
+def left_out(record: SectionRecord) -> List[str]:
+  """What the record lacks: no checks at all, and the optional dependencies that were missing."""
+  return ([NO_CHECKS_ADVICE] if record.status == NO_CHECKS else []) + record.missing
+
+
 def _problems(record: SectionRecord) -> List[str]:
   return ([unreadable_advice(record)] if record.unreadable else []) + (
       [record.error] if record.error else []) + record.job_failures + (
-          ["interrupted; rerun the same command to resume"] if record.interrupted else [])
+          ["interrupted; rerun the same command to resume"] if record.interrupted else []
+      ) + left_out(record)
 
 
 def render_report(folder: pathlib.Path, order: Sequence[str],
@@ -354,20 +423,17 @@ def render_report(folder: pathlib.Path, order: Sequence[str],
     out += [f"Last command: `{' '.join(manifest['command'])}`; started {manifest['start']}, "
             f"ended {manifest.get('end')}; details in `manifest.json`.", ""]
   out += [_code_header(records), ""]
-  out += ["## Contents", "", "- [Summary](#summary)"] + [
-      f"- [{r.section.title}](#{anchor(r)}): {r.status}" + (
-          "" if r.unreadable is not None else
-          f", {sum(c.passed for c in r.section.checks)}/{len(r.section.checks)} checks passed")
-      for r in records] + [""]
   all_checks = [c for r in records for c in r.section.checks]
   built = [c for c in all_checks if c.by_construction]
   failed = [c for c in all_checks if not c.passed]
   errors = [r for r in records if r.status in ("ERROR", INTERRUPTED, UNREADABLE)]
-  verdict = "PASS" if overall_status(records) else "FAIL"
+  unchecked = [r for r in records if r.status == NO_CHECKS]
+  verdict = verdict_of(records)
   out += ["## Summary", "",
-          f"**{verdict}**: {len(all_checks) - len(failed)} of {len(all_checks)} checks passed, "
+          f"**{verdict}**: {len(all_checks) - len(failed):,} of {len(all_checks):,} checks passed, "
           f"{len(errors)} experiment(s) crashed, had failed jobs, were interrupted or could not "
-          "be read. A check passes when |value - reference| <= tolerance"
+          f"be read, {len(unchecked)} made no check. A check passes when |value - reference| <= "
+          "tolerance"
           + (f"; {len(built)} of the checks {_hold(built)} by construction (identities or "
              "bounds of the method, guards against bugs) and "
              f"{'is' if len(built) == 1 else 'are'} left out of the worst distance below"
@@ -376,9 +442,17 @@ def render_report(folder: pathlib.Path, order: Sequence[str],
   out += [note, ""] if note else []
   out += [summary_table(records), ""]
   if failed:
-    out += ["### Failed checks", "", checks_table(failed), ""]
-  for r in errors:
-    out += [f"- **{r.experiment}**: " + "; ".join(_problems(r))]
+    out += ["### Failed checks", ""] + _folded(
+        f"{len(failed):,} failed checks", checks_table(failed), len(failed) > FOLD_CHECKS_ABOVE)
+    out += [""]
+  for r in records:
+    if _problems(r):
+      out += [f"- **{r.experiment}**: " + "; ".join(_problems(r))]
+  out += ["", "## Contents", ""] + [
+      f"- [{r.section.title}](#{anchor(r)}): {r.status}" + (
+          "" if r.unreadable is not None else
+          f", {sum(c.passed for c in r.section.checks):,}/{len(r.section.checks):,} checks passed")
+      for r in records] + [""]
   for r in records:
     s = r.section
     out += ["", f'<a id="{anchor(r)}"></a>', "", f"## {s.title}", ""]

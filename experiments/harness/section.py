@@ -1,6 +1,10 @@
-"""The unit every experiment hands to the report: text, tables, figures and reference checks."""
+"""The unit every experiment hands to the report: text, tables, figures and reference checks;
+and the optional dependencies whose absence leaves checks out (an experiment declares them in
+``OPTIONAL_DEPENDENCIES``; the CLI says on the console which are missing, with the command that
+installs them)."""
 
 import dataclasses
+import importlib.util
 from typing import List, Optional
 
 from experiments.harness.checks import Check
@@ -30,3 +34,33 @@ class ReportSection:
     if not self.checks:
       return None
     return all(c.passed for c in self.checks)
+
+
+@dataclasses.dataclass(frozen=True)
+class OptionalDependency:
+  """A package an experiment runs without, leaving out what needs it.
+
+  Attributes:
+    module: the module to import, e.g. "torch".
+    name: its name for a person, e.g. "PyTorch".
+    install: the command that installs it, e.g. "pip install -e '.[learn]'".
+    needed_for: what is left out without it, e.g. "the learned value functions and their checks".
+  """
+
+  module: str
+  name: str
+  install: str
+  needed_for: str
+
+  def installed(self) -> bool:
+    return importlib.util.find_spec(self.module) is not None
+
+  def missing_text(self) -> str:
+    """One line: what is missing, what it leaves out, how to install it."""
+    return (f"{self.name} is not installed, so {self.needed_for} are left out; install it with "
+            f"{self.install}")
+
+
+# PyTorch: the learned value functions of ReBeL (the ``learn`` extra).
+TORCH = OptionalDependency("torch", "PyTorch", "pip install -e '.[learn]'",
+                           "the learned value functions and their checks")

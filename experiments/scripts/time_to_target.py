@@ -251,10 +251,15 @@ def figure(frame: pd.DataFrame, targets: Sequence[float] = TARGETS) -> matplotli
   axes = np.atleast_1d(axes).ravel()
   for ax, game in zip(axes, games):
     runs = frame[frame["game"] == game]
+    seeds = runs.groupby("solver")["seed"].nunique()
     for (solver, seed), run_rows in runs.groupby(["solver", "seed"], sort=False):
-      ax.plot(run_rows["cpu_seconds"], run_rows["value"],
-              label=run_rows["label"].iloc[0] if seed == 0 else None,
-              **available[solver].style())
+      style = available[solver].style()
+      label = run_rows["label"].iloc[0]
+      if seeds[solver] > 1:  # A sampled solver: one thin line per seed, none drawn over.
+        style = {**style, "linewidth": 0.8, "alpha": 0.8, "markersize": 1.5}
+        label = f"{label}, {seeds[solver]} seeds (thin lines)"
+      ax.plot(run_rows["cpu_seconds"], run_rows["value"], label=label if seed == 0 else None,
+              **style)
     for target in targets:
       ax.axhline(target, color="0.6", linewidth=0.6, linestyle=":")
     measure_name = "NashConv" if "players=3" in game else "exploitability"
@@ -263,6 +268,8 @@ def figure(frame: pd.DataFrame, targets: Sequence[float] = TARGETS) -> matplotli
   for ax in axes[len(games):]:
     ax.set_visible(False)
   plotting.legend_below(fig, ncol=3)
+  fig.suptitle("Time to target: exploitability (NashConv with three players) against the "
+               "solver's own CPU seconds; dotted: the targets")
   return fig
 
 

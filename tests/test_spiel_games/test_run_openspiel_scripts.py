@@ -261,9 +261,18 @@ def test_size_note_for_the_default_referee_game(tmp_path):
   # 741,251 states: a walk of the whole tree (100 s) gave the same number as the count.
   assert done.stderr == (
       "note: kuhn_poker_referee has 741,251 states; scripts that walk the whole game tree at "
-      "every iteration (cfr_example, mccfr_example, uniform_policy_exploitability) take minutes "
-      "on it; with grid=1 it has 1,151 states\n")
+      "every iteration (cfr_example, mccfr_example, uniform_policy_exploitability) need at least "
+      "7.4 seconds a walk (10 microseconds a state; OpenSpiel's Python CFR spends more, and walks "
+      "several times an iteration) and, where a script holds every state, at least 518.9 MB of "
+      "memory; with grid=1 it has 1,151 states\n")
   assert out.read_text().startswith("game: kuhn_poker_referee\n")
+
+
+def test_size_note_states_the_time_and_memory_of_a_walk():
+  note = run_module.size_note(["--game", "kuhn_poker_ante(deck_size=100000)"])
+  # 89,999,200,001 states x 10 us = 899,992 s = 10.4 days; x 700 bytes = 63.0 TB.
+  assert "has 89,999,200,001 states; " in note
+  assert "need at least 10.4 days a walk" in note and "at least 63.0 TB of memory" in note
 
 
 def test_size_note_names_the_players_flag_and_walked_counts():

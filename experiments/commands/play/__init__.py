@@ -39,6 +39,8 @@ from experiments.commands.play import play_view
 from experiments.commands.play.play_view import chips
 from experiments.commands.play.play_view import counted
 from experiments.commands.play.play_view import line
+from experiments.harness import arguments
+from experiments.harness import context
 from experiments.harness import game_loader
 from experiments.harness import policies
 from experiments.harness.script_runner import EXIT_INTERRUPTED
@@ -85,6 +87,11 @@ def build_parser(prog: str) -> argparse.ArgumentParser:
                       help="show the exact value of each of your moves before you choose")
   parser.add_argument("--transcript", type=pathlib.Path, default=None, metavar="PATH",
                       help="write a plain-text record of the match to PATH")
+  parser.add_argument("--max-minutes", type=arguments.positive_float,
+                      default=arguments.DEFAULT_MAX_MINUTES, metavar="M",
+                      help="refuse an opponent SOLVER:ITERATIONS whose solver run is estimated "
+                      f"to take longer than M minutes (default: "
+                      f"{arguments.DEFAULT_MAX_MINUTES:g})")
   return parser
 
 
@@ -357,6 +364,17 @@ def check_args(args: argparse.Namespace) -> pyspiel.Game:
   return game
 
 
+def preparation_text(args: argparse.Namespace) -> str:
+  """What is prepared before the first hand, with the estimated time of the opponent's solver
+  run (``context.check_cost``, which refuses it over ``--max-minutes``: ValueError, one line)."""
+  todo = context.policy_jobs(args.game, [args.opponent])
+  if not todo:
+    return "Preparing the opponent and the exact values ..."
+  seconds = context.check_cost(todo, args.max_minutes, what="the opponent's solver run")
+  return (f"Preparing the opponent ({args.opponent}, estimated {context.duration(seconds)}) "
+          "and the exact values ...")
+
+
 def main(argv: Optional[Sequence[str]] = None,
          say: Callable[[str], None] = lambda text: print(text, flush=True),
          ask: Callable[[str], str] = input, prog: str = "python -m experiments play") -> int:
@@ -373,7 +391,7 @@ def main(argv: Optional[Sequence[str]] = None,
     game = check_args(args)
     if args.seed is None:
       args.seed = secrets.randbelow(2**31)
-    say("Preparing the opponent and the exact values ...")
+    say(preparation_text(args))
     opponent = play_values.make_opponent(game, args.opponent, args.seed,
                                          progress=sys.stderr.isatty())
     match = Match(args, game, opponent, say, ask)

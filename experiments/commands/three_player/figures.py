@@ -144,12 +144,18 @@ def plot_family(runs: pd.DataFrame, solvers: Sequence[str]) -> matplotlib.figure
   ax, zoom, ax_p1 = axes[0]
   _draw_values(ax, data, labelled=True)
   _draw_values(zoom, data, labelled=False)
-  for beta in (0.0, 0.125, 0.25):  # Below left of the segment, away from the final points.
+  # Above right of the segment (the last below right, inside the axes), on top of any line.
+  for beta, offset in ((0.0, (14, 10)), (0.125, (14, 10)), (0.25, (8, -16))):
     zoom.annotate(f"beta = {beta:g}", (1 / 24 + beta / 24, -1 / 48 - beta / 24), fontsize=7,
-                  textcoords="offset points", xytext=(-6, -10), ha="right", color="dimgrey")
+                  textcoords="offset points", xytext=offset, ha="left", color="dimgrey",
+                  zorder=7, bbox={"boxstyle": "round,pad=0.2", "facecolor": "white",
+                                  "edgecolor": "none", "alpha": 0.9},
+                  arrowprops={"arrowstyle": "-", "color": "dimgrey", "linewidth": 0.6})
   zoom.set_xlim(1 / 24 - ZOOM_MARGIN, 5 / 96 + ZOOM_MARGIN)
   zoom.set_ylim(-1 / 32 - ZOOM_MARGIN, -1 / 48 + ZOOM_MARGIN)
   x0, x1, y0, y1 = (*zoom.get_xlim(), *zoom.get_ylim())
+  ax.update_datalim([(x0, y0), (x1, y1)])  # The rectangle inside the left axes, not across
+  ax.autoscale_view()                        # its title and labels.
   ax.indicate_inset((x0, y0, x1 - x0, y1 - y0), edgecolor="0.5")
   first = int(data.seed.min()) if not data.empty else 0
   seen = set()

@@ -12,6 +12,7 @@ import numpy as np
 import pyspiel
 import pytest
 
+import algorithms
 from algorithms.tree import game_tree
 from algorithms.tree.game_tree import GameTree
 import spiel_games  # noqa: F401  (registers the project's games with pyspiel)
@@ -68,3 +69,17 @@ def test_generated_tree_respects_max_nodes():
                      r"about 0\.0 GiB .*engine='range'"):
     GameTree.from_game(game, max_nodes=100)
   assert GameTree.from_game(game, max_nodes=186).num_nodes == 186
+
+
+def test_the_large_deck_hint_is_true_for_a_class_without_an_engine_option():
+  """The refusal is shared by every class that builds a tree; it names the solvers that take
+  engine='range' instead of telling the caller to pass an option it may not have."""
+  game = pyspiel.load_game("kuhn_poker_ante(deck_size=3000)")
+  for build in (algorithms.ExternalSamplingSolver, algorithms.TreeEvaluator):
+    with pytest.raises(ValueError) as refused:
+      build(game)
+    message = str(refused.value)
+    assert "the full-width CFR solvers (CFRSolver, CFRPlusSolver, DCFRSolver" in message
+    assert "take engine='range'" in message
+    with pytest.raises(TypeError):  # The class itself has no such option.
+      build(game, engine="range")

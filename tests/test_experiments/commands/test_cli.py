@@ -14,6 +14,7 @@ from experiments.harness import context
 from experiments.harness import plotting
 from experiments.harness import provenance
 from experiments.harness import report
+from experiments.harness import section as section_lib
 from experiments.harness.section import ReportSection
 import helpers
 
@@ -141,9 +142,9 @@ def test_quick_report_has_contents_no_nan_and_folded_checks(quick_run):
   assert not re.search(r"\bnan\b", text, re.IGNORECASE)
   lines = text.splitlines()
   links = re.findall(r"^- \[(.*)\]\(#([^)]+)\)", text, re.M)
-  assert [target for _, target in links] == ["summary", "ante-sweep", "rps"]
-  assert "## Summary" in lines
-  for title, target in links[1:]:
+  assert [target for _, target in links] == ["ante-sweep", "rps"]
+  assert lines.index("## Summary") < lines.index("## Contents")
+  for title, target in links:
     at = lines.index(f'<a id="{target}"></a>')
     assert lines[at + 2] == f"## {title}"
   # The ante sweep's rule sets in tables of their own: no cell for a state a game lacks.
@@ -293,16 +294,21 @@ def test_without_a_terminal_each_experiment_says_when_it_starts_and_ends(fakes, 
   monkeypatch.setattr(context, "LOG_INTERVAL", 0.0)  # A progress line after every job.
   assert cli.main(["run", "--quick", "--out", str(tmp_path)]) == 0
   out = capsys.readouterr().out
-  lines = [line.split("] ", 1)[1] for line in out.splitlines() if line.startswith("[")]
-  assert all(re.match(r"\[\d\d:\d\d:\d\d\] ", line) for line in out.splitlines()[:len(lines)])
+  stamped = [line for line in out.splitlines() if line.startswith("[")]
+  assert all(re.match(r"\[\d\d:\d\d:\d\d\] ", line) for line in stamped)
+  # (The heartbeat's "still running" lines and the count of histories, here at once, are tested
+  # in test_context.py.)
+  lines = [line.split("] ", 1)[1] for line in stamped
+           if "still running" not in line and "counting the histories" not in line]
   assert lines[0] == "alpha: started, budget quick (--quick)"
   assert lines[1].startswith("alpha: done, PASS, 1/1 checks passed, jobs -, ")
   assert lines[2] == "beta: started, budget quick (--quick)"
-  assert re.fullmatch(r"beta: beta sweep: 2 jobs, 0 reused, 2 to run, estimated \d+ s on 1 "
+  assert re.fullmatch(r"beta: beta sweep: 2 jobs, 0 reused, 2 to run, estimated \d+ s on \d "
                       r"worker\(s\)", lines[3])
-  assert lines[4:6] == ["beta: beta sweep: 1 of 2 jobs done, 0 s elapsed",
-                        "beta: beta sweep: 2 of 2 jobs done, 0 s elapsed"]
-  assert lines[6].startswith("beta: done, PASS, 3/3 checks passed, jobs 2 (0 reused), ")
+  for line, done in zip(lines[4:7], range(3)):  # tqdm's bar as lines, elapsed and remaining.
+    assert re.fullmatch(rf"beta: beta sweep: {done} of 2 jobs done, \d\d:\d\d elapsed, about "
+                        r"(\?|\d\d:\d\d) left", line), line
+  assert lines[7].startswith("beta: done, PASS, 3/3 checks passed, jobs 2 (0 reused), ")
   # --quiet: one line per experiment, no progress lines.
   assert cli.main(["run", "--quick", "--quiet", "--out", str(tmp_path)]) == 0
   assert [line.split(":")[0] for line in capsys.readouterr().out.splitlines()] == [
@@ -313,11 +319,11 @@ def test_report_has_contents_and_sets_identities_apart(fakes, tmp_path):
   assert cli.main(["run", "--quiet", "--out", str(tmp_path)]) == 0
   text = _report(tmp_path)
   lines = text.splitlines()
-  contents = lines[lines.index("## Contents") + 2:lines.index("## Summary") - 1]
-  assert contents == ["- [Summary](#summary)",
-                      "- [Alpha](#alpha): PASS, 1/1 checks passed",
+  assert lines.index("## Summary") < lines.index("## Contents")  # The summary first.
+  contents = lines[lines.index("## Contents") + 2:lines.index("## Contents") + 4]
+  assert contents == ["- [Alpha](#alpha): PASS, 1/1 checks passed",
                       "- [Beta (b=1)](#beta): PASS, 3/3 checks passed"]
-  for line in contents[1:]:  # Each link leads to an anchor right before the section's heading.
+  for line in contents:  # Each link leads to an anchor right before the section's heading.
     target, title = re.search(r"\(#([^)]+)\)", line).group(1), line[3:line.index("](")]
     at = lines.index(f'<a id="{target}"></a>')
     assert lines[at + 2] == f"## {title}"
@@ -326,6 +332,45 @@ def test_report_has_contents_and_sets_identities_apart(fakes, tmp_path):
   beta = next(line for line in lines if line.startswith("| beta |"))
   worst = float(beta.split("|")[4])
   assert 0 < worst < 0.1
-  assert "| trunk <= whole | 0.5 | 0 | 0.5 | 0.5 | a restriction | pass (holds by construction) |" \
-      in text
+  # (Each column in one format, its decimals set by its smallest number.)
+  assert re.search(r"\| trunk <= whole \| 0\.50* \| 0 \| 0\.50* \| 0\.50* \| a restriction \| "
+                   r"pass \(holds by construction\) \|", text)
   assert "1 of them holds by construction" in text
+
+
+def _unchecked(args, ctx):
+  return ReportSection(title="Nothing checked")
+
+
+def test_zero_checks_is_not_a_pass_unless_asked_for(monkeypatch, tmp_path, capsys):
+  gamma = _fake_experiment("gamma", 3, _unchecked)
+  monkeypatch.setattr(cli, "experiment_modules", lambda: [gamma])
+  out = tmp_path / "r"
+  assert cli.main(["gamma", "--out", str(out)]) == 1
+  printed = capsys.readouterr().out
+  assert "| gamma | Nothing checked | 0/0 | - | default | - |" in printed
+  assert "| NO CHECKS |" in printed
+  assert f"gamma: {report.NO_CHECKS_ADVICE}" in printed
+  text = _report(out)
+  assert "**NO CHECKS**: 0 of 0 checks passed, 0 experiment(s) crashed" in text
+  assert f"- **gamma**: {report.NO_CHECKS_ADVICE}" in text
+  assert cli.main(["gamma", "--allow-no-checks", "--quiet", "--out", str(out)]) == 0
+  assert capsys.readouterr().out.startswith("gamma: no checks (allowed), 0/0 checks passed")
+  assert "**PASS**: 0 of 0 checks passed" in _report(out)
+
+
+def test_a_missing_optional_dependency_is_said_on_the_console(monkeypatch, tmp_path, capsys):
+  alpha = _fake_experiment("alpha", 1, _alpha)
+  absent = section_lib.OptionalDependency("no_such_module_xyz", "Xyz", "pip install xyz",
+                                          "the xyz checks")
+  alpha.OPTIONAL_DEPENDENCIES = (absent, section_lib.OptionalDependency(
+      "json", "JSON", "(built in)", "nothing"))
+  monkeypatch.setattr(cli, "experiment_modules", lambda: [alpha])
+  assert cli.main(["alpha", "--out", str(tmp_path)]) == 0  # Its remaining checks passed.
+  captured = capsys.readouterr()
+  line = ("Xyz is not installed, so the xyz checks are left out; install it with pip install "
+          "xyz")
+  assert captured.err.splitlines() == [f"alpha: note: {line}"]  # At once, on stderr.
+  assert f"alpha: {line}" in captured.out.splitlines()  # Again under the summary.
+  assert f"- **alpha**: {line}" in _report(tmp_path)
+  assert section_lib.TORCH.install == "pip install -e '.[learn]'"

@@ -123,6 +123,16 @@ def test_cli_quick_run(tmp_path):
   assert row.ci95_low <= row.exact_value <= row.ci95_high
 
 
+def test_a_policy_over_the_budget_is_refused_with_its_estimate_before_any_work(tmp_path, capsys):
+  assert cli.main(["head-to-head", "--p0", "cfr:10000000", "--max-minutes", "1", "--quiet",
+                   "--out", str(tmp_path)]) == 2
+  err = capsys.readouterr().err
+  assert err.count("\n") == 1
+  assert ("error: policy preparation estimated at " in err and "(cfr on kuhn_poker_ante (58 "
+          "histories) for 10,000,000 iterations, " in err and "over the limit --max-minutes 1; "
+          in err), err
+
+
 def test_cli_rejects_bad_policy(tmp_path, capsys):
   assert cli.main(["head-to-head", "--p0", "bogus", "--out", str(tmp_path)]) == 2
   assert "unknown policy 'bogus'" in capsys.readouterr().err

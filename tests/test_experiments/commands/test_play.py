@@ -513,7 +513,19 @@ BAD_OPTIONS = [
     (["--transcript", "/no/such/folder/t.txt"],
      "--transcript: folder '/no/such/folder' does not exist; give a PATH in an existing"),
     (["--transcript", "/"], "--transcript: '/' is a folder; give a file PATH"),
+    (["--max-minutes", "0"], "argument --max-minutes: expected a finite positive number"),
+    # The opponent's solver run is estimated first and refused over the budget.
+    (["--opponent", "cfr:10000000", "--max-minutes", "1"],
+     "the opponent's solver run estimated at"),
 ]
+
+
+def test_the_opponents_solver_run_is_estimated_before_it_starts(capsys):
+  said = []
+  assert play.main(["--opponent", "cfr:10", "--hands", "1", "--seed", "1"], say=said.append,
+                   ask=lambda prompt: "q") == 0
+  assert re.fullmatch(r"Preparing the opponent \(cfr:10, estimated \d+ s\) and the exact "
+                      r"values \.\.\.", said[0])
 
 
 @pytest.mark.parametrize("args, message", BAD_OPTIONS)

@@ -109,8 +109,11 @@ def test_cli_quick_run_writes_outputs_and_checks_pass(tmp_path):
   # is one, the strategy it should reach.
   strategies = plotting.read_figure_summary(out / "rps_strategies.png")
   assert [a["title"] for a in strategies["axes"]] == [
-      "vs 0/90/10\nbest response: pure Scissors", "vs 10/80/10\nbest response: pure Scissors",
-      "vs uniform\nevery strategy is a best response",
+      # Lines drawn over each other are named (Rock's exactly equals Paper's against a fixed
+      # opponent that plays them alike, and all three equal 1/3 against uniform).
+      "vs 0/90/10\nbest response: pure Scissors\nRock and Paper coincide (markers mark each)",
+      "vs 10/80/10\nbest response: pure Scissors\nRock and Paper coincide (markers mark each)",
+      "vs uniform\nevery strategy is a best response\nall 3 lines coincide (markers mark each)",
       "vs uniform (sampled)\nevery strategy is a best response",
       "self-play RPS\nequilibrium (0.33, 0.33, 0.33)",
       "self-play modified RPS\nequilibrium (0.40, 0.40, 0.20)"]

@@ -3,6 +3,9 @@
 refusals before work."""
 
 import json
+import math
+import re
+import time
 
 import pytest
 
@@ -155,8 +158,33 @@ def test_without_a_terminal_a_sweep_says_what_it_holds_and_its_estimate(tmp_path
   lines.clear()
   ctx.run_jobs(sweep_jobs()[:2], description="again")
   assert lines == ["t: again: 2 jobs, 2 reused, 0 to run, estimated 0 s on 1 worker(s)"]
-  # A count of more than 100,000 histories says so (tic-tac-toe: 549,946).
+  # A long count of histories says how far it is (tic-tac-toe: 549,946; every line here).
   lines.clear()
+  monkeypatch.setattr(context, "LOG_INTERVAL", 0.0)
   assert ctx.histories("tic_tac_toe") == 549_946
-  assert lines == ["t: counting the histories of tic_tac_toe: 100,000 so far (a large game)"]
+  assert any(line.startswith("t: counting the histories of tic_tac_toe: 100,000 so far (a large "
+                             "game), ") for line in lines)
   assert context.Context("t", tmp_path).log is None  # No log: silent (terminal or --quiet).
+
+
+def test_without_a_terminal_a_long_step_shows_at_least_once_a_minute(tmp_path, monkeypatch,
+                                                                     capfd):
+  monkeypatch.setattr(context, "LOG_INTERVAL", 0.3)  # A "minute" of 0.3 s.
+  ctx = context.Context("t", tmp_path, log=context.log_line)
+  ctx.activity = "one long job"
+  with ctx.heartbeat():
+    ctx.note("a line of the run's own")
+    begin = time.perf_counter()
+    while time.perf_counter() - begin < 1.5:  # Single C calls that hold the interpreter lock,
+      math.factorial(100_000)                 # as a compiled kernel does: no thread could print.
+  lines = capfd.readouterr().out.splitlines()
+  assert re.fullmatch(r"\[\d\d:\d\d:\d\d\] t: a line of the run's own", lines[0])
+  assert len(lines) >= 3
+  for line in lines[1:]:
+    assert re.fullmatch(r"\[\d\d:\d\d:\d\d\] t: still running \(one long job\), \d+ s "
+                        r"elapsed", line), line
+  time.sleep(1.0)
+  assert capfd.readouterr().out == ""  # The heartbeat ends with the block.
+  with context.Context("t", tmp_path).heartbeat():  # No log: no heartbeat.
+    time.sleep(1.0)
+  assert capfd.readouterr().out == ""

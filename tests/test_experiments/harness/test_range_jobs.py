@@ -160,7 +160,7 @@ def test_a_shared_tree_goes_to_flat_runs_only():
 def test_range_jobs_are_sized_and_estimated_by_cards(tmp_path, monkeypatch):
   ctx = context.Context("t", tmp_path)
   job = large_sweep()[0]
-  assert ctx.size_text(job) == "1,000 cards, range vectors"
+  assert context.size_text(job) == "1,000 cards, range vectors"
   a, b = solver_registry.RANGE_COST
   measured = 2  # Iterations 10 and 100.
   assert ctx.estimate_seconds(job) == pytest.approx(

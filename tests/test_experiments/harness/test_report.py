@@ -119,13 +119,15 @@ def test_long_check_lists_are_summarised_by_source_and_folded():
                       "passes at 1 or less). 1 of them holds by construction (identities or "
                       "bounds of the method, a guard against bugs rather than a comparison with "
                       "an independent reference) and is left out of the worst distance.")
-  assert ("| exact | 20 | 20 | 0.38 |\n| LP | 1 | 0 | 8 |\n"
+  # One number format per column: fixed point to four significant digits of its smallest.
+  assert ("| exact | 20 | 20 | 0.3800 |\n| LP | 1 | 0 | 8.0000 |\n"
           "| a bound | 1 | 1 | holds by construction |") in text
   assert "Failed checks:\n\n| check |" in text
-  assert "| c20 | 1 | 5 | 4 | 0.5 | LP | **FAIL** |" in text
+  assert "| c20 | 1 | 5 | 4 | 0.5000 | LP | **FAIL** |" in text  # The failed checks' table.
+  assert "| c20 | 1 | 5.000 | 4.00000 | 0.5000 | LP | **FAIL** |" in text  # Among all 22.
   folded = text[text.index("<details><summary>All 22 checks, one per row</summary>"):]
   assert folded.endswith("</details>") and len(re.findall(r"\n\| c\d+ ", folded)) == 22
-  assert "| c21 | 1 | 1.21 | 0.21 | 0.5 | a bound | pass (holds by construction) |" in folded
+  assert "| c21 | 1 | 1.210 | 0.21000 | 0.5000 | a bound | pass (holds by construction) |" in folded
 
 
 def test_a_check_that_holds_by_construction_is_not_the_worst_distance(tmp_path):
@@ -135,7 +137,7 @@ def test_a_check_that_holds_by_construction_is_not_the_worst_distance(tmp_path):
   report.render_report(tmp_path, ["x"])
   row = next(line for line in (tmp_path / report.REPORT_NAME).read_text().splitlines()
              if line.startswith("| x |"))
-  assert row.split(" | ")[3] == "0.2"  # 0.1 / 0.5, not the identity's 0.49 / 0.5.
+  assert row.split(" | ")[3] == "0.2000"  # 0.1 / 0.5, not the identity's 0.49 / 0.5.
   record.section.checks = [_check(49, "a bound", by_construction=True)]
   assert "| 1/1 | - |" in report.summary_table([record])
   # A failed identity still fails.
@@ -159,7 +161,16 @@ def test_markdown_tables_never_show_a_raw_nan():
 def test_a_bar_in_a_cell_does_not_split_it():
   # "|x|" in a check's name would end its cell and shift every column after it.
   row = report.checks_table([checks.within("max |x - y|", 1.0, 1.0, 0.1, "a | b")]).splitlines()[2]
-  assert row == r"| max \|x - y\| | 1 | 1 | 0 | 0.1 | a \| b | pass |"
+  assert row == r"| max \|x - y\| | 1 | 1 | 0 | 0.1000 | a \| b | pass |"
   assert len(re.split(r"(?<!\\)\|", row)) == 9  # Seven cells between eight bars.
   frame = pd.DataFrame({"a|b": ["|p|"]})
   assert tables.markdown_table(frame).splitlines() == [r"| a\|b |", "|---|", r"| \|p\| |"]
+
+
+def test_a_report_column_has_one_number_format_with_thousands_separators():
+  assert [report.column_format([0.742892, 5.27356e-07])(x) for x in (0.742892, 5.27356e-07)] == [
+      "7.429e-01", "5.274e-07"]  # Not 0.742892 beside 5.27356e-07.
+  assert [report.column_format([1234.5, 0.25])(x) for x in (1234.5, 0.25)] == [
+      "1,234.5000", "0.2500"]
+  assert report.column_format([1e6, 2e3])(1e6) == "1,000,000"
+  assert report.column_format([1.5])(math.nan) == "not a number"
