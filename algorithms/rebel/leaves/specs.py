@@ -7,8 +7,10 @@ takes a ``leaf_solver`` option in this form. The descriptions:
 * ``{"name": "SequenceFormLPSolver"}`` (the exact LP; its caches are rebuilt on demand);
 * ``{"name": "CFRLeafSolver", "iterations": N, "rule": {UpdateRule fields}}``;
 * ``{"name": "HedgeLeafSolver", "iterations": N, "eta": eta}`` (``leaves.hedge``);
-* ``{"name": "ValueFunctionLeafSolver", "value_function": V, "continuation": S or None}``
-  (``leaves.value_functions``) with S a leaf-solver description and V a value function's:
+* ``{"name": "ValueFunctionLeafSolver", "value_function": V, "continuation": S or None,
+  "one_player_exact": bool}`` (``leaves.value_functions``; a description without
+  ``one_player_exact``, written before the option, is a run with the values everywhere: false)
+  with S a leaf-solver description and V a value function's:
 
   - ``{"name": "PBSValueFunction", "path": FILE, "sha256": DIGEST}``: a saved model
     (``learning.value_function``), read from FILE, whose weights must have the digest DIGEST (so a
@@ -56,7 +58,8 @@ def spec(solver: LeafSolver) -> Dict[str, Any]:
     return {"name": kind.__name__, "iterations": solver.iterations, "eta": solver.eta}
   if kind is ValueFunctionLeafSolver:
     return {"name": kind.__name__, "value_function": value_function_spec(solver.value_function),
-            "continuation": None if solver.continuation is None else spec(solver.continuation)}
+            "continuation": None if solver.continuation is None else spec(solver.continuation),
+            "one_player_exact": solver.one_player_exact}
   raise ValueError(f"leaf solver {kind.__name__} is not one of the project's "
                    f"({', '.join(LEAF_SOLVERS)}) and cannot be recorded")
 
@@ -124,7 +127,8 @@ class _Builder:
     continuation = d["continuation"]
     return ValueFunctionLeafSolver(self.value_function(d["value_function"]),
                                    None if continuation is None
-                                   else self.leaf_solver(continuation))
+                                   else self.leaf_solver(continuation),
+                                   bool(d.get("one_player_exact", False)))
 
   def value_function(self, description: Dict[str, Any]):
     name = description.get("name") if isinstance(description, dict) else None
