@@ -247,6 +247,25 @@ def value_errors(rules: KuhnRules, beliefs: np.ndarray, predicted: np.ndarray,
                 infostate_values(rules, beliefs, exact)).max(axis=(1, 2))
 
 
+def infostate_errors(rules: KuhnRules, beliefs: np.ndarray, predicted: np.ndarray,
+                     exact: np.ndarray) -> np.ndarray:
+  """Per PBS, the largest error of an information set's value: max over i and the cards c with
+  belief mass m_i(c) = sum_{d: c_i(d) = c} beta(d) > 0 of |cfv_i(c) - cfv*_i(c)| / m_i(c) (n,).
+
+  ``value_errors`` measures counterfactual values, which carry the card's belief mass, so a card
+  the PBS makes unlikely contributes little however wrong its value; divided by the mass, each
+  term is the error of the expected value of holding c at the PBS (ReBeL's infostate value,
+  Brown et al. 2020, Section 4), a belief-weighted mean of per-deal errors: at most
+  max_d |u_0(d) - u*_0(d)|, and equal to it when every deal is off by the same amount.
+  """
+  beliefs = np.atleast_2d(beliefs)
+  mass = np.abs(infostate_values(rules, beliefs, np.ones_like(beliefs)))  # u = 1: m_i(c).
+  error = np.abs(infostate_values(rules, beliefs, predicted) -
+                 infostate_values(rules, beliefs, exact))
+  reached = mass > 0
+  return np.where(reached, error / np.where(reached, mass, 1.0), 0.0).max(axis=(1, 2))
+
+
 def _gelu(x: np.ndarray) -> np.ndarray:
   """GELU(x) = x Phi(x) = x (1 + erf(x / sqrt 2)) / 2 (Hendrycks and Gimpel 2016; PyTorch's
   exact ``nn.functional.gelu``)."""
