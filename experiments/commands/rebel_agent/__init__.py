@@ -52,6 +52,7 @@ from algorithms.rebel.leaves.value_functions import ExactValueFunction
 from algorithms.rebel.leaves.value_functions import PerturbedValueFunction
 from algorithms.rebel.leaves.value_functions import ValueFunctionLeafSolver
 from experiments.commands.rebel_agent import leaf_solvers
+from experiments.commands.rebel_agent import learned_section
 from experiments.commands.rebel_agent import measure
 from experiments.commands.rebel_agent import stakes
 from experiments.commands.rebel_agent.figures import plot_convergence
@@ -351,6 +352,12 @@ def run(args: argparse.Namespace, ctx: Context) -> ReportSection:
     csvs.append("rebel_agent_estimate.csv")
     parts += [tables.markdown_table(estimates, 3, missing="beyond the enumeration's budget"),
               CAPTIONS["estimate"]]
+  if torch_available():  # Measurement 6: learned leaves, on-policy rounds, 5 seeds.
+    learned = learned_section.measurement(budget, ctx)
+    parts += learned.parts
+    figures += learned.figures
+    csvs += learned.csvs
+    extra_checks += learned.checks
   targets = target_table(frame, final, plan.stakes, ratios, timing)
   markdown = "\n\n".join([
       intro, tables.markdown_table(summary, 3, missing="T not measured for this cut"),
