@@ -56,6 +56,7 @@ import pyspiel
 from scipy import special
 
 from algorithms.file_formats import checkpoint
+from algorithms.rebel.leaves import specs
 from algorithms.rebel.public_tree import LeafSubgame
 from algorithms.rebel.public_tree import PublicTree
 from algorithms.tree.game_tree import GameTree
@@ -445,3 +446,23 @@ def cut_of(game: pyspiel.Game, depth_limit: int,
   the domain of its family of stakes over that range of ante/bet ratios)."""
   tree = PublicTree.cut(_arrays_of(game), depth_limit)
   return tree, LeafDomain.of(tree, stakes)
+
+
+def _describe(model: PBSValueFunction) -> dict:
+  """The leaf-solver description's fields of a model (``leaves.specs``): its file and digest."""
+  if model.path is None:
+    raise ValueError("a PBSValueFunction is recorded by its file: save it first")
+  return {"path": model.path, "sha256": model.digest()}
+
+
+def _rebuild(description: dict) -> PBSValueFunction:
+  """The model a description names, refused if the file's weights are not the recorded ones."""
+  model = PBSValueFunction.load(description["path"])
+  if model.digest() != description["sha256"]:
+    raise ValueError(f"{description['path']}: the model's weights have digest "
+                     f"{model.digest()[:12]}..., not the recorded "
+                     f"{str(description['sha256'])[:12]}... (the file was replaced)")
+  return model
+
+
+specs.register_value_function(PBSValueFunction, _describe, _rebuild)
