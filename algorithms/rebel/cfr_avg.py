@@ -15,7 +15,10 @@ Each pass of an iteration t updating player(s) P:
    adds in step 6;
 3. every leaf public state gets the belief beta(h) proportional to pi_c(h) r_0(h) r_1(h) with r
    the trunk reach of the average policy (``leaf_beliefs="average"``, CFR-AVG) or of pi^t
-   (``"current"``, CFR-D); a leaf that this makes unreachable gets the chance-only prior;
+   (``"current"``, CFR-D, with trembling reaches r + ``leaf_step.TREMBLE``: a private state that
+   pi^t never plays into the leaf keeps a little mass, which pins the leaf equilibrium's play
+   against it, ``leaf_step``); a leaf that this makes unreachable gets the chance-only prior
+   (``leaf_step.belief_from_reaches``);
 4. the leaf solver (default: exact sequence-form LP) returns a continuation sigma^t and player
    0's value u_0(h) from every root h of the leaf; the continuation is completed by best
    responses where the PBS gives a player's own plan zero mass
@@ -83,6 +86,8 @@ from algorithms.cfr.cfr_engine import PassValues
 from algorithms.cfr.cfr_engine import UpdateRule
 from algorithms.cfr.solvers import EngineSolver
 from algorithms.cfr.solvers import checked_array  # pylint: disable=protected-access
+from algorithms.rebel.leaf_step import TREMBLE
+from algorithms.rebel.leaf_step import belief_from_reaches
 from algorithms.rebel.leaves import specs
 from algorithms.rebel.leaves.solvers import UNREACHED_MASS
 from algorithms.rebel.leaves.solvers import LeafSolution
@@ -305,11 +310,10 @@ class CFRAvgSolver(EngineSolver):
       The leaf continuations sigma^t on the leaf sequences, 1 elsewhere.
     """
     leaf_sigma = np.ones(self._arrays.num_sequences)
+    tremble = TREMBLE if self.leaf_beliefs == "current" else 0.0
     for leaf, start in zip(self._public_tree.leaves, self._root_offsets):
-      mass = leaf.root_chance * belief_reach[leaf.root_seq[:, 0]] * \
-          belief_reach[leaf.root_seq[:, 1]]
-      total = mass.sum()
-      belief = mass / total if total > 0 else leaf.root_chance / leaf.root_chance.sum()
+      belief = belief_from_reaches(leaf.root_chance, belief_reach[leaf.root_seq],
+                                   leaf.root_chance, tremble)
       solution = self._leaf_solver(leaf, belief)
       # omega_i(h) = pi_c(h) times the opponent's trunk reach (column i holds player 1 - i's).
       weights = leaf.root_chance[:, None] * value_reach[leaf.root_seq[:, ::-1]]

@@ -9,7 +9,9 @@ at the public belief state (PBS) beta of the current public state s, run T itera
 search; draw an iteration t at random; play pi^t, the policy of iteration t, at every decision of
 the search's trunk, and assume that both players played pi^t, so that when play reaches a leaf z
 of the search, the next search starts from the PBS beta_z that pi^t induces there (Bayes' rule,
-``search.leaf_belief``). Play below the cut comes from that next search, never from a leaf solver.
+``search.leaf_belief``; with the reaches of an iterate trembled as CFR-D's leaf beliefs are,
+``leaf_step``, so that the next search solves the PBS the drawn iteration was valued at). Play
+below the cut comes from that next search, never from a leaf solver.
 Theorem 3: run at test time without off-policy exploration, with leaf values off by at most
 delta and T iterations per search, the agent plays, in expectation over its draws, an approximate
 Nash equilibrium whose error is delta times a game constant plus a term falling as 1 / sqrt(T).
@@ -71,6 +73,7 @@ from algorithms.rebel.agent.search import solve_average
 from algorithms.rebel.agent.search_game import PublicCuts
 from algorithms.rebel.agent.search_game import SearchGame
 from algorithms.rebel.agent.search_game import SearchLeaf
+from algorithms.rebel.leaf_step import TREMBLE
 from algorithms.rebel.leaves.solvers import LeafSolver
 from algorithms.rebel.leaves.solvers import SequenceFormLPSolver
 from algorithms.tree.game_tree import GameTree
@@ -159,8 +162,9 @@ class ReBeLAgent:
     """The search at a leaf of ``game`` and its PBS, both players assumed to have played
     ``play``'s policy from ``belief`` (Bayes' rule, ``search.leaf_belief``)."""
     reach = tree_passes.realization(game.arrays, play.policy)
+    tremble = TREMBLE if self.play_at(game) == "iterate" else 0.0
     return (self.cuts.at(leaf.leaf, game.depth + self.lookahead),
-            leaf_belief(leaf, belief, reach))
+            leaf_belief(leaf, belief, reach, tremble))
 
   def draw_probabilities(self, weights: np.ndarray) -> np.ndarray:
     """P(t) for t = 1..T: w_t / W_T ("weights") or 1/T ("uniform")."""

@@ -10,8 +10,8 @@ updating player(s) P:
 2. the average's numerators include this iteration's w_t x_P^t (w_t = t^gamma: 1 or t);
 3. every leaf z of the search gets the belief
    beta_z(g) proportional to beta(h) pi_c(g | h) r_0(g) r_1(g) for each leaf root g below the
-   search root h, r the trunk reach of the average (CFR-AVG) or of pi^t (CFR-D)
-   (``leaf_belief``);
+   search root h, r the trunk reach of the average (CFR-AVG) or of pi^t (CFR-D, trembling:
+   r + ``leaf_step.TREMBLE``) (``leaf_belief``);
 4. the leaf solver gives player 0's value u_0(g) from every leaf root;
 5. player i's counterfactual leaf value at its trunk sequence s is
    v_i(s) = sum_{g: seq_i(g) = s} beta(h) pi_c(g | h) pi^t_{-i}(g) u_i(g), with u_1 = c - u_0
@@ -36,7 +36,8 @@ A belief that vanishes at a leaf (``leaf_belief``): the mass beta(h) pi_c r_0 r_
 leaf root when a player's assumed reach is 0 on all of them. The paper's PBS is then undefined
 (it assumes the policies are common knowledge); here that player's reach is taken as 1 on every
 root (its private state is believed to follow the prior), and if the mass is still 0 the belief
-is chance's prior. ReBeL's released code smooths the reaches by a small constant instead.
+is chance's prior. Current-policy reaches are trembled first (``leaf_step``), so with CFR-D and
+with a passed-on iterate this happens only where a player's reach vanishes above the search.
 """
 
 import copy
@@ -52,6 +53,8 @@ from algorithms.cfr.cfr_engine import PassValues
 from algorithms.cfr.cfr_engine import UpdateRule
 from algorithms.rebel.agent.search_game import SearchGame
 from algorithms.rebel.agent.search_game import SearchLeaf
+from algorithms.rebel.leaf_step import TREMBLE
+from algorithms.rebel.leaf_step import belief_from_reaches
 from algorithms.rebel.leaves.solvers import UNREACHED_MASS
 from algorithms.rebel.leaves.solvers import LeafSolver
 from algorithms.rebel.leaves.solvers import complete_with_best_response
@@ -85,22 +88,16 @@ class SearchRecord:
     return self.iteration_values.mean(axis=0)
 
 
-def leaf_belief(leaf: SearchLeaf, belief: np.ndarray, reach: np.ndarray) -> np.ndarray:
+def leaf_belief(leaf: SearchLeaf, belief: np.ndarray, reach: np.ndarray,
+                tremble: float = 0.0) -> np.ndarray:
   """The belief over a search leaf's roots under trunk reaches ``reach`` (G_s,) (module doc).
 
-  beta_z(g) = beta(h) pi_c(g | h) r_0(g) r_1(g) / sum, a player whose reach is 0 on every root
-  counted with reach 1, chance's prior if the mass is still 0.
+  beta_z(g) proportional to beta(h) pi_c(g | h) (r_0(g) + e) (r_1(g) + e), e = ``tremble``
+  (``leaf_step.belief_from_reaches``: a player whose reach is 0 on every root counted with reach
+  1, chance's prior if the mass is still 0).
   """
-  weight = belief[leaf.search_root] * leaf.chance
-  reaches = reach[leaf.local_seq]  # (R_L, 2)
-  for player in (0, 1):
-    if not np.any(weight * reaches[:, player] > 0):
-      reaches[:, player] = 1.0
-  mass = weight * reaches[:, 0] * reaches[:, 1]
-  total = mass.sum()
-  if total > 0:
-    return mass / total
-  return leaf.leaf.root_chance / leaf.leaf.root_chance.sum()
+  return belief_from_reaches(belief[leaf.search_root] * leaf.chance, reach[leaf.local_seq],
+                             leaf.leaf.root_chance, tremble)
 
 
 def search_arrays(game: SearchGame, belief: np.ndarray):
@@ -121,6 +118,7 @@ def run_search(game: SearchGame, belief: np.ndarray, iterations: int, leaf_solve
     raise ValueError(f"leaf_beliefs must be one of {', '.join(map(repr, LEAF_BELIEFS))}, got "
                      f"{leaf_beliefs!r}")
   belief = np.asarray(belief, dtype=np.float64)
+  tremble = TREMBLE if leaf_beliefs == "current" else 0.0
   arrays = search_arrays(game, belief)
   engine = CFREngine(arrays, rule)
   iterates = np.ones((iterations, arrays.num_sequences))
@@ -149,7 +147,7 @@ def run_search(game: SearchGame, belief: np.ndarray, iterations: int, leaf_solve
         trunk_roots, weights=trunk_values * x[trunk_seq[:, 0]] * x[trunk_seq[:, 1]],
         minlength=game.num_roots).astype(np.float64)
     for leaf in game.leaves:  # Steps 3-5.
-      beta = leaf_belief(leaf, belief, belief_reach)
+      beta = leaf_belief(leaf, belief, belief_reach, tremble)
       solution = leaf_solver(leaf.leaf, beta)
       # omega_i(g) = beta(h) pi_c(g | h) pi^t_{-i}(g): column i holds the opponent's reach.
       weights = (belief[leaf.search_root] * leaf.chance)[:, None] * x[leaf.local_seq[:, ::-1]]
