@@ -15,27 +15,31 @@ For each case (a deck and the ante/bet ratios trained on, measured on, never see
   queries are labelled exactly and join the data, the networks are retrained;
 * after each round, at every seen and unseen ratio and every T of ``round_iterations`` (of
   ``iterations`` after the last round): the learned agent's exact exploitability (the
-  enumerated behaviour strategy, ``measure.agent_row``, OpenSpiel's and the tree evaluator's)
+  enumerated behaviour strategy, ``agent_row``, OpenSpiel's and the tree evaluator's)
   with its value-function queries recorded, and on those queries, labelled by the LP, the mean
   counterfactual-value error (``value_errors``, as measurement 2) and the mean per-information-set
   error (``infostate_errors``: each card's value error divided by its belief mass, the largest
   over both players' cards).
 
-The exact-leaf agent is measured once per ratio and T with the same search options (the
-agent's defaults). ``timing_frame`` measures the CPU time per hand played by the agent against
+Every agent, learned or exact, in the rounds and in the measurements, has the plan's search
+options (``LearnedPlan.agent``; by default the paper's agent, ``PAPER``), so learned and exact
+are compared with the same search. The exact-leaf agent is measured once per ratio and T. ``timing_frame`` measures the CPU time per hand played by the agent against
 itself (``agent.monte_carlo.play_hands``, every search run, no cache), learned (the seed-0
 models after the last round) against exact leaves, in one process.
 """
 
 import dataclasses
 import time
-from typing import Dict, List, Optional, Tuple
+from typing import Any, Dict, List, Optional, Tuple
 
 import numpy as np
+from open_spiel.python.algorithms import exploitability
 import pandas as pd
 
+from algorithms.cfr.tree_exploitability import TreeEvaluator
 from algorithms.rebel.agent.agent import ReBeLAgent
 from algorithms.rebel.agent.behaviour import behaviour_strategy
+from algorithms.rebel.agent.behaviour import tabular_policy
 from algorithms.rebel.agent.monte_carlo import play_hands
 from algorithms.rebel.agent.value_functions import ByLeaf
 from algorithms.rebel.learning.dataset import Dataset
@@ -56,7 +60,6 @@ from algorithms.rebel.learning.value_function import leaf_rules
 from algorithms.rebel.learning.value_function import value_errors
 from algorithms.rebel.leaves.solvers import SequenceFormLPSolver
 from algorithms.rebel.leaves.value_functions import ValueFunctionLeafSolver
-from experiments.commands.rebel_agent import measure
 from experiments.commands.rebel_agent.leaf_solvers import leaf_depths
 from experiments.commands.rebel_agent.stakes import game_string
 from experiments.harness import game_loader
@@ -92,6 +95,7 @@ class LearnedPlan:
     hands: hands per trained ratio and T in each round (None: every draw enumerated).
     timing_deck, timing_ratio, timing_iterations, timing_lookaheads, timing_hands: the speed.
     max_searches: the enumeration's budget.
+    agent: the ``ReBeLAgent`` options of every agent measured, learned and exact (``PAPER``).
   """
 
   cases: Tuple[Case, ...]
@@ -111,7 +115,12 @@ class LearnedPlan:
   timing_lookaheads: Tuple[int, ...]
   timing_hands: int
   max_searches: int
+  agent: Dict[str, Any] = dataclasses.field(default_factory=lambda: dict(PAPER))
 
+
+# The paper's agent (Brown et al. 2020, Section 6, and its released code): CFR-D, the drawn
+# iteration's current policy played and passed on, linear weighting, the draw by the weights.
+PAPER = {"leaf_beliefs": "current", "play": "iterate", "weighting": "linear", "draw": "weights"}
 
 PLANS = {
     "quick": LearnedPlan(cases=(Case(3, (1.0,), (1.0,)),), lookahead=1, iterations=(10,),
@@ -143,8 +152,8 @@ def _exact_records(case: Case, plan: LearnedPlan) -> Dict[float, list]:
     recorder = RecordingLeafSolver()
     for t in plan.visits:
       behaviour_strategy(ReBeLAgent(game_loader.load_game(game_string(case.deck, ratio)),
-                                    lookahead=plan.lookahead, iterations=t, leaf_solver=recorder),
-                         max_searches=plan.max_searches)
+                                    lookahead=plan.lookahead, iterations=t, leaf_solver=recorder,
+                                    **plan.agent), max_searches=plan.max_searches)
     out[ratio] = recorder.records
   return out
 
@@ -165,12 +174,24 @@ def _base(case: Case, plan: LearnedPlan, depths: List[int], seed: int, visited) 
   return domains, base
 
 
-def evaluate(models, game: str, lookahead: int, iterations: int,
-             max_searches: int) -> Dict[str, float]:
+def agent_row(game_string: str, lookahead: int, iterations: int, leaf_solver,
+              plan: LearnedPlan) -> Dict[str, float]:
+  """``measure.agent_row`` for an agent with the plan's options: its exploitability, OpenSpiel's
+  and the tree evaluator's, of the enumerated behaviour strategy, and its searches."""
+  game = game_loader.load_game(game_string)
+  agent = ReBeLAgent(game, lookahead=lookahead, iterations=iterations, leaf_solver=leaf_solver,
+                     **plan.agent)
+  behaviour = behaviour_strategy(agent, max_searches=plan.max_searches)
+  return {"exploitability": exploitability.exploitability(game,
+                                                          tabular_policy(agent, behaviour.policy)),
+          "tree_exploitability": TreeEvaluator(agent.arrays).exploitability(behaviour.policy),
+          "searches": behaviour.searches}
+
+
+def evaluate(models, game: str, iterations: int, plan: LearnedPlan) -> Dict[str, float]:
   """The learned agent's exploitability and its value error on its own queries (module doc)."""
   recorder = RecordingValueFunction(ByLeaf(models))
-  row = measure.agent_row(game, lookahead, iterations, ValueFunctionLeafSolver(recorder),
-                          max_searches)
+  row = agent_row(game, plan.lookahead, iterations, ValueFunctionLeafSolver(recorder), plan)
   records = labelled(recorder.queries, SequenceFormLPSolver())
   counterfactual, infostate = [], []
   for leaf, belief, exact in records:
@@ -198,8 +219,8 @@ def learned_frame(plan: LearnedPlan, base_seed: int) -> pd.DataFrame:
     measured = [(r, "yes") for r in case.seen] + [(r, "no") for r in case.unseen]
     for ratio, seen in measured:
       for t in sorted(set(plan.round_iterations) | last):
-        row = measure.agent_row(game_string(case.deck, ratio), plan.lookahead, t,
-                                SequenceFormLPSolver(), plan.max_searches)
+        row = agent_row(game_string(case.deck, ratio), plan.lookahead, t,
+                        SequenceFormLPSolver(), plan)
         rows.append(dict(row, deck=case.deck, stakes=ratio, **{"trained on": seen},
                          seed=-1, round=-1, T=t, leaves=EXACT))
     for k in range(plan.seeds):
@@ -207,7 +228,7 @@ def learned_frame(plan: LearnedPlan, base_seed: int) -> pd.DataFrame:
       domains, base = _base(case, plan, depths, seed, visited)
       options = OnPolicyOptions(rounds=plan.rounds, iterations=plan.iterations,
                                 lookahead=plan.lookahead, hands=plan.hands, seed=seed,
-                                max_searches=plan.max_searches)
+                                agent=plan.agent, max_searches=plan.max_searches)
       training = TrainingOptions(hidden=plan.hidden, steps=plan.steps, seed=seed)
 
       def report(done: Round, case=case, seed=seed, measured=measured):
@@ -215,8 +236,7 @@ def learned_frame(plan: LearnedPlan, base_seed: int) -> pd.DataFrame:
         final = done.index == plan.rounds
         for ratio, seen in measured:
           for t in sorted(set(plan.round_iterations) | (last if final else set())):
-            row = evaluate(models, game_string(case.deck, ratio), plan.lookahead, t,
-                           plan.max_searches)
+            row = evaluate(models, game_string(case.deck, ratio), t, plan)
             rows.append(dict(row, deck=case.deck, stakes=ratio, **{"trained on": seen},
                              seed=seed, round=done.index, T=t, leaves=LEARNED,
                              examples=sum(done.examples.values()),
@@ -282,7 +302,7 @@ def timing_frame(plan: LearnedPlan, base_seed: int) -> pd.DataFrame:
     for kind, solver in ((EXACT, SequenceFormLPSolver()),
                          (LEARNED, ValueFunctionLeafSolver(ByLeaf(models)))):
       agent = ReBeLAgent(game_loader.load_game(game), lookahead=lookahead,
-                         iterations=plan.timing_iterations, leaf_solver=solver)
+                         iterations=plan.timing_iterations, leaf_solver=solver, **plan.agent)
       play_hands(agent, 1, base_seed)  # Warm-up: compiled kernels, LP matrices.
       start = time.process_time()
       play_hands(agent, plan.timing_hands, base_seed)
