@@ -27,9 +27,10 @@ FULL_GAME = "cfr_avg"  # The registry's CFRAvgSolver without a cut: the engine's
 
 
 def value_function_leaves(value_function: Dict[str, Any]) -> Dict[str, Any]:
-  """The leaf-solver description: ``value_function``'s values, the exact LP's continuation."""
+  """The leaf-solver description: ``value_function``'s values at every leaf (one-player leaves
+  included: the experiment measures the values' error), the exact LP's continuation."""
   return {"name": "ValueFunctionLeafSolver", "value_function": value_function,
-          "continuation": LP}
+          "continuation": LP, "one_player_exact": False}
 
 
 def model_leaves(model: PBSValueFunction) -> Dict[str, Any]:
