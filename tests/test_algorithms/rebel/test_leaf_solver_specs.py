@@ -135,3 +135,17 @@ def test_a_learned_description_before_its_module_is_imported_is_refused_in_one_l
   assert out.stdout.strip().endswith("before reading this description")
   assert "algorithms.rebel.learning.value_function" in out.stdout
   assert out.stdout.count("\n") == 1
+
+
+def test_one_player_exact_is_recorded_and_old_descriptions_ask_the_values_everywhere():
+  # A description written before the option (no "one_player_exact") recorded a run whose value
+  # function answered every leaf: it rebuilds as that run; new descriptions record the option.
+  lp = {"name": "SequenceFormLPSolver"}
+  old = {"name": "ValueFunctionLeafSolver", "continuation": None,
+         "value_function": {"name": "ExactValueFunction", "solver": lp}}
+  assert specs.from_spec(old).one_player_exact is False
+  for flag in (True, False):
+    solver = ValueFunctionLeafSolver(ExactValueFunction(SequenceFormLPSolver()),
+                                     one_player_exact=flag)
+    assert specs.spec(solver)["one_player_exact"] is flag
+    assert specs.from_spec(specs.spec(solver)).one_player_exact is flag
