@@ -23,9 +23,10 @@ For each case (a deck and the ante/bet ratios trained on, measured on, never see
 
 Every agent, learned or exact, in the rounds and in the measurements, has the plan's search
 options (``LearnedPlan.agent``; by default the paper's agent, ``PAPER``), so learned and exact
-are compared with the same search. The exact-leaf agent is measured once per ratio and T. ``timing_frame`` measures the CPU time per hand played by the agent against
-itself (``agent.monte_carlo.play_hands``, every search run, no cache), learned (the seed-0
-models after the last round) against exact leaves, in one process.
+are compared with the same search. The exact-leaf agent is measured once per ratio and T.
+``timing_frame`` measures the CPU time per hand played by the agent against itself
+(``agent.monte_carlo.play_hands``, every search run, no cache), networks of the plan's widths
+against exact leaves, in one process.
 """
 
 import dataclasses
@@ -130,11 +131,13 @@ PLANS = {
                          max_searches=20_000),
     "default": LearnedPlan(cases=(Case(3, (1.0,), (1.0,)),
                                   Case(13, (0.5, 1.0, 2.0, 4.0), (1.0,), (1.5, 3.0))),
-                           lookahead=1, iterations=(100, 300), round_iterations=(100,), rounds=2,
+                           lookahead=1, iterations=(100,), round_iterations=(100,), rounds=1,
                            seeds=5, examples=300, visits=(10, 30), hidden=(64, 64), steps=2000,
                            hands=2, timing_deck=13, timing_ratio=1.5, timing_iterations=100,
                            timing_lookaheads=(1, 2), timing_hands=6, max_searches=100_000),
 }
+# --full: also T = 300 (an enumeration of 90,601 searches per agent) and two rounds.
+PLANS["full"] = dataclasses.replace(PLANS["default"], iterations=(100, 300), rounds=2)
 
 
 def learned_depths(game: str, lookahead: int) -> List[int]:

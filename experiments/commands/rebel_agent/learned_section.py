@@ -52,7 +52,7 @@ class Section:
 
 def measurement(budget: str, ctx: Context) -> Section:
   """Runs measurement 6 at the budget's plan (``learned.PLANS``) and writes its files."""
-  plan = learned.PLANS["quick" if budget == "quick" else "default"]
+  plan = learned.PLANS[budget]
   frame = learned.learned_frame(plan, ctx.seed)
   timing = learned.timing_frame(plan, ctx.seed)
   table = learned.ratio_table(frame)
