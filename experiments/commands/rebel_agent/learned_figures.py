@@ -49,8 +49,12 @@ def plot_rounds(frame: pd.DataFrame, exact: pd.DataFrame, plan: LearnedPlan
         median = np.median(values)
         ax.errorbar(x, [median], yerr=[[median - values.min()], [values.max() - median]],
                     capsize=4, linestyle="none", label=f"T = {t} (last round)", **style)
-    bounds = [(1.5, "T = 100 bound (1.5x)")] if seen == "yes" else []
-    bounds.append((2.0, "T = 300 bound (2x)" if seen == "yes" else "bound (2x)"))
+    measured = set(data["T"])
+    if seen == "yes":
+      bounds = ([(1.5, "T = 100 bound (1.5x)")] if min(measured) <= 100 else []) + (
+          [(2.0, "T = 300 bound (2x)")] if max(measured) > 100 else [])
+    else:
+      bounds = [(2.0, "unseen stakes bound (2x)")]
     for value, label in bounds:
       ax.axhline(value, color=plotting.REFERENCE_COLOR, linestyle=(0, (4, 2)) if value == 1.5
                  else ":", linewidth=1, label=label)
