@@ -15,7 +15,7 @@ T_COLORS = [plotting.ORANGE, plotting.BLUE, plotting.PURPLE]
 
 
 def _panels(keys: List[Tuple[int, float, str]], width: float = 4.6, height: float = 3.4):
-  cols = min(3, len(keys))
+  cols = min(2, len(keys))
   rows = (len(keys) + cols - 1) // cols
   fig, axes = plotting.subplots(rows, cols, figsize=(width * cols, height * rows + 1.0))
   flat = [axes[k // cols][k % cols] for k in range(rows * cols)]
@@ -94,7 +94,7 @@ def plot_error_relation(frame: pd.DataFrame, exact: pd.DataFrame, t: int
             linestyle=(0, (4, 2)), linewidth=1, label="least squares")
     ax.axhline(0.0, color=plotting.BLACK, linewidth=0.6)
     plotting.note(ax, f"slope {slope:.3g}\nintercept {intercept:.3g}\nPearson r {r:.2f}",
-                  "upper left")
+                  "lower right")
     ax.set_xlim(0.0, x.max() * 1.08)
     ax.set_xlabel(plotting.axis_label("mean per-infoset value error on own queries", "chips"))
     ax.set_ylabel(plotting.axis_label("exploitability, learned - exact leaves", "chips per hand"))
