@@ -51,8 +51,9 @@ def plot_rounds(frame: pd.DataFrame, exact: pd.DataFrame, plan: LearnedPlan
                     capsize=4, linestyle="none", label=f"T = {t} (last round)", **style)
     measured = set(data["T"])
     if seen == "yes":
-      bounds = ([(1.5, "T = 100 bound (1.5x)")] if min(measured) <= 100 else []) + (
-          [(2.0, "T = 300 bound (2x)")] if max(measured) > 100 else [])
+      bounds = ([(1.5, "1.5x bound (trained stakes, T = 100)")] if min(measured) <= 100
+                else []) + ([(2.0, "2x bound (trained stakes, T = 300)")]
+                            if max(measured) > 100 else [])
     else:
       bounds = [(2.0, "unseen stakes bound (2x)")]
     for value, label in bounds:
