@@ -51,15 +51,12 @@ from algorithms.cfr import tree_passes
 from algorithms.cfr.cfr_engine import CFREngine
 from algorithms.cfr.cfr_engine import PassValues
 from algorithms.cfr.cfr_engine import UpdateRule
+from algorithms.rebel import leaf_step
 from algorithms.rebel.agent.search_game import SearchGame
 from algorithms.rebel.agent.search_game import SearchLeaf
-from algorithms.rebel.leaf_step import TREMBLE
-from algorithms.rebel.leaf_step import belief_from_reaches
-from algorithms.rebel.leaves.solvers import UNREACHED_MASS
+from algorithms.rebel.leaf_step import LEAF_BELIEFS
+from algorithms.rebel.leaf_step import check_choice
 from algorithms.rebel.leaves.solvers import LeafSolver
-from algorithms.rebel.leaves.solvers import complete_with_best_response
-
-LEAF_BELIEFS = ("average", "current")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -96,8 +93,8 @@ def leaf_belief(leaf: SearchLeaf, belief: np.ndarray, reach: np.ndarray,
   (``leaf_step.belief_from_reaches``: a player whose reach is 0 on every root counted with reach
   1, chance's prior if the mass is still 0).
   """
-  return belief_from_reaches(belief[leaf.search_root] * leaf.chance, reach[leaf.local_seq],
-                             leaf.leaf.root_chance, tremble)
+  return leaf_step.belief_from_reaches(belief[leaf.search_root] * leaf.chance,
+                                       reach[leaf.local_seq], leaf.leaf.root_chance, tremble)
 
 
 def search_arrays(game: SearchGame, belief: np.ndarray):
@@ -114,11 +111,9 @@ def run_search(game: SearchGame, belief: np.ndarray, iterations: int, leaf_solve
   Raises:
     ValueError: for ``leaf_beliefs`` other than "average" or "current".
   """
-  if leaf_beliefs not in LEAF_BELIEFS:
-    raise ValueError(f"leaf_beliefs must be one of {', '.join(map(repr, LEAF_BELIEFS))}, got "
-                     f"{leaf_beliefs!r}")
+  check_choice("leaf_beliefs", leaf_beliefs, LEAF_BELIEFS)
   belief = np.asarray(belief, dtype=np.float64)
-  tremble = TREMBLE if leaf_beliefs == "current" else 0.0
+  tremble = leaf_step.tremble_of(leaf_beliefs)
   arrays = search_arrays(game, belief)
   engine = CFREngine(arrays, rule)
   iterates = np.ones((iterations, arrays.num_sequences))
@@ -137,11 +132,8 @@ def run_search(game: SearchGame, belief: np.ndarray, iterations: int, leaf_solve
     for i in updated:  # Step 1: pi^t_i as this pass sees it.
       mine = arrays.player_mask[i] > 0
       iterates[t, mine] = engine.sigma[mine]
-    if leaf_beliefs == "current":
-      belief_reach = x
-    else:  # Step 2 before step 3: pibar^t includes pi^t.
-      average = engine.average(pending=engine.average_increment(player, x) * game.trunk_mask)
-      belief_reach = tree_passes.realization(arrays, np.where(game.leaf_mask, 1.0, average))
+    belief_reach = leaf_step.belief_reach(engine, leaf_beliefs, x, player, game.trunk_mask,
+                                          game.leaf_mask)
     values = tree_passes.terminal_values(arrays, x, trunk_weights, player, game.trunk_terminals)
     ev = None if player == 1 else np.bincount(  # ComputeEV(G, pi^t) in player 0's pass.
         trunk_roots, weights=trunk_values * x[trunk_seq[:, 0]] * x[trunk_seq[:, 1]],
@@ -151,18 +143,13 @@ def run_search(game: SearchGame, belief: np.ndarray, iterations: int, leaf_solve
       solution = leaf_solver(leaf.leaf, beta)
       # omega_i(g) = beta(h) pi_c(g | h) pi^t_{-i}(g): column i holds the opponent's reach.
       weights = (belief[leaf.search_root] * leaf.chance)[:, None] * x[leaf.local_seq[:, ::-1]]
-      u0 = np.asarray(solution.root_values, dtype=np.float64)
-      unreached = beta <= UNREACHED_MASS
-      if unreached.any():
-        completed = complete_with_best_response(leaf.leaf, solution.policy, beta, weights)
-        u0 = np.where(unreached, leaf.leaf.root_values(completed), u0)
+      _, u0 = leaf_step.leaf_root_values(leaf.leaf, solution, beta, weights)
       if ev is not None:
         ev += np.bincount(leaf.search_root, weights=leaf.chance * x[leaf.local_seq[:, 0]] *
                           x[leaf.local_seq[:, 1]] * u0, minlength=game.num_roots)
       for i in updated:
-        u = u0 if i == 0 else utility_sum - u0
-        values += np.bincount(leaf.local_seq[:, i], weights=weights[:, i] * u,
-                              minlength=arrays.num_sequences)
+        values += leaf_step.counterfactual_leaf_values(leaf.local_seq, weights, u0, utility_sum,
+                                                       i, arrays.num_sequences)
     if ev is not None:
       iteration_values[t] = ev
     return PassValues(values)

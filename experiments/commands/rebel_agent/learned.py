@@ -15,7 +15,7 @@ For each case (a deck and the ante/bet ratios trained on, measured on, never see
   queries are labelled exactly and join the data, the networks are retrained;
 * after each round, at every seen and unseen ratio and every T of ``round_iterations`` (of
   ``iterations`` after the last round): the learned agent's exact exploitability (the
-  enumerated behaviour strategy, ``agent_row``, OpenSpiel's and the tree evaluator's)
+  enumerated behaviour strategy, ``measure.agent_row``, OpenSpiel's and the tree evaluator's)
   with its value-function queries recorded, and on those queries, labelled by the LP, the mean
   counterfactual-value error (``value_errors``, as measurement 2) and the mean per-information-set
   error (``infostate_errors``: each card's value error divided by its belief mass, the largest
@@ -34,13 +34,10 @@ import time
 from typing import Any, Dict, List, Optional, Tuple
 
 import numpy as np
-from open_spiel.python.algorithms import exploitability
 import pandas as pd
 
-from algorithms.cfr.tree_exploitability import TreeEvaluator
 from algorithms.rebel.agent.agent import ReBeLAgent
 from algorithms.rebel.agent.behaviour import behaviour_strategy
-from algorithms.rebel.agent.behaviour import tabular_policy
 from algorithms.rebel.agent.monte_carlo import play_hands
 from algorithms.rebel.agent.value_functions import ByLeaf
 from algorithms.rebel.learning.dataset import Dataset
@@ -61,6 +58,7 @@ from algorithms.rebel.learning.value_function import leaf_rules
 from algorithms.rebel.learning.value_function import value_errors
 from algorithms.rebel.leaves.solvers import SequenceFormLPSolver
 from algorithms.rebel.leaves.value_functions import ValueFunctionLeafSolver
+from experiments.commands.rebel_agent import measure
 from experiments.commands.rebel_agent.leaf_solvers import leaf_depths
 from experiments.commands.rebel_agent.stakes import game_string
 from experiments.harness import game_loader
@@ -177,24 +175,11 @@ def _base(case: Case, plan: LearnedPlan, depths: List[int], seed: int, visited) 
   return domains, base
 
 
-def agent_row(game_string: str, lookahead: int, iterations: int, leaf_solver,
-              plan: LearnedPlan) -> Dict[str, float]:
-  """``measure.agent_row`` for an agent with the plan's options: its exploitability, OpenSpiel's
-  and the tree evaluator's, of the enumerated behaviour strategy, and its searches."""
-  game = game_loader.load_game(game_string)
-  agent = ReBeLAgent(game, lookahead=lookahead, iterations=iterations, leaf_solver=leaf_solver,
-                     **plan.agent)
-  behaviour = behaviour_strategy(agent, max_searches=plan.max_searches)
-  return {"exploitability": exploitability.exploitability(game,
-                                                          tabular_policy(agent, behaviour.policy)),
-          "tree_exploitability": TreeEvaluator(agent.arrays).exploitability(behaviour.policy),
-          "searches": behaviour.searches}
-
-
 def evaluate(models, game: str, iterations: int, plan: LearnedPlan) -> Dict[str, float]:
   """The learned agent's exploitability and its value error on its own queries (module doc)."""
   recorder = RecordingValueFunction(ByLeaf(models))
-  row = agent_row(game, plan.lookahead, iterations, ValueFunctionLeafSolver(recorder), plan)
+  row = measure.agent_row(game, plan.lookahead, iterations, ValueFunctionLeafSolver(recorder),
+                          plan.max_searches, **plan.agent)
   records = labelled(recorder.queries, SequenceFormLPSolver())
   counterfactual, infostate = [], []
   for leaf, belief, exact in records:
@@ -222,8 +207,8 @@ def learned_frame(plan: LearnedPlan, base_seed: int) -> pd.DataFrame:
     measured = [(r, "yes") for r in case.seen] + [(r, "no") for r in case.unseen]
     for ratio, seen in measured:
       for t in sorted(set(plan.round_iterations) | last):
-        row = agent_row(game_string(case.deck, ratio), plan.lookahead, t,
-                        SequenceFormLPSolver(), plan)
+        row = measure.agent_row(game_string(case.deck, ratio), plan.lookahead, t,
+                                SequenceFormLPSolver(), plan.max_searches, **plan.agent)
         rows.append(dict(row, deck=case.deck, stakes=ratio, **{"trained on": seen},
                          seed=-1, round=-1, T=t, leaves=EXACT))
     for k in range(plan.seeds):
