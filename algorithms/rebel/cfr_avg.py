@@ -15,7 +15,10 @@ Each pass of an iteration t updating player(s) P:
    adds in step 6;
 3. every leaf public state gets the belief beta(h) proportional to pi_c(h) r_0(h) r_1(h) with r
    the trunk reach of the average policy (``leaf_beliefs="average"``, CFR-AVG) or of pi^t
-   (``"current"``, CFR-D); a leaf that this makes unreachable gets the chance-only prior;
+   (``"current"``, CFR-D, with trembling reaches r + ``leaf_step.TREMBLE``: a private state that
+   pi^t never plays into the leaf keeps a little mass, which pins the leaf equilibrium's play
+   against it, ``leaf_step``); a leaf that this makes unreachable gets the chance-only prior
+   (``leaf_step.belief_from_reaches``);
 4. the leaf solver (default: exact sequence-form LP) returns a continuation sigma^t and player
    0's value u_0(h) from every root h of the leaf; the continuation is completed by best
    responses where the PBS gives a player's own plan zero mass
@@ -27,10 +30,10 @@ Each pass of an iteration t updating player(s) P:
    sequences, RM+ clipping if asked). The per-root values are the leaf solution's
    ``root_values``, so a leaf solver that predicts them (a value function,
    ``leaves.value_functions``) serves as well as one that solves; for an exact solver they are the
-   expected utilities of its continuation. At a root whose belief is 0 (at most
-   ``leaves.solvers.UNREACHED_MASS``; CFR-D, where a player's current trunk reach can be 0) the
-   PBS says nothing about the play, and u_0(h) is the completed continuation's value there
-   (Burch et al.'s best-response values), whatever the solver returned;
+   expected utilities of its continuation. At a root whose belief is 0 (a leaf below
+   a root of belief 0; with trembles no reach is 0) the PBS says nothing about the play, and
+   u_0(h) is the completed continuation's value there (Burch et al.'s best-response values),
+   whatever the solver returned (``leaf_step.leaf_root_values``);
 6. P's average numerators get w_t x_P(s) for the full profile (pi^t on the trunk, sigma^t
    below), so the average policy is the reach-weighted average of the full profiles: a
    full-game ``TabularPolicy`` that OpenSpiel's exploitability measures.
@@ -83,26 +86,21 @@ from algorithms.cfr.cfr_engine import PassValues
 from algorithms.cfr.cfr_engine import UpdateRule
 from algorithms.cfr.solvers import EngineSolver
 from algorithms.cfr.solvers import checked_array  # pylint: disable=protected-access
+from algorithms.rebel import leaf_step
+from algorithms.rebel.leaf_step import LEAF_BELIEFS
+from algorithms.rebel.leaf_step import check_choice
 from algorithms.rebel.leaves import specs
-from algorithms.rebel.leaves.solvers import UNREACHED_MASS
 from algorithms.rebel.leaves.solvers import LeafSolution
 from algorithms.rebel.leaves.solvers import LeafSolver
 from algorithms.rebel.leaves.solvers import SequenceFormLPSolver
-from algorithms.rebel.leaves.solvers import complete_with_best_response
 from algorithms.rebel.public_tree import PublicTree
 from algorithms.tree.game_tree import DEFAULT_MAX_NODES
 from algorithms.tree.game_tree import GameTree
 from algorithms.tree.game_tree import check_two_player_fixed_sum
 from spiel_games.public_belief_state import PublicBeliefState
 
-LEAF_BELIEFS = ("average", "current")
 VARIANTS = ("standard", "modified")
 WEIGHTINGS = ("uniform", "linear")
-
-
-def _check_choice(name: str, value, allowed) -> None:
-  if value not in allowed:
-    raise ValueError(f"{name} must be one of {', '.join(map(repr, allowed))}, got {value!r}")
 
 
 class CFRAvgSolver(EngineSolver):
@@ -139,9 +137,9 @@ class CFRAvgSolver(EngineSolver):
     Raises:
       ValueError: for a bad option or an unsupported game, naming the problem.
     """
-    _check_choice("leaf_beliefs", leaf_beliefs, LEAF_BELIEFS)
-    _check_choice("variant", variant, VARIANTS)
-    _check_choice("weighting", weighting, WEIGHTINGS)
+    check_choice("leaf_beliefs", leaf_beliefs, LEAF_BELIEFS)
+    check_choice("variant", variant, VARIANTS)
+    check_choice("weighting", weighting, WEIGHTINGS)
     if variant == "modified" and leaf_beliefs != "average":
       raise ValueError("variant='modified' de-averages values at average PBSs: it needs "
                        "leaf_beliefs='average'")
@@ -277,11 +275,8 @@ class CFRAvgSolver(EngineSolver):
       the full profile, pi^t on the trunk and sigma^t below (step 6).
     """
     a, e = self._arrays, self._engine
-    if self.leaf_beliefs == "current":
-      belief_reach = x
-    else:  # Step 2 comes first: pibar^t includes pi^t.
-      average = e.average(pending=e.average_increment(player, x) * self._trunk_mask)
-      belief_reach = tree_passes.realization(a, np.where(self._leaf_mask, 1.0, average))
+    belief_reach = leaf_step.belief_reach(e, self.leaf_beliefs, x, player, self._trunk_mask,
+                                          self._leaf_mask)
     value_reach = belief_reach if self.variant == "modified" else x
     leaf_sigma = self._solve_leaves(belief_reach, value_reach)
     self._leaf_policy[self._leaf_mask] = leaf_sigma[self._leaf_mask]
@@ -295,7 +290,7 @@ class CFRAvgSolver(EngineSolver):
     """Steps 3 and 4: every leaf's PBS, solved and completed; the continuations (G,).
 
     Keeps every root's u_0(h) for step 5: the solution's ``root_values``, or at a root of zero
-    belief (at most ``UNREACHED_MASS``) the completed continuation's value.
+    belief the completed continuation's value.
 
     Args:
       belief_reach: trunk reach (G,) that forms the beliefs: of pibar^t or of pi^t.
@@ -305,20 +300,16 @@ class CFRAvgSolver(EngineSolver):
       The leaf continuations sigma^t on the leaf sequences, 1 elsewhere.
     """
     leaf_sigma = np.ones(self._arrays.num_sequences)
+    tremble = leaf_step.tremble_of(self.leaf_beliefs)
     for leaf, start in zip(self._public_tree.leaves, self._root_offsets):
-      mass = leaf.root_chance * belief_reach[leaf.root_seq[:, 0]] * \
-          belief_reach[leaf.root_seq[:, 1]]
-      total = mass.sum()
-      belief = mass / total if total > 0 else leaf.root_chance / leaf.root_chance.sum()
+      belief = leaf_step.belief_from_reaches(leaf.root_chance, belief_reach[leaf.root_seq],
+                                             leaf.root_chance, tremble)
       solution = self._leaf_solver(leaf, belief)
       # omega_i(h) = pi_c(h) times the opponent's trunk reach (column i holds player 1 - i's).
       weights = leaf.root_chance[:, None] * value_reach[leaf.root_seq[:, ::-1]]
-      policy = complete_with_best_response(leaf, solution.policy, belief, weights)
+      policy, values = leaf_step.leaf_root_values(leaf, solution, belief, weights,
+                                                  complete_policy=True)
       leaf_sigma[leaf.full_seq[2:]] = policy[2:]
-      values = np.asarray(solution.root_values, dtype=np.float64)
-      unreached = belief <= UNREACHED_MASS
-      if unreached.any():
-        values = np.where(unreached, leaf.root_values(policy), values)
       self._root_values[start:start + leaf.num_roots] = values
       self._last_beliefs[leaf.public_state] = belief
       self._last_solutions[leaf.public_state] = solution
@@ -333,13 +324,13 @@ class CFRAvgSolver(EngineSolver):
     u_1 = c - u_0; the modified variant returns (W_t V^t_i - W_{t-1} V^{t-1}_i) / w_t and keeps
     V^t_i for the next iteration.
     """
-    a = self._arrays
-    root_seq, u0 = self._root_seq, self._root_values
-    out = np.zeros(a.num_sequences)
+    root_seq = self._root_seq
+    weights = self._root_chance[:, None] * value_reach[root_seq[:, ::-1]]
+    out = np.zeros(self._arrays.num_sequences)
     for i in ((0, 1) if player is None else (player,)):
-      u = u0 if i == 0 else self._utility_sum - u0
-      values = np.bincount(root_seq[:, i], weights=self._root_chance * u *
-                           value_reach[root_seq[:, 1 - i]], minlength=a.num_sequences)
+      values = leaf_step.counterfactual_leaf_values(root_seq, weights, self._root_values,
+                                                    self._utility_sum, i,
+                                                    self._arrays.num_sequences)
       if self.variant == "modified":
         values, self._previous_values[i] = ((self._total_weight * values - previous_total *
                                              self._previous_values[i]) / w, values)

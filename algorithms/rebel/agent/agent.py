@@ -9,7 +9,9 @@ at the public belief state (PBS) beta of the current public state s, run T itera
 search; draw an iteration t at random; play pi^t, the policy of iteration t, at every decision of
 the search's trunk, and assume that both players played pi^t, so that when play reaches a leaf z
 of the search, the next search starts from the PBS beta_z that pi^t induces there (Bayes' rule,
-``search.leaf_belief``). Play below the cut comes from that next search, never from a leaf solver.
+``search.leaf_belief``; with the reaches of an iterate trembled as CFR-D's leaf beliefs are,
+``leaf_step``, so that the next search solves the PBS the drawn iteration was valued at). Play
+below the cut comes from that next search, never from a leaf solver.
 Theorem 3: run at test time without off-policy exploration, with leaf values off by at most
 delta and T iterations per search, the agent plays, in expectation over its draws, an approximate
 Nash equilibrium whose error is delta times a game constant plus a term falling as 1 / sqrt(T).
@@ -20,9 +22,15 @@ number of iterations run, k in {0, 2, 4, ..., T - 2} (whole rounds of alternatin
 weight k / 2 + 1, the linear averaging weight of the policy after k iterations (the uniform
 initial policy included, the final one never drawn), and plays and passes on that policy.
 
-Options (the reading adopted here is the default):
+The default is the paper's agent as Section 6 and the released code run it: CFR-D search
+(``leaf_beliefs="current"``), play and pass on the drawn iteration's current policy pi^t
+(``play="matched"``, which is pi^t under CFR-D), linear weighting (``weighting="linear"``,
+w_t = t) and the draw P(t) = w_t / W_T (``draw="weights"``). CFR-AVG with "matched" play
+(``leaf_beliefs="average"``) is this project's construction, kept as an option.
 
-* ``play``: which policy is played and passed on. "matched" (the default): the policy whose
+Options:
+
+* ``play``: which policy is played and passed on. "matched": the policy whose
   beliefs the search's leaf values assumed at the drawn iteration, so that the next search
   solves the PBS the drawn iteration was valued at: pi^t for CFR-D, pibar^t for CFR-AVG (whose
   leaf PBS at iteration t is that of the average); at a search without leaves, pi^t (nothing
@@ -42,7 +50,11 @@ Options (the reading adopted here is the default):
   and ReBeL's released evaluation, above); "uniform": P(t) = 1/T whatever the averaging (as
   ReBeL's released self-play loop, ``RlRunner::step``, which draws the number of iterations run
   uniformly from {0, ..., T}).
-* ``weighting`` (w_t = 1 or t), ``leaf_beliefs`` (CFR-AVG or CFR-D), ``alternating_updates``,
+* ``weighting``: "linear" averages iteration t with weight w_t = t (OpenSpiel's
+  ``linear_averaging``), "uniform" with w_t = 1, "linear_cfr" with w_t = t and also discounts
+  the cumulative regrets by t / (t + 1) after iteration t (Linear CFR, Brown and Sandholm,
+  AAAI 2019, what the released code's ``linear_update`` does to both); the draw follows w_t.
+* ``leaf_beliefs`` (CFR-AVG or CFR-D), ``alternating_updates``,
   the leaf solver (any ``leaves.solvers.LeafSolver``: exact LP, CFR(k), Hedge, a value
   function behind ``ValueFunctionLeafSolver``), T and the lookahead d.
 
@@ -63,7 +75,6 @@ import pyspiel
 
 from algorithms.cfr import tree_passes
 from algorithms.cfr.cfr_engine import UpdateRule
-from algorithms.rebel.agent.search import LEAF_BELIEFS
 from algorithms.rebel.agent.search import SearchRecord
 from algorithms.rebel.agent.search import leaf_belief
 from algorithms.rebel.agent.search import run_search
@@ -71,6 +82,9 @@ from algorithms.rebel.agent.search import solve_average
 from algorithms.rebel.agent.search_game import PublicCuts
 from algorithms.rebel.agent.search_game import SearchGame
 from algorithms.rebel.agent.search_game import SearchLeaf
+from algorithms.rebel.leaf_step import LEAF_BELIEFS
+from algorithms.rebel.leaf_step import TREMBLE
+from algorithms.rebel.leaf_step import check_choice
 from algorithms.rebel.leaves.solvers import LeafSolver
 from algorithms.rebel.leaves.solvers import SequenceFormLPSolver
 from algorithms.tree.game_tree import GameTree
@@ -79,7 +93,7 @@ from algorithms.tree.tree_layout import TreeArrays
 
 PLAYS = ("matched", "iterate", "average", "final")
 DRAWS = ("weights", "uniform")
-WEIGHTINGS = ("uniform", "linear")
+WEIGHTINGS = ("uniform", "linear", "linear_cfr")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -98,11 +112,6 @@ class Play:
   iteration: int
 
 
-def _check_choice(name: str, value, allowed) -> None:
-  if value not in allowed:
-    raise ValueError(f"{name} must be one of {', '.join(map(repr, allowed))}, got {value!r}")
-
-
 class ReBeLAgent:
   """ReBeL's agent on a two-player game with public observations (module docstring).
 
@@ -111,8 +120,9 @@ class ReBeLAgent:
     lookahead: d >= 1, the player actions each search looks ahead.
     iterations: T >= 1, the iterations of each search.
     leaf_solver: ``solver(leaf, belief) -> LeafSolution``; the exact LP if None.
-    weighting: "uniform" (w_t = 1) or "linear" (w_t = t).
-    leaf_beliefs: "average" (CFR-AVG) or "current" (CFR-D).
+    weighting: "linear" (w_t = t, the paper's), "uniform" (w_t = 1) or "linear_cfr" (w_t = t
+      and regrets discounted by t / (t + 1), Linear CFR).
+    leaf_beliefs: "current" (CFR-D, the paper's) or "average" (CFR-AVG).
     play: "matched", "iterate", "average" or "final".
     draw: "weights" or "uniform".
     alternating_updates: the search's CFR updates player 0, then player 1.
@@ -120,22 +130,25 @@ class ReBeLAgent:
   """
 
   def __init__(self, game: pyspiel.Game, *, lookahead: int = 1, iterations: int = 100,
-               leaf_solver: Optional[LeafSolver] = None, weighting: str = "uniform",
-               leaf_beliefs: str = "average", play: str = "matched", draw: str = "weights",
+               leaf_solver: Optional[LeafSolver] = None, weighting: str = "linear",
+               leaf_beliefs: str = "current", play: str = "matched", draw: str = "weights",
                alternating_updates: bool = True, cache_size: int = 0):
     check_two_player_fixed_sum(game, "ReBeL's agent")
     if isinstance(iterations, bool) or not isinstance(iterations, (int, np.integer)) or \
         iterations < 1:
       raise ValueError(f"iterations must be an integer >= 1, got {iterations!r}")
-    _check_choice("weighting", weighting, WEIGHTINGS)
-    _check_choice("leaf_beliefs", leaf_beliefs, LEAF_BELIEFS)
-    _check_choice("play", play, PLAYS)
-    _check_choice("draw", draw, DRAWS)
+    check_choice("weighting", weighting, WEIGHTINGS)
+    check_choice("leaf_beliefs", leaf_beliefs, LEAF_BELIEFS)
+    check_choice("play", play, PLAYS)
+    check_choice("draw", draw, DRAWS)
     self.game = game
     self.iterations = int(iterations)
     self.leaf_solver = leaf_solver if leaf_solver is not None else SequenceFormLPSolver()
     self.weighting, self.leaf_beliefs, self.play, self.draw = weighting, leaf_beliefs, play, draw
-    self.rule = UpdateRule.from_options(bool(alternating_updates), weighting == "linear")
+    self.rule = UpdateRule(alternating_updates=bool(alternating_updates),
+                           averaging_gamma=0.0 if weighting == "uniform" else 1.0,
+                           **({"discount_alpha": 1.0, "discount_beta": 1.0}
+                              if weighting == "linear_cfr" else {}))
     self.cuts = PublicCuts(TreeArrays(GameTree.from_game(game)), lookahead)
     self.cache_size = int(cache_size)
     self._cache: Dict[Tuple[int, str, bytes], List[Play]] = {}
@@ -159,8 +172,9 @@ class ReBeLAgent:
     """The search at a leaf of ``game`` and its PBS, both players assumed to have played
     ``play``'s policy from ``belief`` (Bayes' rule, ``search.leaf_belief``)."""
     reach = tree_passes.realization(game.arrays, play.policy)
+    tremble = TREMBLE if self.play_at(game) == "iterate" else 0.0
     return (self.cuts.at(leaf.leaf, game.depth + self.lookahead),
-            leaf_belief(leaf, belief, reach))
+            leaf_belief(leaf, belief, reach, tremble))
 
   def draw_probabilities(self, weights: np.ndarray) -> np.ndarray:
     """P(t) for t = 1..T: w_t / W_T ("weights") or 1/T ("uniform")."""

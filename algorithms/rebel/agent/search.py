@@ -10,8 +10,8 @@ updating player(s) P:
 2. the average's numerators include this iteration's w_t x_P^t (w_t = t^gamma: 1 or t);
 3. every leaf z of the search gets the belief
    beta_z(g) proportional to beta(h) pi_c(g | h) r_0(g) r_1(g) for each leaf root g below the
-   search root h, r the trunk reach of the average (CFR-AVG) or of pi^t (CFR-D)
-   (``leaf_belief``);
+   search root h, r the trunk reach of the average (CFR-AVG) or of pi^t (CFR-D, trembling:
+   r + ``leaf_step.TREMBLE``) (``leaf_belief``);
 4. the leaf solver gives player 0's value u_0(g) from every leaf root;
 5. player i's counterfactual leaf value at its trunk sequence s is
    v_i(s) = sum_{g: seq_i(g) = s} beta(h) pi_c(g | h) pi^t_{-i}(g) u_i(g), with u_1 = c - u_0
@@ -36,7 +36,8 @@ A belief that vanishes at a leaf (``leaf_belief``): the mass beta(h) pi_c r_0 r_
 leaf root when a player's assumed reach is 0 on all of them. The paper's PBS is then undefined
 (it assumes the policies are common knowledge); here that player's reach is taken as 1 on every
 root (its private state is believed to follow the prior), and if the mass is still 0 the belief
-is chance's prior. ReBeL's released code smooths the reaches by a small constant instead.
+is chance's prior. Current-policy reaches are trembled first (``leaf_step``), so with CFR-D and
+with a passed-on iterate this happens only where a player's reach vanishes above the search.
 """
 
 import copy
@@ -50,13 +51,12 @@ from algorithms.cfr import tree_passes
 from algorithms.cfr.cfr_engine import CFREngine
 from algorithms.cfr.cfr_engine import PassValues
 from algorithms.cfr.cfr_engine import UpdateRule
+from algorithms.rebel import leaf_step
 from algorithms.rebel.agent.search_game import SearchGame
 from algorithms.rebel.agent.search_game import SearchLeaf
-from algorithms.rebel.leaves.solvers import UNREACHED_MASS
+from algorithms.rebel.leaf_step import LEAF_BELIEFS
+from algorithms.rebel.leaf_step import check_choice
 from algorithms.rebel.leaves.solvers import LeafSolver
-from algorithms.rebel.leaves.solvers import complete_with_best_response
-
-LEAF_BELIEFS = ("average", "current")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -85,22 +85,16 @@ class SearchRecord:
     return self.iteration_values.mean(axis=0)
 
 
-def leaf_belief(leaf: SearchLeaf, belief: np.ndarray, reach: np.ndarray) -> np.ndarray:
+def leaf_belief(leaf: SearchLeaf, belief: np.ndarray, reach: np.ndarray,
+                tremble: float = 0.0) -> np.ndarray:
   """The belief over a search leaf's roots under trunk reaches ``reach`` (G_s,) (module doc).
 
-  beta_z(g) = beta(h) pi_c(g | h) r_0(g) r_1(g) / sum, a player whose reach is 0 on every root
-  counted with reach 1, chance's prior if the mass is still 0.
+  beta_z(g) proportional to beta(h) pi_c(g | h) (r_0(g) + e) (r_1(g) + e), e = ``tremble``
+  (``leaf_step.belief_from_reaches``: a player whose reach is 0 on every root counted with reach
+  1, chance's prior if the mass is still 0).
   """
-  weight = belief[leaf.search_root] * leaf.chance
-  reaches = reach[leaf.local_seq]  # (R_L, 2)
-  for player in (0, 1):
-    if not np.any(weight * reaches[:, player] > 0):
-      reaches[:, player] = 1.0
-  mass = weight * reaches[:, 0] * reaches[:, 1]
-  total = mass.sum()
-  if total > 0:
-    return mass / total
-  return leaf.leaf.root_chance / leaf.leaf.root_chance.sum()
+  return leaf_step.belief_from_reaches(belief[leaf.search_root] * leaf.chance,
+                                       reach[leaf.local_seq], leaf.leaf.root_chance, tremble)
 
 
 def search_arrays(game: SearchGame, belief: np.ndarray):
@@ -117,10 +111,9 @@ def run_search(game: SearchGame, belief: np.ndarray, iterations: int, leaf_solve
   Raises:
     ValueError: for ``leaf_beliefs`` other than "average" or "current".
   """
-  if leaf_beliefs not in LEAF_BELIEFS:
-    raise ValueError(f"leaf_beliefs must be one of {', '.join(map(repr, LEAF_BELIEFS))}, got "
-                     f"{leaf_beliefs!r}")
+  check_choice("leaf_beliefs", leaf_beliefs, LEAF_BELIEFS)
   belief = np.asarray(belief, dtype=np.float64)
+  tremble = leaf_step.tremble_of(leaf_beliefs)
   arrays = search_arrays(game, belief)
   engine = CFREngine(arrays, rule)
   iterates = np.ones((iterations, arrays.num_sequences))
@@ -139,32 +132,24 @@ def run_search(game: SearchGame, belief: np.ndarray, iterations: int, leaf_solve
     for i in updated:  # Step 1: pi^t_i as this pass sees it.
       mine = arrays.player_mask[i] > 0
       iterates[t, mine] = engine.sigma[mine]
-    if leaf_beliefs == "current":
-      belief_reach = x
-    else:  # Step 2 before step 3: pibar^t includes pi^t.
-      average = engine.average(pending=engine.average_increment(player, x) * game.trunk_mask)
-      belief_reach = tree_passes.realization(arrays, np.where(game.leaf_mask, 1.0, average))
+    belief_reach = leaf_step.belief_reach(engine, leaf_beliefs, x, player, game.trunk_mask,
+                                          game.leaf_mask)
     values = tree_passes.terminal_values(arrays, x, trunk_weights, player, game.trunk_terminals)
     ev = None if player == 1 else np.bincount(  # ComputeEV(G, pi^t) in player 0's pass.
         trunk_roots, weights=trunk_values * x[trunk_seq[:, 0]] * x[trunk_seq[:, 1]],
         minlength=game.num_roots).astype(np.float64)
     for leaf in game.leaves:  # Steps 3-5.
-      beta = leaf_belief(leaf, belief, belief_reach)
+      beta = leaf_belief(leaf, belief, belief_reach, tremble)
       solution = leaf_solver(leaf.leaf, beta)
       # omega_i(g) = beta(h) pi_c(g | h) pi^t_{-i}(g): column i holds the opponent's reach.
       weights = (belief[leaf.search_root] * leaf.chance)[:, None] * x[leaf.local_seq[:, ::-1]]
-      u0 = np.asarray(solution.root_values, dtype=np.float64)
-      unreached = beta <= UNREACHED_MASS
-      if unreached.any():
-        completed = complete_with_best_response(leaf.leaf, solution.policy, beta, weights)
-        u0 = np.where(unreached, leaf.leaf.root_values(completed), u0)
+      _, u0 = leaf_step.leaf_root_values(leaf.leaf, solution, beta, weights)
       if ev is not None:
         ev += np.bincount(leaf.search_root, weights=leaf.chance * x[leaf.local_seq[:, 0]] *
                           x[leaf.local_seq[:, 1]] * u0, minlength=game.num_roots)
       for i in updated:
-        u = u0 if i == 0 else utility_sum - u0
-        values += np.bincount(leaf.local_seq[:, i], weights=weights[:, i] * u,
-                              minlength=arrays.num_sequences)
+        values += leaf_step.counterfactual_leaf_values(leaf.local_seq, weights, u0, utility_sum,
+                                                       i, arrays.num_sequences)
     if ev is not None:
       iteration_values[t] = ev
     return PassValues(values)

@@ -39,6 +39,7 @@ import pyspiel
 
 from algorithms.cfr import tree_passes
 from algorithms.rebel.cfr_avg import CFRAvgSolver
+from algorithms.rebel.leaf_step import belief_from_reaches
 from algorithms.rebel.learning.dataset import Dataset
 from algorithms.rebel.learning.training import Trainer
 from algorithms.rebel.learning.training import TrainingOptions
@@ -145,8 +146,7 @@ class SelfPlay:
     # CFR-AVG's leaf PBS at iteration t: proportional to chance times both average trunk reaches.
     reach = tree_passes.realization(self.public_tree.arrays,
                                     np.where(self._leaf_mask, 1.0, average))
-    mass = leaf.root_chance * reach[leaf.root_seq[:, 0]] * reach[leaf.root_seq[:, 1]]
-    belief = mass / mass.sum()
+    belief = belief_from_reaches(leaf.root_chance, reach[leaf.root_seq], leaf.root_chance)
     values = np.zeros(self.cut.num_deals)
     values[leaf.deals] = self.target_solver(leaf, belief).root_values
     return index, deal_belief(leaf, belief), values

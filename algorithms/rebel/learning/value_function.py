@@ -56,6 +56,7 @@ import pyspiel
 from scipy import special
 
 from algorithms.file_formats import checkpoint
+from algorithms.rebel.leaves import specs
 from algorithms.rebel.public_tree import LeafSubgame
 from algorithms.rebel.public_tree import PublicTree
 from algorithms.tree.game_tree import GameTree
@@ -247,6 +248,25 @@ def value_errors(rules: KuhnRules, beliefs: np.ndarray, predicted: np.ndarray,
                 infostate_values(rules, beliefs, exact)).max(axis=(1, 2))
 
 
+def infostate_errors(rules: KuhnRules, beliefs: np.ndarray, predicted: np.ndarray,
+                     exact: np.ndarray) -> np.ndarray:
+  """Per PBS, the largest error of an information set's value: max over i and the cards c with
+  belief mass m_i(c) = sum_{d: c_i(d) = c} beta(d) > 0 of |cfv_i(c) - cfv*_i(c)| / m_i(c) (n,).
+
+  ``value_errors`` measures counterfactual values, which carry the card's belief mass, so a card
+  the PBS makes unlikely contributes little however wrong its value; divided by the mass, each
+  term is the error of the expected value of holding c at the PBS (ReBeL's infostate value,
+  Brown et al. 2020, Section 4), a belief-weighted mean of per-deal errors: at most
+  max_d |u_0(d) - u*_0(d)|, and equal to it when every deal is off by the same amount.
+  """
+  beliefs = np.atleast_2d(beliefs)
+  mass = np.abs(infostate_values(rules, beliefs, np.ones_like(beliefs)))  # u = 1: m_i(c).
+  error = np.abs(infostate_values(rules, beliefs, predicted) -
+                 infostate_values(rules, beliefs, exact))
+  reached = mass > 0
+  return np.where(reached, error / np.where(reached, mass, 1.0), 0.0).max(axis=(1, 2))
+
+
 def _gelu(x: np.ndarray) -> np.ndarray:
   """GELU(x) = x Phi(x) = x (1 + erf(x / sqrt 2)) / 2 (Hendrycks and Gimpel 2016; PyTorch's
   exact ``nn.functional.gelu``)."""
@@ -426,3 +446,23 @@ def cut_of(game: pyspiel.Game, depth_limit: int,
   the domain of its family of stakes over that range of ante/bet ratios)."""
   tree = PublicTree.cut(_arrays_of(game), depth_limit)
   return tree, LeafDomain.of(tree, stakes)
+
+
+def _describe(model: PBSValueFunction) -> dict:
+  """The leaf-solver description's fields of a model (``leaves.specs``): its file and digest."""
+  if model.path is None:
+    raise ValueError("a PBSValueFunction is recorded by its file: save it first")
+  return {"path": model.path, "sha256": model.digest()}
+
+
+def _rebuild(description: dict) -> PBSValueFunction:
+  """The model a description names, refused if the file's weights are not the recorded ones."""
+  model = PBSValueFunction.load(description["path"])
+  if model.digest() != description["sha256"]:
+    raise ValueError(f"{description['path']}: the model's weights have digest "
+                     f"{model.digest()[:12]}..., not the recorded "
+                     f"{str(description['sha256'])[:12]}... (the file was replaced)")
+  return model
+
+
+specs.register_value_function(PBSValueFunction, _describe, _rebuild)

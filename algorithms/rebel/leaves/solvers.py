@@ -39,6 +39,8 @@ from algorithms.tree.tree_layout import TreeArrays
 
 # Own-plan mass at or below which a leaf information set counts as not reached by the PBS.
 UNREACHED_MASS = sequence_form_lp.UNREACHED_WEIGHT
+# Relative difference of two action values below which a one-player leaf counts them as tied.
+TIE_TOLERANCE = 1e-12
 
 
 @dataclasses.dataclass(frozen=True)
@@ -71,19 +73,24 @@ def uniform_policy(arrays: TreeArrays) -> np.ndarray:
 
 
 def best_response(arrays: TreeArrays, weighted_utility: np.ndarray, policy: np.ndarray,
-                  player: int) -> np.ndarray:
-  """``policy`` with ``player``'s part replaced by a pure best response to the rest.
+                  player: int, split_ties: bool = False) -> np.ndarray:
+  """``policy`` with ``player``'s part replaced by a best response to the rest.
 
   With terminal weights wu(z) (utility times whatever weights the roots carry), the best
   response maximises q(I, a) = c[seq(I, a)] + sum_{J below (I, a)} max_b q(J, b), with
   c[s] = sum_{z: seq_player(z) = s} wu_player(z) x_opp(seq_opp(z)) (sequence-form best response;
-  Johanson et al., IJCAI 2011). Ties go to the first legal action.
+  Johanson et al., IJCAI 2011). Ties go to the first legal action (a pure best response), or,
+  with ``split_ties``, are split equally among the tied actions (within ``TIE_TOLERANCE`` of the
+  largest |q| of the player): what CFR plays from its second iteration on at a decision whose
+  best actions tie, so that a leaf's values are those of the play of a search at the leaf
+  (``leaf_step``).
 
   Args:
     arrays: the game's ``TreeArrays``.
     weighted_utility: (T, 2) terminal weights.
     policy: (G,) both players' behavioural policy; the opponent's part is used.
     player: 0 or 1.
+    split_ties: split ties equally instead of taking the first tied action.
 
   Returns:
     A new (G,) array.
@@ -94,10 +101,16 @@ def best_response(arrays: TreeArrays, weighted_utility: np.ndarray, policy: np.n
   items = np.arange(2, arrays.num_sequences)
   infoset = arrays.seq_infoset[2:]
   mine = arrays.seq_player[2:] == player
+  out = policy.copy()
+  if split_ties:
+    scale = float(np.abs(q[2:][mine]).max(initial=0.0))
+    is_best = (q[2:] >= best[infoset] - TIE_TOLERANCE * scale) & mine
+    count = np.bincount(infoset[is_best], minlength=arrays.num_infosets)
+    out[2:][mine] = is_best[mine] / np.maximum(count[infoset[mine]], 1)
+    return out
   is_best = (q[2:] >= best[infoset]) & mine
   first = np.full(arrays.num_infosets, arrays.num_sequences, dtype=np.int64)
   np.minimum.at(first, infoset[is_best], items[is_best])
-  out = policy.copy()
   out[2:][mine] = (first[infoset[mine]] == items[mine]).astype(np.float64)
   return out
 
@@ -162,9 +175,10 @@ class SequenceFormLPSolver:
   minimax LP (min e^T p); the two parts share no variable, so its optima are pairs of optimal
   plans, and at the optimum f^T q = e^T p = the PBS value. A leaf in which one player acts
   (the other has no information set) is solved by that player's best response under the weights
-  beta(h) pi_c(z | h), which is exact. Per-leaf matrices are cached, and so is the last solution:
-  a call with the same leaf and belief as the previous one returns the same ``LeafSolution``
-  (e.g. when the LP both supplies a value function's values and the continuation).
+  beta(h) pi_c(z | h), which is exact, tied actions played equally (``best_response``). The
+  per-leaf matrices are cached, and so is the last solution: a call with the same leaf and
+  belief as the previous one returns the same ``LeafSolution`` (e.g. when the LP both supplies a
+  value function's values and the continuation).
   """
 
   def __init__(self):
@@ -207,7 +221,7 @@ class SequenceFormLPSolver:
     weights = leaf.weighted_utility(belief)
     if len(leaf.acting_players) < 2:
       for player in leaf.acting_players:
-        policy = best_response(a, weights, policy, player)
+        policy = best_response(a, weights, policy, player, split_ties=True)
       return LeafSolution(policy=policy, root_values=leaf.root_values(policy))
     m = self._matrices(leaf)
     n0, k1, n1, k0 = m["sizes"]

@@ -7,8 +7,10 @@ takes a ``leaf_solver`` option in this form. The descriptions:
 * ``{"name": "SequenceFormLPSolver"}`` (the exact LP; its caches are rebuilt on demand);
 * ``{"name": "CFRLeafSolver", "iterations": N, "rule": {UpdateRule fields}}``;
 * ``{"name": "HedgeLeafSolver", "iterations": N, "eta": eta}`` (``leaves.hedge``);
-* ``{"name": "ValueFunctionLeafSolver", "value_function": V, "continuation": S or None}``
-  (``leaves.value_functions``) with S a leaf-solver description and V a value function's:
+* ``{"name": "ValueFunctionLeafSolver", "value_function": V, "continuation": S or None,
+  "one_player_exact": bool}`` (``leaves.value_functions``; a description without
+  ``one_player_exact``, written before the option, is a run with the values everywhere: false)
+  with S a leaf-solver description and V a value function's:
 
   - ``{"name": "PBSValueFunction", "path": FILE, "sha256": DIGEST}``: a saved model
     (``learning.value_function``), read from FILE, whose weights must have the digest DIGEST (so a
@@ -18,14 +20,19 @@ takes a ``leaf_solver`` option in this form. The descriptions:
 
 Within one description, equal sub-descriptions build one object: e.g. the exact LP that supplies
 a perfect value function's values and the continuation is solved once per leaf and belief.
+
+The learned value function lives a floor above the leaves (``algorithms.rebel.learning``, which
+builds on them), so this module does not import it: it describes and rebuilds itself through
+``register_value_function``, called when ``learning.value_function`` is imported (as
+``algorithms`` does); a description of it read before that import is refused with a one-line
+error that names the module to import.
 """
 
 import dataclasses
 import json
-from typing import Any, Dict
+from typing import Any, Callable, Dict, Tuple
 
 from algorithms.cfr.cfr_engine import UpdateRule
-from algorithms.rebel.learning.value_function import PBSValueFunction
 from algorithms.rebel.leaves.hedge import HedgeLeafSolver
 from algorithms.rebel.leaves.solvers import CFRLeafSolver
 from algorithms.rebel.leaves.solvers import LeafSolver
@@ -36,7 +43,25 @@ from algorithms.rebel.leaves.value_functions import ValueFunctionLeafSolver
 
 LEAF_SOLVERS = ("SequenceFormLPSolver", "CFRLeafSolver", "HedgeLeafSolver",
                 "ValueFunctionLeafSolver")
-VALUE_FUNCTIONS = ("PBSValueFunction", "ExactValueFunction", "PerturbedValueFunction")
+# The value functions of this floor; those of higher floors register (``register_value_function``).
+OWN_VALUE_FUNCTIONS = ("ExactValueFunction", "PerturbedValueFunction")
+# Registered value functions by name, and the module that registers each one known to exist.
+_REGISTERED: Dict[str, Tuple[type, Callable[[Any], Dict[str, Any]],
+                             Callable[[Dict[str, Any]], Any]]] = {}
+REGISTERED_BY = {"PBSValueFunction": "algorithms.rebel.learning.value_function"}
+
+
+def register_value_function(kind: type, describe: Callable[[Any], Dict[str, Any]],
+                            build: Callable[[Dict[str, Any]], Any]) -> None:
+  """Makes a value function class of a higher floor describable: ``describe(v)`` gives its
+  description's fields besides "name", ``build(description)`` rebuilds it (ValueError, one line,
+  for a bad one)."""
+  _REGISTERED[kind.__name__] = (kind, describe, build)
+
+
+def value_function_names() -> Tuple[str, ...]:
+  """The value functions a description may name now (this floor's and those registered)."""
+  return tuple(sorted(_REGISTERED)) + OWN_VALUE_FUNCTIONS
 
 
 def spec(solver: LeafSolver) -> Dict[str, Any]:
@@ -56,7 +81,8 @@ def spec(solver: LeafSolver) -> Dict[str, Any]:
     return {"name": kind.__name__, "iterations": solver.iterations, "eta": solver.eta}
   if kind is ValueFunctionLeafSolver:
     return {"name": kind.__name__, "value_function": value_function_spec(solver.value_function),
-            "continuation": None if solver.continuation is None else spec(solver.continuation)}
+            "continuation": None if solver.continuation is None else spec(solver.continuation),
+            "one_player_exact": solver.one_player_exact}
   raise ValueError(f"leaf solver {kind.__name__} is not one of the project's "
                    f"({', '.join(LEAF_SOLVERS)}) and cannot be recorded")
 
@@ -68,11 +94,9 @@ def value_function_spec(value_function) -> Dict[str, Any]:
     ValueError: for another kind of value function, or a model without a file.
   """
   kind = type(value_function)
-  if kind is PBSValueFunction:
-    if value_function.path is None:
-      raise ValueError("a PBSValueFunction is recorded by its file: save it first")
-    return {"name": kind.__name__, "path": value_function.path,
-            "sha256": value_function.digest()}
+  registered = _REGISTERED.get(kind.__name__)
+  if registered is not None and registered[0] is kind:
+    return {"name": kind.__name__, **registered[1](value_function)}
   if kind is ExactValueFunction:
     return {"name": kind.__name__, "solver": spec(value_function.solver)}
   if kind is PerturbedValueFunction:
@@ -80,7 +104,7 @@ def value_function_spec(value_function) -> Dict[str, Any]:
             "value_function": value_function_spec(value_function.value_function),
             "delta": value_function.delta, "seed": value_function.seed}
   raise ValueError(f"value function {kind.__name__} is not one of the project's "
-                   f"({', '.join(VALUE_FUNCTIONS)}) and cannot be recorded")
+                   f"({', '.join(value_function_names())}) and cannot be recorded")
 
 
 def from_spec(description: Dict[str, Any]) -> LeafSolver:
@@ -124,25 +148,25 @@ class _Builder:
     continuation = d["continuation"]
     return ValueFunctionLeafSolver(self.value_function(d["value_function"]),
                                    None if continuation is None
-                                   else self.leaf_solver(continuation))
+                                   else self.leaf_solver(continuation),
+                                   bool(d.get("one_player_exact", False)))
 
   def value_function(self, description: Dict[str, Any]):
     name = description.get("name") if isinstance(description, dict) else None
-    if name not in VALUE_FUNCTIONS:
+    if name in REGISTERED_BY and name not in _REGISTERED:
+      raise ValueError(f"value function {name} is described by {REGISTERED_BY[name]}: import it "
+                       "(or algorithms) before reading this description")
+    if name not in value_function_names():
       raise ValueError(f"unknown value function {description!r} "
-                       f"(known: {', '.join(VALUE_FUNCTIONS)})")
+                       f"(known: {', '.join(value_function_names())})")
     try:
       return self._memo(description, lambda: self._value_function(name, description))
     except (KeyError, TypeError) as e:
       raise ValueError(f"bad {name} description {description!r}: {e!r}") from None
 
   def _value_function(self, name: str, d: Dict[str, Any]):
-    if name == "PBSValueFunction":
-      model = PBSValueFunction.load(d["path"])
-      if model.digest() != d["sha256"]:
-        raise ValueError(f"{d['path']}: the model's weights have digest {model.digest()[:12]}..., "
-                         f"not the recorded {str(d['sha256'])[:12]}... (the file was replaced)")
-      return model
+    if name in _REGISTERED:
+      return _REGISTERED[name][2](d)
     if name == "ExactValueFunction":
       return ExactValueFunction(self.leaf_solver(d["solver"]))
     return PerturbedValueFunction(self.value_function(d["value_function"]), d["delta"],

@@ -12,6 +12,12 @@ A value function maps a leaf and a belief over its roots to player 0's value fro
 ``ValueFunctionLeafSolver(value_function, continuation)`` is a leaf solver
 (``leaves.solvers.LeafSolver``) whose ``LeafSolution`` carries the value function's ``root_values``
 and, for the policy, the continuation of a second leaf solver (uniform play without one).
+At a leaf where only one player acts below the cut (Kuhn's ``b`` and ``pb``) the PBS value is
+that player's best response to the belief, max over its pure plans of a belief-weighted sum of
+payoffs, which is exact and cheaper than a network evaluation at Kuhn's sizes; there the solver
+answers with the exact solver's solution (``SequenceFormLPSolver``, whose one-player path is that
+best response, no LP) by default, and with the value function only with ``one_player_exact=False``
+(the network everywhere, for the study of its errors; ReBeL queries its network at every leaf).
 ``CFRAvgSolver`` takes the trunk's leaf values from ``root_values`` (step 5 of its docstring), so
 the values drive the search; the continuation only completes the reported average policy into a
 full-game policy that can be measured (a value function has no policy). ReBeL (Brown, Bakhtin,
@@ -28,6 +34,7 @@ import numpy as np
 
 from algorithms.rebel.leaves.solvers import LeafSolution
 from algorithms.rebel.leaves.solvers import LeafSolver
+from algorithms.rebel.leaves.solvers import SequenceFormLPSolver
 from algorithms.rebel.leaves.solvers import uniform_policy
 from algorithms.rebel.public_tree import LeafSubgame
 
@@ -87,13 +94,20 @@ class ValueFunctionLeafSolver:
   Args:
     value_function: has ``root_values(leaf, belief) -> (R,)``.
     continuation: a leaf solver for the reported continuation policy; uniform play if None.
+    one_player_exact: at a leaf where fewer than two players act, the exact best response
+      (policy and values) instead of the value function (module docstring).
   """
 
-  def __init__(self, value_function, continuation: Optional[LeafSolver] = None):
+  def __init__(self, value_function, continuation: Optional[LeafSolver] = None,
+               one_player_exact: bool = True):
     self.value_function = value_function
     self.continuation = continuation
+    self.one_player_exact = bool(one_player_exact)
+    self._exact = SequenceFormLPSolver()
 
   def __call__(self, leaf: LeafSubgame, belief: np.ndarray) -> LeafSolution:
+    if self.one_player_exact and len(leaf.acting_players) < 2:
+      return self._exact(leaf, belief)
     policy = (uniform_policy(leaf.arrays) if self.continuation is None
               else self.continuation(leaf, belief).policy)
     return LeafSolution(policy=policy,

@@ -42,16 +42,19 @@ a table reports each against its bound, met or not (``target_table``).
 """
 
 import argparse
-from typing import List, Optional
+from typing import Callable, List, Optional
 
+import numpy as np
 import pandas as pd
 
+from algorithms.cfr.solvers import LCFRSolver
 from algorithms.rebel.agent.value_functions import ByLeaf
 from algorithms.rebel.leaves.solvers import SequenceFormLPSolver
 from algorithms.rebel.leaves.value_functions import ExactValueFunction
 from algorithms.rebel.leaves.value_functions import PerturbedValueFunction
 from algorithms.rebel.leaves.value_functions import ValueFunctionLeafSolver
 from experiments.commands.rebel_agent import leaf_solvers
+from experiments.commands.rebel_agent import learned_section
 from experiments.commands.rebel_agent import measure
 from experiments.commands.rebel_agent import stakes
 from experiments.commands.rebel_agent.figures import plot_convergence
@@ -59,7 +62,9 @@ from experiments.commands.rebel_agent.figures import plot_errors
 from experiments.commands.rebel_agent.figures import plot_self_play
 from experiments.commands.rebel_agent.figures import plot_stakes
 from experiments.commands.rebel_agent.plan import EXACT
+from experiments.commands.rebel_agent.plan import KUHN
 from experiments.commands.rebel_agent.plan import LEARNED
+from experiments.commands.rebel_agent.plan import VARIANTS
 from experiments.commands.rebel_agent.plan import Plan
 from experiments.commands.rebel_agent.plan import StakesPlan
 from experiments.commands.rebel_agent.plan import plan_of
@@ -78,6 +83,16 @@ REPORT_ORDER = 95  # Place in the report (and in ``run``): after rebel, before r
 HELP = ("ReBeL's agent: a search at every public state it reaches, its exact exploitability "
         "with exact, CFR(k), Hedge and learned leaves, against T and the value error.")
 CAPTIONS = {
+    "variants": (
+        "**Measurement 0: the paper's agent and the other variants, exact LP leaves** "
+        "(exploitability in chips per hand; the agent's exact behaviour strategy). The paper's "
+        "agent (the default): CFR-D search, play and pass on the drawn iteration's current "
+        "policy, linear weighting, iteration t drawn with probability proportional to t. "
+        "CFR-D with uniform weighting is the paper's search with w_t = 1. CFR-AVG matched "
+        "(leaf beliefs from the average policy, play and pass on the drawn iteration's average) "
+        "is this project's construction. Full-game CFR with linear averaging and Linear CFR "
+        "(regrets and average weighted by t) after T iterations are the references of the "
+        "T = 1,000 target."),
     "convergence": (
         "**Figure** (one panel per game and lookahead; log-log). Exploitability in chips per hand "
         "against the iterations T of every search. Solid with dots: ReBeL's agent (a new search "
@@ -151,8 +166,10 @@ def torch_available() -> bool:
   return True
 
 
-def convergence_frame(plan: Plan, models) -> pd.DataFrame:
-  """Rows (setting, kind, leaf solver, iterations, exploitability, ...) of measurement 1."""
+def convergence_frame(plan: Plan, models,
+                      note: Callable[[str], None] = lambda text: None) -> pd.DataFrame:
+  """Rows (setting, kind, leaf solver, iterations, exploitability, ...) of measurement 1;
+  ``note`` receives a progress line per setting and leaf solver."""
   rows = []
   for setting in plan.settings:
     base = {"setting": setting.label, "game": setting.game, "lookahead": setting.lookahead}
@@ -162,6 +179,7 @@ def convergence_frame(plan: Plan, models) -> pd.DataFrame:
     for kind in plan.leaf_solvers:
       if kind == LEARNED and models is None:
         continue
+      note(f"measurement 1, {setting.label}: {kind} leaves")
       for t in setting.iterations:
         solver = leaf_solvers.build(kind, setting.game, setting.lookahead, plan, models, False)
         row = measure.agent_row(setting.game, setting.lookahead, t, solver, plan.max_searches)
@@ -172,6 +190,75 @@ def convergence_frame(plan: Plan, models) -> pd.DataFrame:
         rows.append(dict(base, kind="stitched", **{"leaf solver": kind, "iterations": t,
                                                    "exploitability": value}))
   return pd.DataFrame(rows)
+
+
+def variants_frame(plan: Plan, note: Callable[[str], None] = lambda text: None) -> pd.DataFrame:
+  """Rows (setting, variant, iterations, exploitability, ...) of measurement 0: every agent of
+  ``VARIANTS`` with exact LP leaves, and full-game CFR with linear averaging and Linear CFR.
+  ``note`` receives a progress line per agent measured."""
+  rows = []
+  for k, setting in enumerate(plan.variants):
+    base = {"setting": setting.label, "game": setting.game, "lookahead": setting.lookahead}
+    for name, options in VARIANTS:
+      for t in setting.iterations:
+        note(f"measurement 0, setting {k + 1} of {len(plan.variants)} ({setting.label}): "
+             f"{name}, T={t}")
+        row = measure.agent_row(setting.game, setting.lookahead, t, SequenceFormLPSolver(),
+                                plan.max_searches, **options)
+        rows.append(dict(base, variant=name, iterations=t, **row))
+    for name, curve in (
+        ("full-game CFR, linear averaging",
+         measure.cfr_curve(setting.game, setting.iterations, linear_averaging=True)),
+        ("full-game Linear CFR", measure.cfr_curve(setting.game, setting.iterations,
+                                                    LCFRSolver))):
+      rows += [dict(base, variant=name, iterations=t, exploitability=value)
+               for t, value in zip(setting.iterations, curve)]
+  return pd.DataFrame(rows)
+
+
+def variant_checks(frame: pd.DataFrame) -> List[Check]:
+  """OpenSpiel's exploitability = the tree evaluator's for every agent of measurement 0."""
+  agents = frame.dropna(subset=["tree_exploitability"])
+  return [checks.same_number(
+      f"{r['setting']} {r['variant']}, T={r['iterations']}: exploitability (OpenSpiel)",
+      r["exploitability"], r["tree_exploitability"], "TreeEvaluator on the same behaviour strategy")
+          for r in agents.to_dict("records")]
+
+
+def variant_targets(frame: pd.DataFrame) -> List[dict]:
+  """Issue 24's targets for the paper's agent and CFR-D with exact leaves (measurement 0)."""
+  rows = []
+  paper, cfr_d = VARIANTS[0][0], VARIANTS[1][0]
+  for (setting, variant), run in frame.groupby(["setting", "variant"], sort=False):
+    if variant not in (paper, cfr_d):
+      continue
+    run = run.sort_values("iterations")
+    values = run.exploitability.to_numpy()
+    grid = ", ".join(map(str, run.iterations))
+    rows.append(_target(f"{setting}, {variant}: falls with T ({grid})",
+                        float(np.max(np.diff(values))) if len(values) > 1 else float("nan"), 0.0,
+                        "0 (the largest step up between consecutive T)"))
+    game, lookahead = run.game.iloc[0], run.lookahead.iloc[0]
+    at_100 = run[run.iterations == 100].exploitability
+    if game == KUHN and lookahead == 1 and len(at_100):
+      bound = 0.006 if variant == paper else 0.01
+      rows.append(_target(f"{setting}, {variant}, T=100", at_100.iloc[0], bound, f"{bound:g}"))
+    if variant == paper and run.iterations.iloc[-1] == TARGET_ITERATIONS:
+      for reference in ("full-game CFR, linear averaging", "full-game Linear CFR"):
+        value = frame[(frame.setting == setting) & (frame.variant == reference) &
+                      (frame.iterations == TARGET_ITERATIONS)].exploitability.iloc[0]
+        rows.append(_target(f"{setting}, {variant}, T={TARGET_ITERATIONS}: within 1.5x of "
+                            f"{reference}", run.exploitability.iloc[-1], 1.5 * value,
+                            f"1.5 x {reference} after {TARGET_ITERATIONS} iterations"))
+  return rows
+
+
+def variant_table(frame: pd.DataFrame) -> pd.DataFrame:
+  """Measurement 0 as a table: exploitability per setting and variant at each measured T."""
+  table = frame.pivot_table(index=["setting", "variant"], columns="iterations",
+                            values="exploitability", sort=False)
+  table.columns = [f"T={t}" for t in table.columns]
+  return table.reset_index()
 
 
 def error_frame(plan: Plan, models, seed: int) -> pd.DataFrame:
@@ -235,7 +322,8 @@ def _target(what: str, measured: float, bound: float, bound_text: str) -> dict:
 def target_table(frame: pd.DataFrame, final: Optional[pd.DataFrame],
                  stakes_plan: Optional[StakesPlan] = None,
                  ratios: Optional[pd.DataFrame] = None,
-                 timing: Optional[pd.DataFrame] = None) -> pd.DataFrame:
+                 timing: Optional[pd.DataFrame] = None,
+                 variants: Optional[pd.DataFrame] = None) -> pd.DataFrame:
   """The issue's targets, each measured against its bound and reported (met or not).
 
   They are goals for the agent, not comparisons with an independent reference, so they are
@@ -244,7 +332,7 @@ def target_table(frame: pd.DataFrame, final: Optional[pd.DataFrame],
   lookahead and T, the learned agent's exploitability over the exact agent's at the worst unseen
   stakes against 2; per leaf, the network's time against a tenth of the exact solver's.
   """
-  rows = []
+  rows = [] if variants is None or variants.empty else variant_targets(variants)
   agents = frame[frame.kind == "agent"]
   for (setting, leaves), run in agents.groupby(["setting", "leaf solver"], sort=False):
     if leaves not in (EXACT, LEARNED):
@@ -287,8 +375,11 @@ def run(args: argparse.Namespace, ctx: Context) -> ReportSection:
   budget, plan = plan_of(args, ctx.quick)
   learn = LEARNED in plan.leaf_solvers and torch_available()
   models = leaf_solvers.Models(ctx.out / "models", plan, ctx.seed) if learn else None
-  frame = convergence_frame(plan, models)
+  variants = variants_frame(plan, ctx.note)
+  frame = convergence_frame(plan, models, ctx.note)
+  ctx.note("measurement 2: the value error")
   errors = error_frame(plan, models, ctx.seed)
+  tables.write_csv(variants, ctx.out / "rebel_agent_variants.csv")
   tables.write_csv(frame, ctx.out / "rebel_agent.csv")
   tables.write_csv(errors, ctx.out / "rebel_agent_error.csv")
   summary = summary_table(frame)
@@ -305,10 +396,12 @@ def run(args: argparse.Namespace, ctx: Context) -> ReportSection:
                                       "stitched": "stitched exploitability",
                                       "delta": "perturbation size (units of U)"})
   figures = ["rebel_agent.png", "rebel_agent_error.png"]
-  csvs = ["rebel_agent.csv", "rebel_agent_error.csv", "rebel_agent_table.csv"]
+  csvs = ["rebel_agent_variants.csv", "rebel_agent.csv", "rebel_agent_error.csv",
+          "rebel_agent_table.csv"]
   parts = []
   final = None
   if learn and plan.self_play is not None:
+    ctx.note("measurement 3: self-play")
     played = self_play_frame(plan.self_play, plan.max_searches)
     exact = frame[(frame.game == "kuhn_poker") & (frame.lookahead == 1) &
                   (frame.kind == "agent") & (frame["leaf solver"] == EXACT)]
@@ -329,6 +422,7 @@ def run(args: argparse.Namespace, ctx: Context) -> ReportSection:
       parts.append("Measurement 4 (large deck, unseen stakes) left out: PyTorch is not "
                    "installed.")
     else:
+      ctx.note("measurement 4: 13 cards, a range of stakes")
       family = stakes.family_models(plan.stakes, ctx.out / "models", ctx.seed, plan.max_searches)
       measured = stakes.stakes_frame(plan.stakes, family, ctx.seed, plan.max_searches)
       timing = stakes.timing_frame(plan.stakes, family, ctx.seed, plan.max_searches)
@@ -346,14 +440,24 @@ def run(args: argparse.Namespace, ctx: Context) -> ReportSection:
                 CAPTIONS["stakes"], tables.markdown_table(timing, 3), CAPTIONS["timing"],
                 tables.markdown_table(decks, 3), CAPTIONS["decks"]]
   if plan.estimates:
+    ctx.note("measurement 5: estimates from sampled draws")
     estimates = estimate_frame(plan, ctx.seed)
     tables.write_csv(estimates, ctx.out / "rebel_agent_estimate.csv")
     csvs.append("rebel_agent_estimate.csv")
     parts += [tables.markdown_table(estimates, 3, missing="beyond the enumeration's budget"),
               CAPTIONS["estimate"]]
-  targets = target_table(frame, final, plan.stakes, ratios, timing)
+  if torch_available():  # Measurement 6: learned leaves, on-policy rounds, 5 seeds.
+    learned = learned_section.measurement(budget, ctx)
+    parts += learned.parts
+    figures += learned.figures
+    csvs += learned.csvs
+    extra_checks += learned.checks
+  targets = target_table(frame, final, plan.stakes, ratios, timing, variants)
   markdown = "\n\n".join([
-      intro, tables.markdown_table(summary, 3, missing="T not measured for this cut"),
+      intro, CAPTIONS["variants"],
+      tables.markdown_table(variant_table(variants), 3, missing="T not measured here"),
+      "Measurements 1 and 2 (the paper's agent, leaf solvers compared):",
+      tables.markdown_table(summary, 3, missing="T not measured for this cut"),
       "The issue's targets (reported, not checks; a miss is a finding):",
       tables.markdown_table(targets, 3),
       CAPTIONS["convergence"],
@@ -361,7 +465,8 @@ def run(args: argparse.Namespace, ctx: Context) -> ReportSection:
       + parts)
   return ReportSection(title="ReBeL's agent: a search at every public state, measured exactly",
                        markdown=markdown, figures=figures, tables=csvs,
-                       checks=experiment_checks(frame) + extra_checks)
+                       checks=variant_checks(variants) + experiment_checks(frame) +
+                       extra_checks)
 
 
 def _ratios(values) -> str:

@@ -44,11 +44,13 @@ Record = Tuple[LeafSubgame, np.ndarray, np.ndarray]
 
 
 def agent_row(game_string: str, lookahead: int, iterations: int, leaf_solver,
-              max_searches: int) -> Dict[str, float]:
-  """The agent's exploitability (OpenSpiel's and the tree's), searches and seconds."""
+              max_searches: int, **options) -> Dict[str, float]:
+  """The agent's exploitability (OpenSpiel's and the tree's), searches and seconds; ``options``
+  are ``ReBeLAgent``'s (its defaults, the paper's agent, if none)."""
   game = game_loader.load_game(game_string)
   start = time.perf_counter()
-  agent = ReBeLAgent(game, lookahead=lookahead, iterations=iterations, leaf_solver=leaf_solver)
+  agent = ReBeLAgent(game, lookahead=lookahead, iterations=iterations, leaf_solver=leaf_solver,
+                     **options)
   behaviour = behaviour_strategy(agent, max_searches=max_searches)
   seconds = time.perf_counter() - start
   return {"exploitability": exploitability.exploitability(game,
@@ -90,9 +92,11 @@ def stitched_curve(game_string: str, depth: int, iterations: Sequence[int],
   return out
 
 
-def cfr_curve(game_string: str, iterations: Sequence[int]) -> List[float]:
-  """Exploitability of full-game CFR's average policy at each T of ``iterations``."""
-  solver = CFRSolver(game_loader.load_game(game_string))
+def cfr_curve(game_string: str, iterations: Sequence[int],
+              solver_class=CFRSolver, **options) -> List[float]:
+  """Exploitability of full-game CFR's average policy at each T of ``iterations`` (another
+  engine solver, e.g. ``LCFRSolver``, or options such as ``linear_averaging=True``, if given)."""
+  solver = solver_class(game_loader.load_game(game_string), **options)
   out = []
   for t in iterations:
     solver.solve(t - solver.iteration)

@@ -11,6 +11,15 @@ from experiments.commands.rebel_agent.self_play import SelfPlayPlan
 KUHN = "kuhn_poker"
 ANTE = "kuhn_poker_ante(ante=2.0)"
 SIMPLIFIED = "kuhn_poker_ante(ante=2.0,simplified=True)"
+SIMPLIFIED_1 = "kuhn_poker_ante(simplified=True)"
+DECK_13 = "kuhn_poker_ante(deck_size=13)"
+# The agent's variants of measurement 0 (exact leaves): ``ReBeLAgent`` options by name, the
+# paper's agent (the defaults) first.
+VARIANTS = (("paper's agent (CFR-D, linear)", {}),
+            ("CFR-D, uniform weighting", {"weighting": "uniform"}),
+            ("CFR-AVG matched, uniform (this project's)",
+             {"leaf_beliefs": "average", "weighting": "uniform"}),
+            ("CFR-AVG matched, linear (this project's)", {"leaf_beliefs": "average"}))
 # The leaf solvers, in the order of the tables and legends.
 EXACT, CFR_K, HEDGE, LEARNED = "exact LP", "CFR(k)", "Hedge", "learned"
 
@@ -76,6 +85,8 @@ class Plan:
     max_searches: the enumeration's budget of searches per agent.
     self_play: measurement 3's budget, None to leave it out.
     stakes: measurement 4's budget, None to leave it out.
+    variants: measurement 0, the settings at which every ``VARIANTS`` agent is measured with
+      exact leaves.
     estimates: measurement 5, the exact-leaf agents (game, lookahead, T) whose exploitability
       is estimated from sampled draws (``agent.estimate``), each beside the enumeration's
       search count; estimate_replicates: the replicates of each estimate and of its fit.
@@ -95,7 +106,17 @@ class Plan:
   stakes: Optional[StakesPlan]
   estimates: Tuple[Tuple[str, int, int], ...] = ()
   estimate_replicates: int = 30
+  variants: Tuple[Setting, ...] = ()
 
+
+# Measurement 0's settings of the default and full budgets: the issue's four games at lookahead
+# 1 and 2 (T = 1,000 where the enumeration is 1 + T searches or so; at lookahead 1 on the full
+# games it is about T^2, 10^6 at T = 1,000, measured once outside the budget, docs/rebel.md).
+VARIANT_SETTINGS = tuple(Setting(game, lookahead, iterations) for game, lookahead, iterations in (
+    (KUHN, 1, (10, 30, 100)), (KUHN, 2, (10, 100, 1000)),
+    (ANTE, 1, (10, 30, 100)), (ANTE, 2, (10, 100, 1000)),
+    (SIMPLIFIED_1, 1, (10, 100, 1000)), (SIMPLIFIED_1, 2, (10, 100, 1000)),
+    (DECK_13, 1, (10, 30, 100)), (DECK_13, 2, (10, 100, 1000))))
 
 PLANS = {
     "quick": Plan(settings=(Setting(KUHN, 2, (10, 30)),), leaf_solvers=(EXACT, CFR_K),
@@ -105,7 +126,8 @@ PLANS = {
                                     agents=((1, (3,)), (2, (3,))), visits=((2, (3,)),),
                                     examples=10, hidden=(16, 16), steps=50, timing_ratio=1.5,
                                     timing_beliefs=3, timing_iterations=3, timing_decks=(3,)),
-                  estimates=((KUHN, 1, 10),), estimate_replicates=10),
+                  estimates=((KUHN, 1, 10),), estimate_replicates=10,
+                  variants=(Setting(KUHN, 1, (10, 30)),)),
     "default": Plan(settings=(Setting(KUHN, 1, (10, 30, 100)), Setting(KUHN, 2, (10, 100, 1000)),
                               Setting(ANTE, 1, (10, 30, 100)),
                               Setting(SIMPLIFIED, 1, (10, 100, 1000))),
@@ -123,7 +145,8 @@ PLANS = {
                                       examples=300, hidden=(64, 64), steps=2000, timing_ratio=1.5,
                                       timing_beliefs=100, timing_iterations=30,
                                       timing_decks=(3, 13, 26, 52)),
-                    estimates=((KUHN, 1, 100), (KUHN, 1, 300))),
+                    estimates=((KUHN, 1, 100), (KUHN, 1, 300)),
+                    variants=VARIANT_SETTINGS),
     "full": Plan(settings=(Setting(KUHN, 1, (10, 30, 100, 300, 1000)),
                            Setting(KUHN, 2, (10, 30, 100, 300, 1000)),
                            Setting(ANTE, 1, (10, 30, 100, 300, 1000)),
@@ -142,7 +165,7 @@ PLANS = {
                                    examples=1000, hidden=(128, 128), steps=4000,
                                    timing_ratio=1.5, timing_beliefs=300, timing_iterations=100,
                                    timing_decks=(3, 13, 26, 52)),
-                 estimates=((KUHN, 1, 100), (KUHN, 1, 1000))),
+                 estimates=((KUHN, 1, 100), (KUHN, 1, 1000)), variants=VARIANT_SETTINGS),
 }
 
 

@@ -22,10 +22,11 @@ PER_HAND = "chips per hand"
 
 
 def _per_cut_figure(cuts: Sequence[CutSetting], title: str,
-                    draw: Callable[[matplotlib.axes.Axes, CutSetting], None]
-                    ) -> matplotlib.figure.Figure:
+                    draw: Callable[[matplotlib.axes.Axes, CutSetting], None],
+                    legend_per_column: int = 2) -> matplotlib.figure.Figure:
   """One panel per cut, drawn by ``draw(ax, cut)`` and titled with the cut, one legend below the
-  panels (``plotting.legend_below``) and ``title`` above."""
+  panels (``plotting.legend_below``, ``legend_per_column`` entries a row per column of panels,
+  at most 4, so that the legend is no wider than the panels) and ``title`` above."""
   columns = min(len(cuts), 3 if len(cuts) > 4 else 2)
   rows = math.ceil(len(cuts) / columns)
   fig, axes = plotting.subplots(rows, columns, figsize=(4.2 * columns, 3.3 * rows + 0.9))
@@ -34,7 +35,7 @@ def _per_cut_figure(cuts: Sequence[CutSetting], title: str,
   for ax, cut in zip(axes.flat, cuts):
     draw(ax, cut)
     ax.set_title(cut_label(cut), fontsize=9)
-  plotting.legend_below(fig, ncol=4)
+  plotting.legend_below(fig, ncol=min(4, legend_per_column * columns))
   fig.suptitle(title)
   return fig
 
@@ -131,7 +132,7 @@ def plot_errors(frame: pd.DataFrame, cuts: Sequence[CutSetting]) -> matplotlib.f
                      yunit=PER_HAND)
 
   return _per_cut_figure(cuts, "Exploitability of CFR-AVG against the error of its leaf values",
-                         draw)
+                         draw, legend_per_column=1)
 
 
 def plot_modified(frame: pd.DataFrame, cuts: Sequence[CutSetting]) -> matplotlib.figure.Figure:

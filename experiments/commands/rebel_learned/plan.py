@@ -15,8 +15,9 @@ KUHN = "kuhn_poker"
 ANTE = "kuhn_poker_ante(ante=2.0)"
 SIMPLIFIED = "kuhn_poker_ante(ante=2.0,simplified=True)"
 CutSetting = Tuple[str, int]  # (game string, depth limit): a game and where it is cut
-# Where every search is measured: NUM_MEASURING_POINTS log-spaced iterations and the tables' T.
-NUM_MEASURING_POINTS = 12
+# The tables' T. Every search is measured at every iteration: standard CFR-AVG's exploitability
+# oscillates with a period of 10 to 25 iterations near T = 100 (kuhn_poker cut at 1, exact
+# leaves: 0.0006 at T = 101, 0.0038 at 106), which a sparse grid would draw as isolated spikes.
 TABLE_ITERATIONS = (10, 100, 1000)
 
 

@@ -18,8 +18,6 @@ from experiments.commands.rebel_learned.models import cut_data
 from experiments.commands.rebel_learned.models import error_columns
 from experiments.commands.rebel_learned.models import self_play_models
 from experiments.commands.rebel_learned.models import supervised_models
-from experiments.commands.rebel_learned.plan import NUM_MEASURING_POINTS
-from experiments.commands.rebel_learned.plan import TABLE_ITERATIONS
 from experiments.commands.rebel_learned.plan import CutSetting
 from experiments.commands.rebel_learned.plan import Plan
 from experiments.harness import jobs as jobs_lib
@@ -29,9 +27,10 @@ FULL_GAME = "cfr_avg"  # The registry's CFRAvgSolver without a cut: the engine's
 
 
 def value_function_leaves(value_function: Dict[str, Any]) -> Dict[str, Any]:
-  """The leaf-solver description: ``value_function``'s values, the exact LP's continuation."""
+  """The leaf-solver description: ``value_function``'s values at every leaf (one-player leaves
+  included: the experiment measures the values' error), the exact LP's continuation."""
   return {"name": "ValueFunctionLeafSolver", "value_function": value_function,
-          "continuation": LP}
+          "continuation": LP, "one_player_exact": False}
 
 
 def model_leaves(model: PBSValueFunction) -> Dict[str, Any]:
@@ -86,8 +85,7 @@ class Sweep:
           leaf_solver: Optional[Dict[str, Any]] = None) -> None:
     job = jobs_lib.Job(
         self.experiment, game, solver, self.seed, iterations,
-        measure_at=jobs_lib.measuring_points(iterations, NUM_MEASURING_POINTS,
-                                             TABLE_ITERATIONS),
+        measure_at=tuple(range(1, iterations + 1)),  # Every iteration (plan.py says why).
         keep_policy=True,
         options=jobs_lib.options_json({"leaf_solver": leaf_solver}) if leaf_solver else "")
     if run.seed is None:

@@ -25,6 +25,7 @@ from algorithms.rebel.agent.behaviour import search_count
 from algorithms.rebel.agent.behaviour import tabular_policy
 from algorithms.rebel.agent.monte_carlo import play_hands
 from algorithms.rebel.agent.search import run_search
+from algorithms.rebel.leaf_step import TREMBLE
 from algorithms.rebel.leaves.solvers import SequenceFormLPSolver
 from algorithms.rebel.leaves.value_functions import ExactValueFunction
 from algorithms.rebel.leaves.value_functions import ValueFunctionLeafSolver
@@ -34,22 +35,32 @@ KUHN = "kuhn_poker"
 ANTE = "kuhn_poker_ante(ante=2.0)"
 SIMPLIFIED = "kuhn_poker_ante(ante=2.0,simplified=True)"
 ROUNDING = 1e-12  # Sums of a few hundred products of numbers in [0, 1]: float64 rounding.
+# The agent's options: the default (the paper's agent: CFR-D, pi^t played and passed on, linear
+# weighting, draws by the weights), CFR-AVG with matched play (this project's construction), and
+# each other choice once.
+OPTIONS = ({}, {"leaf_beliefs": "average", "weighting": "uniform"}, {"weighting": "linear_cfr"},
+           {"play": "average"}, {"play": "final"}, {"leaf_beliefs": "average", "play": "iterate"},
+           {"draw": "uniform"}, {"alternating_updates": False})
+OPTION_IDS = ["default", "cfr-avg-matched", "linear-cfr", "average", "final", "cfr-avg-iterate",
+              "uniform-draw", "simultaneous"]
 
 
 def _load(name):
   return pyspiel.load_game(name)
 
 
-@pytest.mark.parametrize("game_string,depth,leaf_beliefs", [
-    (KUHN, 1, "average"), (KUHN, 2, "average"), (ANTE, 1, "current"), (SIMPLIFIED, 1, "average")])
-def test_root_search_is_cfr_avg(game_string, depth, leaf_beliefs):
+@pytest.mark.parametrize("game_string,depth,leaf_beliefs,weighting", [
+    (KUHN, 1, "average", "uniform"), (KUHN, 2, "average", "linear"), (ANTE, 1, "current", "linear"),
+    (KUHN, 1, "current", "uniform"), (SIMPLIFIED, 1, "average", "uniform")])
+def test_root_search_is_cfr_avg(game_string, depth, leaf_beliefs, weighting):
   # Reference: CFRAvgSolver with the same options; at the game root (one root, belief 1) the
   # agent's search is its six steps, so the trunk averages agree to rounding.
   game = _load(game_string)
-  agent = ReBeLAgent(game, lookahead=depth, iterations=30, leaf_beliefs=leaf_beliefs)
+  agent = ReBeLAgent(game, lookahead=depth, iterations=30, leaf_beliefs=leaf_beliefs,
+                     weighting=weighting)
   search_game, belief = agent.root()
   record = run_search(search_game, belief, 30, agent.leaf_solver, agent.rule, leaf_beliefs)
-  solver = CFRAvgSolver(game, depth_limit=depth, leaf_beliefs=leaf_beliefs)
+  solver = CFRAvgSolver(game, depth_limit=depth, leaf_beliefs=leaf_beliefs, weighting=weighting)
   solver.solve(30)
   trunk = search_game.trunk_mask > 0
   assert np.abs(record.averages[-1][trunk] - solver.engine.average()[trunk]).max() <= ROUNDING
@@ -90,22 +101,25 @@ def test_one_iteration_is_uniform_play(game_string, depth):
     assert value == pytest.approx(11 / 24, abs=ROUNDING)
 
 
-def test_perfect_value_function_is_exact_leaves():
+@pytest.mark.parametrize("options", OPTIONS, ids=OPTION_IDS)
+def test_perfect_value_function_is_exact_leaves(options):
   # The exact LP behind the value-function interface gives the same leaf values, hence the same
   # searches, draws and behaviour strategy as exact leaves (to rounding).
   game = _load(KUHN)
-  exact = behaviour_strategy(ReBeLAgent(game, lookahead=1, iterations=8))
+  exact = behaviour_strategy(ReBeLAgent(game, lookahead=1, iterations=8, **options))
   perfect = ValueFunctionLeafSolver(ExactValueFunction(SequenceFormLPSolver()))
-  valued = behaviour_strategy(ReBeLAgent(game, lookahead=1, iterations=8, leaf_solver=perfect))
+  valued = behaviour_strategy(ReBeLAgent(game, lookahead=1, iterations=8, leaf_solver=perfect,
+                                         **options))
   assert np.abs(exact.policy - valued.policy).max() <= 1e-9  # HiGHS's tolerances: 1e-10.
 
 
+@pytest.mark.parametrize("options", OPTIONS, ids=OPTION_IDS)
 @pytest.mark.parametrize("game_string,depth", [(KUHN, 1), (ANTE, 2)])
-def test_openspiel_measures_the_same_behaviour(game_string, depth):
+def test_openspiel_measures_the_same_behaviour(game_string, depth, options):
   # Reference: OpenSpiel's exploitability and best responses on the behaviour strategy as a
   # TabularPolicy equal the project's TreeEvaluator on the same strategy.
   game = _load(game_string)
-  agent = ReBeLAgent(game, lookahead=depth, iterations=10)
+  agent = ReBeLAgent(game, lookahead=depth, iterations=10, **options)
   behaviour = behaviour_strategy(agent)
   policy = tabular_policy(agent, behaviour.policy)
   evaluator = TreeEvaluator(agent.arrays)
@@ -117,12 +131,13 @@ def test_openspiel_measures_the_same_behaviour(game_string, depth):
     assert value == pytest.approx(responses[player], abs=ROUNDING)
 
 
-def test_monte_carlo_play_agrees_with_behaviour():
+@pytest.mark.parametrize("options", OPTIONS, ids=OPTION_IDS)
+def test_monte_carlo_play_agrees_with_behaviour(options):
   # Reference: 20,000 hands of the agent (independent seats, seed 0). At every information set
   # visited at least 500 times the action frequency lies within 4.5 binomial standard errors of
   # the enumerated behaviour probability (two-sided 7e-6 per set), plus 1/n for the count.
   game = _load(KUHN)
-  agent = ReBeLAgent(game, lookahead=1, iterations=3, cache_size=1000)
+  agent = ReBeLAgent(game, lookahead=1, iterations=3, cache_size=1000, **options)
   behaviour = behaviour_strategy(agent)
   counts = play_hands(agent, 20_000, seed=0)
   a = agent.arrays
@@ -154,6 +169,49 @@ def test_draw_probabilities():
   assert np.allclose(linear.draw_probabilities(np.arange(1.0, 5.0)), np.arange(1, 5) / 10)
   flat = ReBeLAgent(game, iterations=4, weighting="linear", draw="uniform")
   assert np.allclose(flat.draw_probabilities(np.arange(1.0, 5.0)), 0.25)
+
+
+def _sequence(arrays, player, key, action):
+  p = arrays.tree.players[player]
+  return arrays.global_seq[player][p.seq_start[list(p.infoset_keys).index(key)] + action]
+
+
+def test_default_agent_two_iterations_by_hand():
+  # The paper's agent (Section 6 and Appendix B; ReBeL's released code): CFR-D, linear
+  # weighting, draw t with P(t) = w_t / W_T, play and pass on pi^t. kuhn_poker, d = 1, T = 2,
+  # computed by hand (roots of both leaves: (J,Q), (J,K), (Q,J), (Q,K), (K,J), (K,Q)).
+  game = _load(KUHN)
+  agent = ReBeLAgent(game, lookahead=1, iterations=2)
+  root, belief = agent.root()
+  leaves = {leaf.leaf.public_state: leaf for leaf in root.leaves}
+  # Iteration 1: pi^1 uniform, so both leaf PBSs are uniform over the six deals. Leaf "p" (Kuhn
+  # after a check): player 1 bets K, bluffs J 1/3, checks Q; player 0 calls with Q 1/3, so
+  # u_0 = -1, -1, 2/3, -4/3, 4/3, 1. Leaf "b": player 1 folds J, calls Q and K.
+  uniform = np.full(6, 1 / 6)
+  check = agent.leaf_solver(leaves["p"].leaf, uniform).root_values
+  bet = agent.leaf_solver(leaves["b"].leaf, uniform).root_values
+  np.testing.assert_allclose(check, [-1, -1, 2 / 3, -4 / 3, 4 / 3, 1], atol=1e-9)
+  np.testing.assert_allclose(bet, [-2, -2, 1, -2, 1, 2], atol=1e-9)
+  # Per card (mean over the opponent's two cards): check -1, -1/3, 7/6 against bet -2, -1/2,
+  # 3/2, so regret matching after iteration 1 checks J and Q and bets K.
+  plays = agent.plays(root, belief)
+  assert [p.iteration for p in plays] == [1, 2]
+  np.testing.assert_allclose([p.probability for p in plays], [1 / 3, 2 / 3], rtol=1e-15)
+  a = root.arrays
+  for card, pure in (("0", 0), ("1", 0), ("2", 1)):
+    for action in (0, 1):
+      assert plays[0].policy[_sequence(a, 0, card, action)] == 0.5
+      assert plays[1].policy[_sequence(a, 0, card, action)] == float(action == pure)
+  # Passed on: the PBS of the drawn pi^t, both players assumed to have played it (Bayes' rule
+  # with trembling reaches r + e): pi^1 gives the uniform PBS at both leaves; pi^2 gives weight
+  # (1 + e)^2 to the four deals where player 0 holds J or Q at "p" and e (1 + e) to the King's,
+  # and the reverse at "b".
+  e = TREMBLE
+  for play, expected in ((plays[0], {"p": [1] * 6, "b": [1] * 6}),
+                         (plays[1], {"p": [1 + e] * 4 + [e] * 2, "b": [e] * 4 + [1 + e] * 2})):
+    for state, weights in expected.items():
+      _, passed = agent.next_search(root, leaves[state], belief, play)
+      np.testing.assert_allclose(passed, np.array(weights) / np.sum(weights), rtol=1e-12)
 
 
 @pytest.mark.parametrize("kwargs,message", [

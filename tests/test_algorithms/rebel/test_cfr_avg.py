@@ -16,6 +16,7 @@ import algorithms
 from algorithms import CFRAvgSolver
 from algorithms.cfr import tree_passes
 from algorithms.cfr.cfr_engine import UpdateRule
+from algorithms.rebel.leaf_step import TREMBLE
 from algorithms.rebel.leaves.hedge import HedgeLeafSolver
 from algorithms.rebel.leaves.solvers import CFRLeafSolver
 from algorithms.rebel.leaves.solvers import LeafSolution
@@ -221,7 +222,8 @@ def test_average_leaf_pbs_is_bayes_posterior_of_average_policy(game_string, dept
 
 def test_current_leaf_pbs_is_bayes_posterior_of_current_policy():
   # CFR-D (simultaneous updates): the leaf PBS of iteration t is the posterior under pi^t, the
-  # current policy before the iteration.
+  # current policy before the iteration, with trembling reaches r + TREMBLE (leaf_step): every
+  # mass moves by at most a few TREMBLE (the masses here are above 0.01).
   game = pyspiel.load_game("kuhn_poker")
   solver = CFRAvgSolver(game, depth_limit=1, leaf_beliefs="current", alternating_updates=False)
   for _ in range(23):
@@ -231,7 +233,7 @@ def test_current_leaf_pbs_is_bayes_posterior_of_current_policy():
   for public_state, belief in solver.last_leaf_beliefs().items():
     leaf = next(f for f in solver.public_tree.leaves if f.public_state == public_state)
     walked = _posterior_by_walk(game, before, public_state)
-    np.testing.assert_allclose(walked[leaf.deals], belief, atol=1e-12)
+    np.testing.assert_allclose(walked[leaf.deals], belief, atol=10 * TREMBLE)
 
 
 class _UniformLeafSolver:

@@ -5,6 +5,8 @@ CFR-AVG run resumed from a checkpoint the same state bit for bit as an uninterru
 """
 
 import json
+import subprocess
+import sys
 
 import numpy as np
 import pyspiel
@@ -116,3 +118,34 @@ def test_bad_descriptions_give_one_line_errors(tmp_path):
     specs.spec(lambda leaf, belief: None)
   with pytest.raises(ValueError, match="recorded by its file: save it first"):
     specs.spec(ValueFunctionLeafSolver(_random_model()))
+
+
+def test_a_learned_description_before_its_module_is_imported_is_refused_in_one_line():
+  # leaves.specs does not import the learning floor above it; the learned value function
+  # registers itself when learning.value_function is imported. A fresh process that has not
+  # imported it gets a one-line error naming the module.
+  code = ("from algorithms.rebel.leaves import specs\n"
+          "try:\n"
+          "  specs.from_spec({'name': 'ValueFunctionLeafSolver', 'continuation': None,\n"
+          "                   'value_function': {'name': 'PBSValueFunction', 'path': 'x.npz',\n"
+          "                                      'sha256': '0'}})\n"
+          "except ValueError as e:\n"
+          "  print(e)\n")
+  out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+  assert out.stdout.strip().endswith("before reading this description")
+  assert "algorithms.rebel.learning.value_function" in out.stdout
+  assert out.stdout.count("\n") == 1
+
+
+def test_one_player_exact_is_recorded_and_old_descriptions_ask_the_values_everywhere():
+  # A description written before the option (no "one_player_exact") recorded a run whose value
+  # function answered every leaf: it rebuilds as that run; new descriptions record the option.
+  lp = {"name": "SequenceFormLPSolver"}
+  old = {"name": "ValueFunctionLeafSolver", "continuation": None,
+         "value_function": {"name": "ExactValueFunction", "solver": lp}}
+  assert specs.from_spec(old).one_player_exact is False
+  for flag in (True, False):
+    solver = ValueFunctionLeafSolver(ExactValueFunction(SequenceFormLPSolver()),
+                                     one_player_exact=flag)
+    assert specs.spec(solver)["one_player_exact"] is flag
+    assert specs.from_spec(specs.spec(solver)).one_player_exact is flag

@@ -41,7 +41,7 @@ def _max_difference(a, b) -> float:
 
 
 def _perfect(solver):
-  return ValueFunctionLeafSolver(ExactValueFunction(solver), solver)
+  return ValueFunctionLeafSolver(ExactValueFunction(solver), solver, one_player_exact=False)
 
 
 @pytest.mark.parametrize("game_string,depth", [
@@ -59,7 +59,8 @@ def test_perfect_value_function_reproduces_cfr_avg(game_string, depth, variant):
   for make, iterations in ((SequenceFormLPSolver, 100), (lambda: HedgeLeafSolver(10, 20.0), 40)):
     reference = CFRAvgSolver(game, depth_limit=depth, variant=variant, leaf_solver=make())
     ours = CFRAvgSolver(game, depth_limit=depth, variant=variant,
-                        leaf_solver=ValueFunctionLeafSolver(ExactValueFunction(make()), make()))
+                        leaf_solver=ValueFunctionLeafSolver(ExactValueFunction(make()), make(),
+                                                            one_player_exact=False))
     reference.solve(iterations)
     ours.solve(iterations)
     assert _max_difference(reference.average_policy(), ours.average_policy()) < 1e-12

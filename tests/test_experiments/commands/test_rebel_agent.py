@@ -145,3 +145,24 @@ def test_stakes_targets_are_reported_against_their_bounds():
   assert list(table.met) == ["no", "yes", "no"]
   assert table.measured.iloc[0] == pytest.approx(2.5)  # The worst unseen stakes, not 9.0.
   assert table.bound.iloc[1] == pytest.approx(0.5)
+
+
+def test_variants_show_the_papers_agent_and_cfr_avg(quick_run):
+  # Measurement 0: every variant at every T of the quick setting; the references: OpenSpiel's
+  # CFR with linear averaging after T iterations, measured by OpenSpiel.
+  _, folder = quick_run
+  frame = pd.read_csv(folder / "rebel_agent_variants.csv")
+  [setting] = plan_lib.PLANS["quick"].variants
+  names = [name for name, _ in plan_lib.VARIANTS]
+  assert names[0].startswith("paper's agent") and any("CFR-AVG" in n for n in names)
+  for name in names:
+    assert sorted(frame[frame.variant == name].iterations) == list(setting.iterations)
+  game = pyspiel.load_game(setting.game)
+  solver = cfr._CFRSolver(game, regret_matching_plus=False,  # pylint: disable=protected-access
+                          alternating_updates=True, linear_averaging=True)
+  linear = frame[frame.variant == "full-game CFR, linear averaging"]
+  for t in range(1, max(setting.iterations) + 1):
+    solver.evaluate_and_update_policy()
+    if t in setting.iterations:
+      assert float(linear[linear.iterations == t].exploitability.iloc[0]) == pytest.approx(
+          exploitability.exploitability(game, solver.average_policy()), abs=1e-9)

@@ -15,6 +15,7 @@ import pytest
 
 from experiments import cli
 from experiments.commands import rebel_learned
+from experiments.commands.rebel_agent import learned
 from experiments.commands.rebel_learned import figures
 from experiments.commands.rebel_learned import report_tables
 from experiments.commands.rebel_learned import sweep
@@ -253,3 +254,36 @@ def test_self_play_figure_labels_fit_and_do_not_crowd():
     assert not any(t.get_text() for t in ax.get_yminorticklabels())
     ticks = [t for t in ax.get_xticks() if ax.get_xlim()[0] <= t <= ax.get_xlim()[1]]
     assert ticks == [0, 1, 2]  # Whole rounds.
+
+
+def test_learned_agent_table_and_targets_from_a_constructed_frame():
+  # rebel-agent's measurement 6 (experiments/commands/rebel_agent/learned.py): learned / exact
+  # per seed, its median, best and worst over the seeds, and the targets' bounds (1.5 at T = 100
+  # and 2 at T = 300 on trained stakes, 2 on unseen ones), hand-computed.
+  plan = learned.PLANS["quick"]
+  exact = [{"deck": 3, "stakes": 1.0, "trained on": "yes", "T": t, "leaves": learned.EXACT,
+            "seed": -1, "round": -1, "exploitability": e} for t, e in ((100, 0.01), (300, 0.004))]
+  rows = [{"deck": 3, "stakes": 1.0, "trained on": "yes", "T": 100, "leaves": learned.LEARNED,
+           "seed": s, "round": plan.rounds, "exploitability": 0.01 * r,
+           "counterfactual error": 0.1, "infostate error": 0.2}
+          for s, r in enumerate((1.2, 1.4, 1.6))]
+  rows.append({"deck": 3, "stakes": 1.0, "trained on": "yes", "T": 300, "leaves": learned.LEARNED,
+               "seed": 0, "round": plan.rounds, "exploitability": 0.004 * 2.5,
+               "counterfactual error": 0.1, "infostate error": 0.2})
+  table = learned.ratio_table(pd.DataFrame(exact + rows))
+  at_100 = table[table["T"] == 100].iloc[0]
+  assert at_100["learned / exact (median)"] == pytest.approx(1.4)
+  assert at_100["learned / exact (best seed)"] == pytest.approx(1.2)
+  assert at_100["learned / exact (worst seed)"] == pytest.approx(1.6)
+  assert at_100["seeds"] == 3
+  targets = learned.target_rows(table, plan)
+  assert [(t["bound"], t["met"]) for t in targets] == [(1.5, "yes"), (2.0, "no")]
+  assert "worst 1.60" in targets[0]["target"]
+
+
+def test_learned_agent_asks_networks_only_at_two_player_leaves():
+  # kuhn_poker: the cut at depth 1 has leaves p (both act) and b (player 1 alone); the cut at
+  # depth 2 only pb (player 0 alone). With exact one-player leaves, lookahead 1 needs the depth-1
+  # network, lookahead 2 none.
+  assert learned.learned_depths("kuhn_poker", 1) == [1]
+  assert learned.learned_depths("kuhn_poker", 2) == []
