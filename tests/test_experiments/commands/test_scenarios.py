@@ -24,6 +24,7 @@ import time
 
 import pytest
 
+from algorithms.cfr import cfr_engine
 from experiments import cli as experiments_cli
 from experiments.commands import reference_check
 from experiments.harness import context
@@ -234,7 +235,11 @@ def test_changed_code_reruns_and_unchanged_code_resumes(tmp_path):
   header = (tmp_path / "results" / "report.md").read_text().splitlines()[4]
   # Outside a git checkout no commit is claimed, only the fingerprint of the code.
   assert header.startswith("Every number below was computed by code outside a git checkout")
-  with open(source / "algorithms" / "cfr_engine.py", "a", encoding="utf-8") as f:
+  # The engine's module, wherever it lives: appending to a path that is gone would create a new
+  # file, which changes the fingerprint too and would no longer test an edit of the engine.
+  engine = source / pathlib.Path(cfr_engine.__file__).resolve().relative_to(REPO)
+  assert engine.is_file(), f"{engine} is missing from the copy"
+  with open(engine, "a", encoding="utf-8") as f:
     f.write("\n# A change of the engine.\n")
   changed = cli(*argv, env=env)
   assert "jobs 1 (0 reused)" in changed.stdout  # Unchanged code resumes: see the Ctrl-C test.
