@@ -31,7 +31,7 @@ test: $(STAMP)
 	mkdir -p results; \
 	$(PY) -m experiments reference-check --quick --workers 2 --out results/ci > results/ci.log 2>&1 \
 	  || { cat results/ci.log; status=1; }; \
-	$(PY) -m pytest -q -n auto $(ARGS) || status=1; \
+	$(PY) -m pytest -q -n auto --dist worksteal $(ARGS) || status=1; \
 	exit $$status
 
 clean:
