@@ -26,15 +26,15 @@ run: $(STAMP)
 
 # The linter on the whole repository (configured in pyproject.toml), then the reference check
 # (CI's guard against drift from the golden equilibria, on both cores; its output is shown only if
-# it fails), then pytest, whose summary is the last line printed. Every step runs; the exit status
-# is 1 if any failed.
+# it fails), then pytest in one process per core (pytest-xdist's -n auto), whose summary is the
+# last line printed. Every step runs; the exit status is 1 if any failed.
 test: $(STAMP)
 	@status=0; \
 	$(PY) -m ruff check --quiet . || status=1; \
 	mkdir -p results; \
 	$(PY) -m experiments reference-check --quick --workers 2 --out results/ci > results/ci.log 2>&1 \
 	  || { cat results/ci.log; status=1; }; \
-	$(PY) -m pytest -q $(ARGS) || status=1; \
+	$(PY) -m pytest -q -n auto --dist worksteal $(ARGS) || status=1; \
 	exit $$status
 
 clean:

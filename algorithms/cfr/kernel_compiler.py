@@ -12,6 +12,11 @@ cache.
 Everything else is numba's own: the same cache folders in the same order (``NUMBA_CACHE_DIR``,
 the source's ``__pycache__``, the user-wide folder) and ``error_model="numpy"`` (division by
 zero gives inf or nan, as numpy does, rather than raising).
+
+What it subclasses is numba's internals, not its public interface (``numba.core.caching``'s
+``FunctionCache``, ``CompileResultCacheImpl`` and its ``_locator_classes``, the dispatcher's
+``_cache``): pyproject.toml pins the numba release they were written for, and
+tests/test_algorithms/cfr/test_kernel_compiler.py names the one that changed on an upgrade.
 """
 
 import functools

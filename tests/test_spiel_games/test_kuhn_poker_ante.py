@@ -48,6 +48,17 @@ CPP_OBSERVATION_TYPES = [None] + [
     pyspiel.IIGObservationType(perfect_recall=recall, public_info=public, private_info=private)
     for recall, public, private in itertools.product(
         [False, True], [False, True], [PRIVATE.NONE, PRIVATE.SINGLE_PLAYER])]
+
+
+def iig_id(iig_type) -> str:
+  """A test id naming the fields (the type's ``str`` is its address, which differs from process
+  to process, and parallel test processes must collect the same ids)."""
+  if iig_type is None:
+    return "default"
+  return (f"recall={iig_type.perfect_recall},public={iig_type.public_info},"
+          f"private={iig_type.private_info.name}")
+
+
 PUBLIC_STATE_TYPE = pyspiel.IIGObservationType(
     perfect_recall=True, public_info=True, private_info=PRIVATE.NONE)
 KUHN_VALUE = -1 / 18  # Player 0's equilibrium value, Kuhn 1950.
@@ -145,7 +156,7 @@ def test_every_state_matches_cpp_kuhn(cpp_and_ours):
     assert _state_facts(our_states[key]) == _state_facts(cpp_state), key
 
 
-@pytest.mark.parametrize("iig_type", CPP_OBSERVATION_TYPES, ids=str)
+@pytest.mark.parametrize("iig_type", CPP_OBSERVATION_TYPES, ids=iig_id)
 def test_every_observation_matches_cpp_kuhn(cpp_and_ours, iig_type):
   cpp, ours, cpp_states, our_states = cpp_and_ours
   cpp_obs = observation_lib.make_observation(cpp, iig_type)
@@ -468,7 +479,7 @@ def test_all_players_private_information_shows_every_card(game_string, actions, 
 
 @pytest.mark.parametrize("game_string", ["kuhn_poker_ante(ante=2.0,deck_size=4,simplified=True)",
                                          "kuhn_poker_ante(ante=0.5,deck_size=5,players=3)"])
-@pytest.mark.parametrize("iig_type", CPP_OBSERVATION_TYPES, ids=str)
+@pytest.mark.parametrize("iig_type", CPP_OBSERVATION_TYPES, ids=iig_id)
 def test_observers_made_through_cpp_match_the_python_observer(iig_type, game_string):
   """C++ code asks ``Game::MakeObserver``, which pyspiel forwards to ``make_py_observer``."""
   game = pyspiel.load_game(game_string)

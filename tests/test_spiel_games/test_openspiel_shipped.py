@@ -6,6 +6,12 @@ the original and the rewritten module, each in a subprocess of its own
 (``openspiel_shipped_runner.py``, one outcome per test). Every test that passes on the original
 must pass on the rewritten module. No OpenSpiel code is kept in this repository.
 
+The original's outcomes depend on the installed OpenSpiel only, so they are computed once per
+OpenSpiel release and kept in ``openspiel_shipped_original.json`` (the golden file: the OpenSpiel
+version, and per module the SHA-256 of its source and each test's outcome). A module whose entry
+does not match the installed version and source is run again, and its entry rewritten: after an
+upgrade of OpenSpiel the first run recomputes the file, and the change shows in ``git diff``.
+
 Substitutions (``SUBSTITUTIONS``; the environment variable ``KUHN_SHIPPED_SUBSTITUTIONS``, a
 comma-separated list, overrides ``DEFAULT_SUBSTITUTIONS``):
 
@@ -31,6 +37,9 @@ import of the original too; the ``jax`` and ``pytorch`` tests (not installed); `
 import ast
 import collections
 import concurrent.futures
+import fcntl
+import hashlib
+import importlib.metadata
 import io
 import json
 import os
@@ -39,6 +48,7 @@ import re
 import signal
 import subprocess
 import sys
+import tempfile
 import tokenize
 from typing import Callable, Dict, List, Sequence, Tuple
 
@@ -47,6 +57,7 @@ import pytest
 
 OPEN_SPIEL_PYTHON = pathlib.Path(open_spiel.__file__).resolve().parent / "python"
 RUNNER = pathlib.Path(__file__).resolve().parent / "openspiel_shipped_runner.py"
+GOLDEN = pathlib.Path(__file__).resolve().parent / "openspiel_shipped_original.json"
 TIMEOUT_SECONDS = 1200
 
 # Shipped test modules that use kuhn_poker, relative to open_spiel/python.
@@ -218,16 +229,58 @@ def _run(module_file: pathlib.Path, folder: pathlib.Path) -> Dict[str, Dict[str,
                             "detail": f"process exit status {completed.returncode}"}
 
 
-def run_original_and_rewritten(module: str, folder: pathlib.Path, names: Sequence[str]
-                               ) -> Tuple[Dict[str, Dict[str, str]], Dict[str, Dict[str, str]]]:
-  """Outcomes of the installed module and of its rewritten copy (test names mapped back)."""
+def _source_sha256(module: str) -> str:
+  return hashlib.sha256((OPEN_SPIEL_PYTHON / module).read_bytes()).hexdigest()
+
+
+def read_golden() -> Dict:
+  """The golden file if it was recorded with the installed OpenSpiel, else an empty one for it."""
+  version = importlib.metadata.version("open_spiel")
+  try:
+    golden = json.loads(GOLDEN.read_text(encoding="utf-8"))
+  except FileNotFoundError:
+    golden = {}
+  return golden if golden.get("open_spiel") == version else {"open_spiel": version, "modules": {}}
+
+
+def _record(module: str, sha256: str, outcomes: Dict[str, str]) -> None:
+  """Writes ``module``'s entry into the golden file: under a lock (parallel test processes each
+  record theirs), through a temporary file and a rename (never half-written)."""
+  lock = pathlib.Path(tempfile.gettempdir()) / (
+      "kuhn-cfr-" + hashlib.sha256(str(GOLDEN).encode()).hexdigest()[:16] + ".lock")
+  with open(lock, "w", encoding="utf-8") as held:
+    fcntl.flock(held, fcntl.LOCK_EX)
+    golden = read_golden()
+    golden["modules"][module] = {"sha256": sha256, "outcomes": outcomes}
+    temporary = GOLDEN.with_name(f".{GOLDEN.name}.{os.getpid()}.tmp")
+    temporary.write_text(json.dumps(golden, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    os.replace(temporary, GOLDEN)
+
+
+def original_outcomes(module: str, folder: pathlib.Path) -> Dict[str, str]:
+  """{test: outcome} of the installed module: from the golden file when its entry matches the
+  installed OpenSpiel and the module's source, else run (in ``folder``) and recorded there."""
+  sha256 = _source_sha256(module)
+  entry = read_golden()["modules"].get(module)
+  if entry and entry["sha256"] == sha256:
+    return entry["outcomes"]
+  outcomes = {name: result["outcome"] for name, result in _run(OPEN_SPIEL_PYTHON / module,
+                                                                folder).items()}
+  _record(module, sha256, outcomes)
+  return outcomes
+
+
+def original_and_rewritten(module: str, folder: pathlib.Path, names: Sequence[str]
+                           ) -> Tuple[Dict[str, str], Dict[str, Dict[str, str]]]:
+  """Outcomes of the installed module (``original_outcomes``) and of its rewritten copy, run
+  (test names mapped back), at the same time when both run."""
   original = OPEN_SPIEL_PYTHON / module
   rewritten = folder / original.name
   rewritten.write_text(rewrite(original.read_text(encoding="utf-8"), names), encoding="utf-8")
   with concurrent.futures.ThreadPoolExecutor(max_workers=2) as pool:
-    futures = [pool.submit(_run, original, folder / "original"),
-               pool.submit(_run, rewritten, folder / "rewritten")]
-    before, after = (f.result() for f in futures)
+    before = pool.submit(original_outcomes, module, folder / "original")
+    after = pool.submit(_run, rewritten, folder / "rewritten")
+    before, after = before.result(), after.result()
   after = {name.replace("kuhn_poker_ante", "kuhn_poker"): outcome
            for name, outcome in after.items()}
   return before, after
@@ -298,14 +351,67 @@ def test_every_listed_module_is_installed_and_uses_kuhn_poker():
 
 
 # ---------------------------------------------------------------------------------------------
+# The golden file of the original's outcomes.
+
+
+def test_the_golden_file_holds_every_module_for_the_installed_openspiel():
+  golden = json.loads(GOLDEN.read_text(encoding="utf-8"))
+  version = importlib.metadata.version("open_spiel")
+  if golden["open_spiel"] != version:
+    pytest.skip(f"the golden file is of OpenSpiel {golden['open_spiel']}, {version} is installed: "
+                "the slow tests below recompute it")
+  assert sorted(golden["modules"]) == sorted(MODULES)
+  for module, entry in golden["modules"].items():
+    assert entry["sha256"] == _source_sha256(module), f"{module}: source changed, not recorded"
+    assert "passed" in entry["outcomes"].values(), module
+
+
+def test_an_entry_of_another_source_or_version_is_recomputed_and_recorded(tmp_path, monkeypatch):
+  module = MODULES[0]
+  runs = []
+
+  def fake_run(module_file, folder):
+    runs.append(module_file)
+    return {"A.test_x": {"outcome": "passed", "detail": ""}}
+
+  monkeypatch.setattr(sys.modules[__name__], "_run", fake_run)
+  monkeypatch.setattr(sys.modules[__name__], "GOLDEN", tmp_path / "golden.json")
+  version = importlib.metadata.version("open_spiel")
+  stale = {"sha256": "0" * 64, "outcomes": {"A.test_x": "failed"}}
+  for recorded in (version, "0.0.1"):  # A changed source; another OpenSpiel release.
+    GOLDEN.write_text(json.dumps({"open_spiel": recorded,
+                                  "modules": {module: stale, "gone.py": stale}}))
+    assert original_outcomes(module, tmp_path / recorded) == {"A.test_x": "passed"}
+    assert runs.pop() == OPEN_SPIEL_PYTHON / module
+    entry = {"sha256": _source_sha256(module), "outcomes": {"A.test_x": "passed"}}
+    kept = {"gone.py": stale} if recorded == version else {}
+    assert json.loads(GOLDEN.read_text()) == {"open_spiel": version,
+                                              "modules": {module: entry, **kept}}
+    assert original_outcomes(module, tmp_path / "again") == {"A.test_x": "passed"}
+    assert not runs  # Now read from the file.
+
+
+@pytest.mark.slow
+def test_the_golden_outcomes_are_those_the_original_gives_now(tmp_path):
+  """One module run again (one of the quickest, 13 tests): the file holds what the runner reports
+  in this environment, under the same test names."""
+  module = "tests/rl_environment_test.py"
+  entry = read_golden()["modules"].get(module)
+  if entry is None or entry["sha256"] != _source_sha256(module):
+    pytest.skip(f"{module} is not recorded for the installed OpenSpiel yet")
+  now = _run(OPEN_SPIEL_PYTHON / module, tmp_path / "original")
+  assert {name: result["outcome"] for name, result in now.items()} == entry["outcomes"]
+
+
+# ---------------------------------------------------------------------------------------------
 # The shipped tests.
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("module", MODULES)
 def test_shipped_tests_that_pass_on_kuhn_poker_pass_on_kuhn_poker_ante(module, tmp_path):
-  before, after = run_original_and_rewritten(module, tmp_path, enabled_substitutions())
-  passed = sorted(name for name, result in before.items() if result["outcome"] == "passed")
+  before, after = original_and_rewritten(module, tmp_path, enabled_substitutions())
+  passed = sorted(name for name, outcome in before.items() if outcome == "passed")
   assert passed, f"{module}: no test passes on the original: {before}"
   lost = {name: after.get(name, {"outcome": "missing", "detail": ""}) for name in passed
           if after.get(name, {}).get("outcome") != "passed"}

@@ -24,6 +24,7 @@ import time
 
 import pytest
 
+from algorithms.cfr import cfr_engine
 from experiments import cli as experiments_cli
 from experiments.commands import reference_check
 from experiments.harness import context
@@ -32,14 +33,22 @@ from experiments.harness import report
 import helpers
 
 REPO = helpers.REPO
-# Two fast solvers on three reference games: 6 jobs of a few tenths of a second.
 SMALL_GAMES = ("kuhn_poker", "kuhn_poker_ante(ante=2.0)",
                "kuhn_poker_ante(ante=0.25,simplified=True)")
-SMALL_SWEEP = ["reference-check", "--quick", "--solver", "our_cfr", "--solver", "cs_cfr",
-               "--iterations", "3000", *[x for game in SMALL_GAMES for x in ("--game", game)]]
-# The same with OpenSpiel's Python CFR added (about a second per job): the compiled solvers'
-# jobs can all finish between "a job was saved" and the signal, these cannot.
-INTERRUPTIBLE_SWEEP = [*SMALL_SWEEP, "--solver", "cfr"]
+
+
+def reference_sweep(iterations: int, *solvers: str):
+  """``reference-check --quick`` of ``solvers`` on ``SMALL_GAMES``."""
+  return ["reference-check", "--quick", *[x for s in solvers for x in ("--solver", s)],
+          "--iterations", str(iterations), *[x for game in SMALL_GAMES for x in ("--game", game)]]
+
+
+# Two fast solvers on three reference games: 6 jobs of a few tenths of a second.
+SMALL_SWEEP = reference_sweep(3000, "our_cfr", "cs_cfr")
+# The same with OpenSpiel's Python CFR added (0.2-2 s per job at 1,000 iterations, 4 s of CPU in
+# all; 13 s at 3,000): the compiled solvers' jobs can all finish between "a job was saved" and
+# the signal, these cannot.
+INTERRUPTIBLE_SWEEP = reference_sweep(1000, "our_cfr", "cs_cfr", "cfr")
 
 
 # A folder holding no package folder (neither the packages nor a folder of their names, which
@@ -219,13 +228,23 @@ def test_an_oversized_sweep_is_refused_before_any_work(tmp_path):
   assert not (tmp_path / "r").exists()
 
 
+def _all_but_compiled_kernels(folder, names):
+  """``copytree``'s ignore: in ``__pycache__`` every file but numba's index and data files, which
+  numba writes whole (a temporary file, then a rename), so a parallel test process writing there
+  leaves none half-written or vanishing."""
+  if pathlib.Path(folder).name != "__pycache__":
+    return []
+  return [name for name in names if not name.endswith((".nbi", ".nbc"))]
+
+
 @pytest.mark.slow
 def test_changed_code_reruns_and_unchanged_code_resumes(tmp_path):
-  # A copy of the packages outside any git checkout, imported first through PYTHONPATH.
+  # A copy of the packages outside any git checkout, imported first through PYTHONPATH, with
+  # numba's cached kernels where the checkout has them (outside the fingerprint, as all of
+  # __pycache__: they spare the copy compiling every kernel, about 30 s).
   source = tmp_path / "src"
   for package in ("spiel_games", "algorithms", "experiments"):
-    shutil.copytree(REPO / package, source / package,
-                    ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(REPO / package, source / package, ignore=_all_but_compiled_kernels)
   env = dict(os.environ, PYTHONPATH=str(source))
   argv = ["reference-check", "--quick", "--quiet", "--game", "kuhn_poker", "--solver", "our_cfr",
           "--out", tmp_path / "results"]
@@ -234,7 +253,11 @@ def test_changed_code_reruns_and_unchanged_code_resumes(tmp_path):
   header = (tmp_path / "results" / "report.md").read_text().splitlines()[4]
   # Outside a git checkout no commit is claimed, only the fingerprint of the code.
   assert header.startswith("Every number below was computed by code outside a git checkout")
-  with open(source / "algorithms" / "cfr_engine.py", "a", encoding="utf-8") as f:
+  # The engine's module, wherever it lives: appending to a path that is gone would create a new
+  # file, which changes the fingerprint too and would no longer test an edit of the engine.
+  engine = source / pathlib.Path(cfr_engine.__file__).resolve().relative_to(REPO)
+  assert engine.is_file(), f"{engine} is missing from the copy"
+  with open(engine, "a", encoding="utf-8") as f:
     f.write("\n# A change of the engine.\n")
   changed = cli(*argv, env=env)
   assert "jobs 1 (0 reused)" in changed.stdout  # Unchanged code resumes: see the Ctrl-C test.
