@@ -70,12 +70,14 @@ from experiments.commands.rebel_learned.results import with_exact_baseline
 from experiments.commands.rebel_learned.sweep import build_sweep
 from experiments.harness import arguments
 from experiments.harness import plotting
+from experiments.harness import section
 from experiments.harness import tables
 from experiments.harness.context import Context
 from experiments.harness.section import ReportSection
 
 NAME = "rebel-learned"
 REPORT_ORDER = 100  # Place in the report (and in ``run``).
+OPTIONAL_DEPENDENCIES = (section.TORCH,)  # Named on the console when missing.
 HELP = ("ReBeL's learned leaves on Kuhn: CFR-AVG with a trained PBS value function vs exact "
         "leaves, exploitability vs value error, modified CFR-AVG, self-play.")
 
