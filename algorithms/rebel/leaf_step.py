@@ -35,7 +35,9 @@ response (the Queen checks), and the values the trunk uses are those of the play
 ReBeL's released code, too, adds a (much smaller) constant to every reach before normalising.
 ``TREMBLE`` is large enough for the LP's tolerances (1e-10) to see and small enough that the
 values move by about 1e-6 chips. Beliefs from average reaches are never zero (the first
-iterate is uniform) and are not trembled.
+iterate is uniform) and are not trembled. The same mismatch at positive mass, an exact tie of a
+player's actions at a one-player leaf, is settled in the leaf solver: it plays tied actions
+equally, as the next search's CFR does (``leaves.solvers.best_response``).
 """
 
 from typing import Optional, Sequence, Tuple

@@ -119,7 +119,8 @@ class ReBeLAgent:
     game: e.g. ``kuhn_poker_ante`` with any ante, bet, deck and rule set.
     lookahead: d >= 1, the player actions each search looks ahead.
     iterations: T >= 1, the iterations of each search.
-    leaf_solver: ``solver(leaf, belief) -> LeafSolution``; the exact LP if None.
+    leaf_solver: ``solver(leaf, belief) -> LeafSolution``; the exact LP if None (splitting the
+      ties of one-player leaves with CFR-D, ``SequenceFormLPSolver(split_ties=True)``).
     weighting: "linear" (w_t = t, the paper's), "uniform" (w_t = 1) or "linear_cfr" (w_t = t
       and regrets discounted by t / (t + 1), Linear CFR).
     leaf_beliefs: "current" (CFR-D, the paper's) or "average" (CFR-AVG).
@@ -143,7 +144,10 @@ class ReBeLAgent:
     check_choice("draw", draw, DRAWS)
     self.game = game
     self.iterations = int(iterations)
-    self.leaf_solver = leaf_solver if leaf_solver is not None else SequenceFormLPSolver()
+    # The exact LP; with CFR-D its one-player leaves split exact ties as the next search does
+    # (``leaf_step``: a tie broken otherwise makes the trunk value a play that never follows).
+    self.leaf_solver = leaf_solver if leaf_solver is not None else SequenceFormLPSolver(
+        split_ties=leaf_beliefs == "current")
     self.weighting, self.leaf_beliefs, self.play, self.draw = weighting, leaf_beliefs, play, draw
     self.rule = UpdateRule(alternating_updates=bool(alternating_updates),
                            averaging_gamma=0.0 if weighting == "uniform" else 1.0,

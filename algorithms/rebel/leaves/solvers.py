@@ -175,13 +175,15 @@ class SequenceFormLPSolver:
   minimax LP (min e^T p); the two parts share no variable, so its optima are pairs of optimal
   plans, and at the optimum f^T q = e^T p = the PBS value. A leaf in which one player acts
   (the other has no information set) is solved by that player's best response under the weights
-  beta(h) pi_c(z | h), which is exact, tied actions played equally (``best_response``). The
+  beta(h) pi_c(z | h), which is exact; ``split_ties=True`` plays tied actions equally there
+  (``best_response``; the default of ReBeL's agent with CFR-D), else the first of them. The
   per-leaf matrices are cached, and so is the last solution: a call with the same leaf and
   belief as the previous one returns the same ``LeafSolution`` (e.g. when the LP both supplies a
   value function's values and the continuation).
   """
 
-  def __init__(self):
+  def __init__(self, split_ties: bool = False):
+    self.split_ties = bool(split_ties)
     self._cache: Dict[int, Tuple[LeafSubgame, dict]] = {}
     self._last: Optional[Tuple[LeafSubgame, np.ndarray, LeafSolution]] = None
 
@@ -221,7 +223,7 @@ class SequenceFormLPSolver:
     weights = leaf.weighted_utility(belief)
     if len(leaf.acting_players) < 2:
       for player in leaf.acting_players:
-        policy = best_response(a, weights, policy, player, split_ties=True)
+        policy = best_response(a, weights, policy, player, split_ties=self.split_ties)
       return LeafSolution(policy=policy, root_values=leaf.root_values(policy))
     m = self._matrices(leaf)
     n0, k1, n1, k0 = m["sizes"]

@@ -2,15 +2,19 @@
 
 ReBeL's agent (Brown, Bakhtin, Lerer, Gong, "Combining deep reinforcement learning and search for
 imperfect-information games", NeurIPS 2020, arXiv 2007.13544, Section 6 and Theorem 3;
-``algorithms.rebel.agent``) runs T iterations of CFR-AVG from the current public belief state,
-draws an iteration, plays that iteration's policy (by default the one whose beliefs the leaf
-values assumed, ``ReBeLAgent``'s "matched" play) and searches again from the belief state the
-draw implies wherever its search's horizon ends. Its draws are part of it: its behaviour strategy
-is the exact mixture over every draw (``behaviour.behaviour_strategy``), which OpenSpiel's
-``exploitability`` measures. A separate command, not a section of rebel-learned: this one
-measures the agent with every leaf solver (exact LP, CFR(k), Hedge, learned) and needs no
-PyTorch except for its learned part, while rebel-learned measures the stitched policy of one
-search and the learning itself; their outputs and budgets stay apart.
+``algorithms.rebel.agent``) runs T iterations of a depth-limited CFR from the current public belief
+state (by default CFR-D with linear weighting, the paper's), draws an iteration, plays that
+iteration's policy (``ReBeLAgent``'s "matched" play: pi^t under CFR-D) and searches again from the
+belief state the draw implies wherever its search's horizon ends. Its draws are part of it: its
+behaviour strategy is the exact mixture over every draw (``behaviour.behaviour_strategy``), which
+OpenSpiel's ``exploitability`` measures. A separate command, not a section of rebel-learned: this
+one measures the agent with every leaf solver (exact LP, CFR(k), Hedge, learned) and needs no
+PyTorch except for its learned part, while rebel-learned measures the stitched policy of one search
+and the learning itself; their outputs and budgets stay apart.
+
+Measurement 0 (``variants_frame``): the paper's agent, CFR-D with uniform weighting and this
+project's CFR-AVG with matched play, exact LP leaves, on four games at lookahead 1 and 2, beside
+full-game CFR with linear averaging and Linear CFR, with the paper agent's targets.
 
 Measurements per (game, lookahead):
 

@@ -72,12 +72,15 @@ def test_one_player_leaf_by_hand(kuhn_leaves):
 def test_one_player_leaf_splits_a_tie(kuhn_leaves):
   # Leaf "b", by hand: player 1's Queen faces the Jack with mass 1/8 and the King with 3/8
   # (roots (J,Q), (K,Q)); calling gives 2/8 - 6/8 = -1/2, folding -(1/8 + 3/8) = -1/2: a tie,
-  # which the leaf plays half and half (as CFR at the leaf does from its second iteration on),
-  # not by the first action. The Jack folds, the King calls (no tie).
+  # which the leaf plays half and half with split_ties (as CFR at the leaf does from its second
+  # iteration on), else by the first action. The Jack folds, the King calls (no tie).
   leaf = kuhn_leaves["b"]
   belief = np.array([1, 1, 1, 1, 1, 3]) / 8.0
-  solution = SequenceFormLPSolver()(leaf, belief)
+  solution = SequenceFormLPSolver(split_ties=True)(leaf, belief)
   assert _call_probabilities(leaf, solution.policy, 1) == {"0b": 0.0, "1b": 0.5, "2b": 1.0}
+  first = SequenceFormLPSolver()(leaf, belief)  # The default: the first tied action (fold).
+  assert _call_probabilities(leaf, first.policy, 1) == {"0b": 0.0, "1b": 0.0, "2b": 1.0}
+  assert first.value(belief) == pytest.approx(solution.value(belief), abs=1e-12)
 
 
 def test_cfr_leaf_solver_approaches_the_lp(kuhn_leaves):
