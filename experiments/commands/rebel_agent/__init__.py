@@ -75,6 +75,7 @@ from experiments.commands.rebel_agent.plan import plan_of
 from experiments.commands.rebel_agent.self_play import self_play_frame
 from experiments.harness import checks
 from experiments.harness import plotting
+from experiments.harness import section
 from experiments.harness import tables
 from experiments.harness.checks import Check
 from experiments.harness.context import Context
@@ -84,6 +85,7 @@ NAME = "rebel-agent"
 # T of the target "within 2x of full-game CFR after as many iterations".
 TARGET_ITERATIONS = 1000
 REPORT_ORDER = 95  # Place in the report (and in ``run``): after rebel, before rebel-learned.
+OPTIONAL_DEPENDENCIES = (section.TORCH,)  # Named on the console when missing.
 HELP = ("ReBeL's agent: a search at every public state it reaches, its exact exploitability "
         "with exact, CFR(k), Hedge and learned leaves, against T and the value error.")
 CAPTIONS = {
