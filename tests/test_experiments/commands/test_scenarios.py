@@ -292,7 +292,7 @@ def test_without_a_terminal_a_log_shows_where_the_run_is(tmp_path):
   progress = [line.split("] ", 1)[1] for line in lines[:3]]
   assert progress[0] == ("reference-check: started, budget quick (--quick), with --game "
                          "kuhn_poker --solver our_cfr")
-  assert re.fullmatch(r"reference-check: 1 job, 0 reused, 1 to run, estimated \d+ s on 1 "
+  assert re.fullmatch(r"reference-check: 1 job, 0 reused, 1 to run, estimated \d+ s on \d+ "
                       r"worker\(s\)", progress[1]), progress[1]
   assert progress[2].startswith("reference-check: done, PASS, ")
   assert lines[3].startswith("| experiment |")  # Then the summary table, as on a terminal.
