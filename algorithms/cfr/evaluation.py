@@ -11,7 +11,8 @@ of two evaluators with one interface (``policy_values``, ``best_response_values`
 * ``tree_exploitability.TreeEvaluator`` on the flat game tree (any game the tree walk supports);
 * ``RangeEvaluator`` by range vectors on a ``CardTree`` (Johanson, Waugh, Bowling, Zinkevich,
   "Accelerating best response calculation in large extensive games", IJCAI 2011: one pass per
-  player over the betting tree with a vector over the cards), in O(N |tree|) for N cards.
+  player over the betting tree with a vector over the cards), in O(N |tree|) for N cards; a
+  ``CardTree3`` (three-player Kuhn poker) is evaluated by ``range3_kernel.policy_values``.
 
 ``evaluator(game)`` picks the one the solvers' ``engine="auto"`` picks (``engine_choice``), and
 ``nash_conv(game, policy)`` / ``exploitability(game, policy)`` are the entry points.
@@ -24,12 +25,15 @@ import numpy as np
 from open_spiel.python import policy as policy_lib
 import pyspiel
 
+from algorithms.cfr import range3_kernel
 from algorithms.cfr import range_engine
 from algorithms.cfr.engine_choice import range_card_tree
 from algorithms.cfr.range_engine import CardPolicy
 from algorithms.cfr.range_engine import RangeLayout
+from algorithms.cfr.range3_engine import card_tables3
 from algorithms.cfr.tree_exploitability import TreeEvaluator
 from algorithms.tree.card_tree import CardTree
+from algorithms.tree.card_tree3 import CardTree3
 from algorithms.tree.game_tree import GameTree
 
 # What an evaluator reads: an OpenSpiel ``TabularPolicy``, its array, a flat array in the
@@ -38,16 +42,20 @@ Policy = Union[policy_lib.TabularPolicy, CardPolicy, np.ndarray]
 
 
 class RangeEvaluator:
-  """Evaluates policies of a two-player game with a ``CardTree`` exactly, by range vectors.
+  """Evaluates policies of a two-player game with a ``CardTree`` (or of three-player Kuhn poker,
+  a ``CardTree3``) exactly, by range vectors.
 
   Policies are ``CardPolicy`` objects, ``TabularPolicy`` objects of the game (mapped through a
   ``RangeLayout``, built on first use: its representative states take O(N^2) memory) or flat
   arrays (D N 2,) in the range engine's layout.
   """
 
-  def __init__(self, card_tree: CardTree):
+  def __init__(self, card_tree: Union[CardTree, CardTree3]):
     self.card_tree = card_tree
-    self._tables = range_engine.card_tables(card_tree)
+    if isinstance(card_tree, CardTree3):
+      self._tables, self._values = card_tables3(card_tree), range3_kernel.policy_values
+    else:
+      self._tables, self._values = range_engine.card_tables(card_tree), range_engine.response_values
 
   @functools.cached_property
   def layout(self) -> RangeLayout:
@@ -63,16 +71,17 @@ class RangeEvaluator:
     return np.asarray(policy, dtype=np.float64)
 
   def values(self, policy: Policy):
-    """(BR_i (2,), u_i (2,)): best-response values and expected payoffs
-    (``range_engine.response_values``)."""
-    return range_engine.response_values(self._tables, self.flat_policy(policy))
+    """(BR_i (n,), u_i (n,)), n players: best-response values and expected payoffs
+    (``range_engine.response_values``, ``range3_kernel.policy_values``)."""
+    return self._values(self._tables, np.ascontiguousarray(self.flat_policy(policy),
+                                                           dtype=np.float64))
 
   def policy_values(self, policy: Policy) -> np.ndarray:
-    """Expected payoff of each player under the profile: u_i (2,)."""
+    """Expected payoff of each player under the profile: u_i (n,)."""
     return self.values(policy)[1]
 
   def best_response_values(self, policy: Policy) -> np.ndarray:
-    """Each player's best-response value against the other's policy: BR_i (2,)."""
+    """Each player's best-response value against the others' policies: BR_i (n,)."""
     return self.values(policy)[0]
 
   def nash_conv(self, policy: Policy) -> float:
@@ -81,8 +90,8 @@ class RangeEvaluator:
     return float(np.sum(best - expected))
 
   def exploitability(self, policy: Policy) -> float:
-    """NashConv / 2 (two players, zero-sum)."""
-    return self.nash_conv(policy) / 2
+    """NashConv / n (n players, zero-sum), as OpenSpiel's exploitability."""
+    return self.nash_conv(policy) / self.card_tree.game.num_players()
 
 
 def evaluator(game: pyspiel.Game, tree: Optional[GameTree] = None

@@ -10,7 +10,8 @@ questions whatever the engine; the engine's own interface (``solve``, ``restore`
   walk supports); work and memory grow with the number of histories.
 * ``RangeBackend``: a ``range_engine.RangeEngine`` on the game's ``CardTree`` (two-player games
   with one private card from an ordered deck whose ``game_shortcuts`` entry offers one, e.g.
-  Kuhn poker with any deck); work and memory grow with the number of cards.
+  Kuhn poker with any deck); work and memory grow with the number of cards. ``Range3Backend``:
+  the same on a ``range3_engine.Range3Engine`` for three-player Kuhn poker (``CardTree3``).
 
 ``make_backend`` picks one as ``engine_choice.range_card_tree`` says: ``engine="auto"`` takes
 the range vectors where the game has a card tree of at least ``AUTO_RANGE_MIN_CARDS`` cards, the
@@ -51,16 +52,21 @@ from algorithms.cfr.engine_choice import range_card_tree
 from algorithms.cfr.evaluation import RangeEvaluator
 from algorithms.cfr.range_engine import RangeEngine
 from algorithms.cfr.range_engine import RangeLayout
+from algorithms.cfr.range3_engine import Range3Engine
 from algorithms.cfr.tree_exploitability import TreeEvaluator
 from algorithms.cfr.update_rules import UpdateRule
 from algorithms.tree import game_shortcuts
 from algorithms.tree.card_tree import CardTree
+from algorithms.tree.card_tree3 import CardTree3
 from algorithms.tree.game_tree import GameTree
 from algorithms.tree.tree_layout import TreeArrays
 
 # Float64 arrays of D N 2 entries a range-vector run holds (R, S, sigma, X, q for two players,
 # the average): the memory estimate of ``check_memory``.
 _RANGE_ARRAYS = 8
+# The same for three players (``range3_kernel.iterations``: R, S, sigma, q for each of three
+# players, v (3, D, N) = 1.5 arrays, the average): 9.5, rounded up.
+_RANGE3_ARRAYS = 10
 # The default memory limit of a range-vector run, in bytes.
 DEFAULT_MAX_BYTES = 4 * 2**30
 
@@ -269,9 +275,9 @@ class BatchedRangeBackend(RangeEngine):
     return np.array([v[0] for v in values]), np.array([v[1] for v in values])
 
   def exploitabilities(self, games: np.ndarray, average: bool) -> np.ndarray:
-    """NashConv / 2 of each listed game (two players, zero-sum)."""
+    """NashConv / n of each listed game (n players, zero-sum), as OpenSpiel's exploitability."""
     best, on_policy = self.batch_values(games, average)
-    return np.sum(best - on_policy, axis=1) / 2  # sum_i (BR_i - v_i) / 2
+    return np.sum(best - on_policy, axis=1) / best.shape[1]  # sum_i (BR_i - v_i) / n
 
   def tabular_policy(self) -> policy_lib.TabularPolicy:
     """A uniform ``TabularPolicy`` of the first game."""
@@ -306,6 +312,14 @@ class RangeBackend(BatchedRangeBackend):
             for i, (key, row) in enumerate(zip(layout.keys, layout.rows))}
 
 
+class BatchedRange3Backend(BatchedRangeBackend, Range3Engine):
+  """``BatchedRangeBackend`` on a ``Range3Engine``: B three-player ``CardTree3`` objects."""
+
+
+class Range3Backend(RangeBackend, BatchedRange3Backend):
+  """``RangeBackend`` on a ``Range3Engine``: one three-player ``CardTree3``."""
+
+
 def _node(legal_actions, row: int, regrets: np.ndarray,
           cumulative: np.ndarray) -> cfr._InfoStateNode:  # pylint: disable=protected-access
   node = cfr._InfoStateNode(  # pylint: disable=protected-access
@@ -315,12 +329,14 @@ def _node(legal_actions, row: int, regrets: np.ndarray,
   return node
 
 
-def range_memory(card_tree: CardTree) -> int:
-  """Bytes a range-vector run of ``card_tree`` holds: about 8 float64 arrays of D N 2."""
-  return _RANGE_ARRAYS * 8 * 2 * (card_tree.num_nodes + 1) * card_tree.num_cards
+def range_memory(card_tree: Union[CardTree, CardTree3]) -> int:
+  """Bytes a range-vector run of ``card_tree`` holds: about 8 float64 arrays of D N 2 (10 for
+  three players)."""
+  arrays = _RANGE3_ARRAYS if isinstance(card_tree, CardTree3) else _RANGE_ARRAYS
+  return arrays * 8 * 2 * (card_tree.num_nodes + 1) * card_tree.num_cards
 
 
-def check_memory(card_tree: CardTree, max_bytes: int) -> None:
+def check_memory(card_tree: Union[CardTree, CardTree3], max_bytes: int) -> None:
   """Refuses, before any work, a run whose ``range_memory`` exceeds ``max_bytes``."""
   need = range_memory(card_tree)
   if need > max_bytes:
@@ -338,7 +354,8 @@ def make_backend(game: pyspiel.Game, rule: UpdateRule, engine: str, tree: Option
   """
   card_tree = range_card_tree(game, engine, tree)
   if card_tree is not None:
-    return RangeBackend(card_tree, rule, max_bytes)
+    backend = Range3Backend if isinstance(card_tree, CardTree3) else RangeBackend
+    return backend(card_tree, rule, max_bytes)
   return FlatBackend(game, rule, tree, max_nodes)
 
 
@@ -359,4 +376,8 @@ def make_batched_backend(games: Sequence[pyspiel.Game], rule: UpdateRule, engine
   if others:
     raise ValueError(f"game {others[0]} ({games[others[0]]}) does not run on the range-vector "
                      f"engine of game 0 ({games[0]}): batched games must share one engine")
-  return BatchedRangeBackend(card_trees, rule, max_bytes)
+  if any(isinstance(t, CardTree3) != isinstance(card_trees[0], CardTree3) for t in card_trees):
+    raise ValueError(f"games {games[0]} and the others differ in their number of players: "
+                     "batched games must share one engine")
+  backend = BatchedRange3Backend if isinstance(card_trees[0], CardTree3) else BatchedRangeBackend
+  return backend(card_trees, rule, max_bytes)
