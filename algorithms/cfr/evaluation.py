@@ -105,9 +105,16 @@ def evaluator(game: pyspiel.Game, tree: Optional[GameTree] = None
   return TreeEvaluator(tree if tree is not None else game)
 
 
+def _evaluator_of(game: pyspiel.Game, policy: Policy) -> Union[TreeEvaluator, RangeEvaluator]:
+  """``evaluator(game)``, or range vectors on any deck for a ``CardPolicy`` (only they read it)."""
+  if isinstance(policy, CardPolicy):
+    return RangeEvaluator(range_card_tree(game, "range"))
+  return evaluator(game)
+
+
 def nash_conv(game: pyspiel.Game, policy: Policy) -> float:
   """Exact NashConv sum_i (BR_i - v_i) of ``policy`` in ``game`` (module docstring)."""
-  return evaluator(game).nash_conv(policy)
+  return _evaluator_of(game, policy).nash_conv(policy)
 
 
 def exploitability(game: pyspiel.Game, policy: Policy) -> float:
@@ -117,4 +124,4 @@ def exploitability(game: pyspiel.Game, policy: Policy) -> float:
   Raises:
     ValueError: for a general-sum game (use ``nash_conv``).
   """
-  return evaluator(game).exploitability(policy)
+  return _evaluator_of(game, policy).exploitability(policy)

@@ -224,7 +224,6 @@ def test_range_engine_refuses_over_its_memory_limit():
     ("range", "leduc_poker", "engine='range' needs a two-player game with one private card"),
     ("range", "kuhn_poker(players=4)", "need players=3, got players=4; the flat engine "
      r"\(engine='flat'\) runs four or more"),
-    ("range", "kuhn_poker_ante(players=3,simplified=true)", "need simplified=False"),
 ])
 def test_engine_errors(engine, game_string, message):
   with pytest.raises(ValueError, match=message):
