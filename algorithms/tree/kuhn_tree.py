@@ -146,9 +146,11 @@ def tree_fields(game: pyspiel.Game, rules: KuhnRules, max_nodes: int) -> Dict[st
   num_nodes = subtree[0]
   if num_nodes > max_nodes:
     # Said of the solvers that have the option, so that it is true whoever builds the tree.
-    hint = ("; a two-player game this size runs only on the range-vector engine, which needs no "
-            "tree: the full-width CFR solvers (CFRSolver, CFRPlusSolver, DCFRSolver and the others "
-            "with an engine option) take engine='range'" if n_players == 2 else "")
+    # Three players: standard rules only (kuhn_poker_ante refuses simplified ones for them).
+    hint = (f"; a {('two', 'three')[n_players - 2]}-player game this size runs only on the "
+            "range-vector engine, which needs no tree: the full-width CFR solvers (CFRSolver, "
+            "CFRPlusSolver, DCFRSolver and the others with an engine option) take engine='range'"
+            if n_players in (2, 3) else "")
     raise ValueError(f"{game.get_type().short_name}(deck_size={deck}): the tree has "
                      f"{num_nodes:,} histories, more than max_nodes={max_nodes:,}; about "
                      f"{num_nodes * FLAT_BYTES_PER_HISTORY / 2**30:.1f} GiB for the flat engine"
