@@ -4,8 +4,9 @@
 ``AUTO_RANGE_MIN_CARDS`` cards: a ``CardTree`` (``range_engine``; ``game_shortcuts``: two-player
 games with one private card from an ordered deck, e.g. Kuhn poker with any deck) or a
 ``CardTree3`` (``range3_engine``: three-player Kuhn poker, standard rules, any ante, bet and
-deck); the flat tree (``cfr_engine``) elsewhere; ``"flat"`` and ``"range"`` force one (``"range"`` on a game without a card tree is an
-error naming the games that have one). ``solver_backends``' docstring says why a threshold.
+deck); the flat tree (``cfr_engine``) elsewhere; ``"flat"`` and ``"range"`` force one
+(``"range"`` on a game without a card tree is an error naming the games that have one).
+``solver_backends``' docstring says why a threshold.
 """
 
 from typing import Optional, Union

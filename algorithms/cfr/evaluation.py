@@ -28,9 +28,9 @@ import pyspiel
 from algorithms.cfr import range3_kernel
 from algorithms.cfr import range_engine
 from algorithms.cfr.engine_choice import range_card_tree
+from algorithms.cfr.range3_engine import card_tables3
 from algorithms.cfr.range_engine import CardPolicy
 from algorithms.cfr.range_engine import RangeLayout
-from algorithms.cfr.range3_engine import card_tables3
 from algorithms.cfr.tree_exploitability import TreeEvaluator
 from algorithms.tree.card_tree import CardTree
 from algorithms.tree.card_tree3 import CardTree3

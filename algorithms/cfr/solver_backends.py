@@ -50,9 +50,9 @@ from algorithms.cfr.cfr_engine import sequence_policy
 from algorithms.cfr.engine_choice import card_tree_of  # noqa: F401  (where callers find it)
 from algorithms.cfr.engine_choice import range_card_tree
 from algorithms.cfr.evaluation import RangeEvaluator
+from algorithms.cfr.range3_engine import Range3Engine
 from algorithms.cfr.range_engine import RangeEngine
 from algorithms.cfr.range_engine import RangeLayout
-from algorithms.cfr.range3_engine import Range3Engine
 from algorithms.cfr.tree_exploitability import TreeEvaluator
 from algorithms.cfr.update_rules import UpdateRule
 from algorithms.tree import game_shortcuts

@@ -66,8 +66,9 @@ class EngineSolver(cfr._CFRSolver):  # pylint: disable=protected-access
   """Common part of the solvers: OpenSpiel's interface on the engine's backend.
 
   ``engine`` picks the backend (``solver_backends``): ``"auto"`` (range vectors on games with a
-  card tree, such as two-player Kuhn poker with any deck; the flat tree elsewhere), ``"flat"``
-  or ``"range"``. Both give the same policies up to rounding.
+  card tree, such as two-player Kuhn poker with any deck and three-player standard Kuhn poker;
+  the flat tree elsewhere), ``"flat"`` or ``"range"``. Both give the same policies up to
+  rounding.
 
   Attributes:
     rule: the ``UpdateRule``.

@@ -3,7 +3,8 @@
 References: the flat engine (``engine="flat"``, equal to OpenSpiel's CFR solvers,
 ``test_solvers.py``) for policies and exploitability, at ante 0.75, bet 1.25, where the uniform
 start has no exact ties (``test_range3_engine.py``); OpenSpiel's ``exploitability.nash_conv``
-for the ``algorithms.nash_conv`` entry point.
+for the ``algorithms.nash_conv`` entry point. Checkpoints: ``test_range_engine.py``
+(``test_save_and_load_resume_exactly``, two and three players).
 """
 
 import numpy as np
@@ -47,21 +48,6 @@ def test_batched_equals_single():
     single.solve(50)
     np.testing.assert_array_equal(batch.range_engine.cumulative[i], single.engine.cumulative[0])
     assert batch.exploitabilities()[i] == pytest.approx(single.exploitability(), abs=1e-15)
-
-
-def test_save_and_load_resume_exactly(tmp_path):
-  game = pyspiel.load_game("kuhn_poker_ante(players=3,deck_size=20)")
-  straight = algorithms.DCFRSolver(game)
-  assert straight.engine_name == "range"  # auto, 20 >= 13 cards
-  straight.solve(30)
-  first = algorithms.DCFRSolver(game)
-  first.solve(10)
-  first.save(tmp_path / "run.ckpt")
-  resumed = algorithms.DCFRSolver.load(tmp_path / "run.ckpt")
-  assert resumed.engine_name == "range"
-  resumed.solve(20)
-  np.testing.assert_array_equal(resumed.engine.cumulative, straight.engine.cumulative)
-  np.testing.assert_array_equal(resumed.engine.regrets, straight.engine.regrets)
 
 
 def test_memory_estimate_counts_three_players():

@@ -237,8 +237,9 @@ def test_sampled_and_cfr_avg_solvers_stay_flat():
     algorithms.ChanceSamplingCFRSolver(game, engine="range")  # pylint: disable=unexpected-keyword-arg
 
 
-def test_save_and_load_resume_exactly(tmp_path):
-  game = pyspiel.load_game("kuhn_poker_ante(deck_size=20)")
+@pytest.mark.parametrize("players", [2, 3])  # three players: Range3Engine
+def test_save_and_load_resume_exactly(tmp_path, players):
+  game = pyspiel.load_game(f"kuhn_poker_ante(players={players},deck_size=20)")
   straight = algorithms.DCFRSolver(game)
   straight.solve(30)
   first = algorithms.DCFRSolver(game)
