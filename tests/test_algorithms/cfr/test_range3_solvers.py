@@ -82,3 +82,13 @@ def test_batch_of_two_and_three_players_is_refused():
            pyspiel.load_game("kuhn_poker_ante(players=3,deck_size=13)")]
   with pytest.raises(ValueError, match="batched games must share one engine"):
     batched_solver.BatchedCFRSolver(games, engine="range")
+
+
+def test_flat_refusal_of_a_large_three_player_deck_names_the_range_engine():
+  game = pyspiel.load_game("kuhn_poker_ante(players=3,deck_size=200)")
+  # 1 + 200 (1 + 199 (1 + 198 * 25)) histories, 25 betting histories per deal
+  # (kuhn_tree.tree_fields: S_k = 1 + (N - k) S_k+1).
+  with pytest.raises(ValueError, match=r"197,050,001 histories.*a three-player game this size "
+                                       r"runs only on the range-vector engine"):
+    algorithms.CFRSolver(game, engine="flat")
+  assert algorithms.CFRSolver(game).engine_name == "range"
