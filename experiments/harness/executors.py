@@ -17,9 +17,11 @@ failure of the machinery, handled here:
 
 import concurrent.futures
 import contextlib
+import ctypes
 import logging
 import os
 import signal
+import sys
 from typing import Callable, Dict, Iterator, List, Optional, Sequence, Tuple
 
 from algorithms.cfr import solver_backends
@@ -78,9 +80,20 @@ class Serial:
     """Nothing to stop."""
 
 
-def _ignore_sigint() -> None:
-  """Pool worker initializer: Ctrl-C is the main process's to handle."""
+_PR_SET_PDEATHSIG = 1  # prctl(2): the signal a process gets when its parent ends (Linux).
+
+
+def _worker_init(parent: int) -> None:
+  """Pool worker initializer: Ctrl-C is the main process's to handle, and the worker ends with
+  the main process. ``ProcessPoolExecutor``'s workers otherwise outlive a main process killed by
+  SIGKILL, waiting for work forever and holding its output open; on Linux prctl(2)'s
+  PR_SET_PDEATHSIG sends them SIGKILL when it ends (a parent that ended before this call is seen
+  by ``os.getppid``)."""
   signal.signal(signal.SIGINT, signal.SIG_IGN)
+  if sys.platform.startswith("linux"):
+    ctypes.CDLL(None).prctl(_PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0)
+  if os.getppid() != parent:
+    os._exit(1)
 
 
 class LocalPool:
@@ -94,7 +107,8 @@ class LocalPool:
   def _start(self) -> concurrent.futures.ProcessPoolExecutor:
     if self._pool is None:
       self._pool = concurrent.futures.ProcessPoolExecutor(max_workers=self.parallelism,
-                                                          initializer=_ignore_sigint)
+                                                          initializer=_worker_init,
+                                                          initargs=(os.getpid(),))
     return self._pool
 
   def run(self, fn: JobFunction, jobs: Sequence[jobs_lib.Job]) -> Finished:

@@ -268,10 +268,11 @@ def test_changed_code_reruns_and_unchanged_code_resumes(tmp_path):
 @pytest.mark.slow
 def test_a_sweep_killed_mid_write_resumes_to_the_same_numbers(tmp_path):
   killed = tmp_path / "killed"
-  process = start(*SMALL_SWEEP, "--quiet", "--out", killed)
+  process = start(*SMALL_SWEEP, "--quiet", "--workers", "2", "--out", killed)
   wait_for_jobs(killed / "reference-check" / "jobs", 3, process)
   process.kill()  # SIGKILL: no handler runs, a write may be cut short.
-  process.communicate()
+  # The pool's workers end with it: none is left holding the output open.
+  process.communicate(timeout=60)
   resumed = cli(*SMALL_SWEEP, "--quiet", "--out", killed)
   assert resumed.returncode == 0 and " reused)" in resumed.stdout
   # The same jobs computed in one uninterrupted sweep, in this process.
