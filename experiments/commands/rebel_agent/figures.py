@@ -35,6 +35,21 @@ def _panels(settings: Sequence[Setting], legend_height: float):
   return fig, list(zip(settings, flat))
 
 
+def _same_ticks(ax) -> None:
+  """The same kind of tick labels on every log axis of a figure: powers of ten on an axis that
+  spans two decades or more, 1, 2 and 5 times a power of ten on one that spans one to two, every
+  integer multiple on a shorter one, as plain numbers; minor ticks unlabelled (matplotlib's default labels minor
+  ticks only on short axes, so neighbouring panels would differ)."""
+  for axis, (low, high) in ((ax.xaxis, ax.get_xlim()), (ax.yaxis, ax.get_ylim())):
+    if axis.get_scale() != "log":
+      continue
+    decades = np.log10(high / low)
+    subs = (1.0,) if decades >= 2 else (1.0, 2.0, 5.0) if decades >= 1 else np.arange(1.0, 10.0)
+    axis.set_major_locator(matplotlib.ticker.LogLocator(base=10, subs=subs))
+    axis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda value, _: f"{value:g}"))
+    axis.set_minor_formatter(matplotlib.ticker.NullFormatter())
+
+
 def plot_convergence(frame: pd.DataFrame, settings: Sequence[Setting]) -> matplotlib.figure.Figure:
   """One panel per setting: the agent (solid) and the stitched policy (dashed) per leaf solver,
   full-game CFR (black), against T, log-log."""
@@ -52,6 +67,7 @@ def plot_convergence(frame: pd.DataFrame, settings: Sequence[Setting]) -> matplo
               label=f"{kind}, {leaves} leaves", **style)
     plotting.log_log(ax, "iterations T of each search", "exploitability", yunit="chips per hand")
     ax.set_title(setting.label)
+    _same_ticks(ax)
   order = [f"{kind}, {leaves} leaves" for kind in ("agent", "stitched")
            for leaves in COLORS] + ["full-game CFR"]
   plotting.legend_below(fig, ncol=5, order=order)
@@ -94,6 +110,7 @@ def plot_errors(errors: pd.DataFrame, settings: Sequence[Setting]) -> matplotlib
                      yunit="chips per hand")
     ax.set_title(f"{setting.label}, T = {int(data.iterations.iloc[0])}" if len(data)
                  else setting.label)
+    _same_ticks(ax)
   plotting.legend_below(fig, ncol=3)
   fig.suptitle("The agent's exploitability against the value error of its leaves")
   return fig
@@ -130,6 +147,8 @@ def plot_self_play(frame: pd.DataFrame, exact: pd.DataFrame) -> matplotlib.figur
   plotting.log_log(axes[0][1], "iterations T of each search", "exploitability",
                    yunit="chips per hand")
   axes[0][1].set_title(f"after round {int(last)}, against T")
+  for ax in axes[0]:
+    _same_ticks(ax)
   plotting.legend_below(fig, ncol=3)
   fig.suptitle("ReBeL's agent on kuhn_poker, lookahead 1, with self-play value functions "
                "(median and min-max band over seeds)")
@@ -162,6 +181,7 @@ def plot_stakes(frame: pd.DataFrame, plan: StakesPlan) -> matplotlib.figure.Figu
         ax.set_xlabel("")
       if col > 0:
         ax.set_ylabel("")
+      _same_ticks(ax)
       seen = "trained on" if ratio in plan.trained else "unseen"
       ax.set_title(f"ante/bet {ratio:g} ({seen}), lookahead {lookahead}", fontsize=9)
   plotting.legend_below(fig, ncol=3)
