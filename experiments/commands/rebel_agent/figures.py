@@ -38,8 +38,8 @@ def _panels(settings: Sequence[Setting], legend_height: float):
 def _same_ticks(ax) -> None:
   """The same kind of tick labels on every log axis of a figure: powers of ten on an axis that
   spans two decades or more, 1, 2 and 5 times a power of ten on one that spans one to two, every
-  integer multiple on a shorter one, as plain numbers; minor ticks unlabelled (matplotlib's default labels minor
-  ticks only on short axes, so neighbouring panels would differ)."""
+  integer multiple on a shorter one, as plain numbers; minor ticks unlabelled (matplotlib's
+  default labels minor ticks only on short axes, so neighbouring panels would differ)."""
   for axis, (low, high) in ((ax.xaxis, ax.get_xlim()), (ax.yaxis, ax.get_ylim())):
     if axis.get_scale() != "log":
       continue
