@@ -8,7 +8,8 @@ form of ``algorithms.exact.kuhn_equilibria`` (H. W. Kuhn 1950 for r = 1; the var
 forms for the rest) drawn as a line, or as a band where the equilibrium is a family, and the regime
 boundaries marked.
 
-Checks, for every solved game (``references.solver_run_checks``, as in the reference check):
+Checks, for every solved game (``references.solver_run_checks``, as in the reference check; a
+sampled solver runs the seeds of its sampling model and its median run is drawn and checked):
 exploitability within its tolerance, value within NashConv of the closed-form value, and each
 frequency within the strategy tolerance of the family member selected by the solved free
 parameters.
@@ -38,6 +39,7 @@ from experiments.harness import game_loader
 from experiments.harness import jobs as jobs_lib
 from experiments.harness import plotting
 from experiments.harness import references
+from experiments.harness import solver_check
 from experiments.harness import solver_registry
 from experiments.harness import tables
 from experiments.harness.checks import Check
@@ -253,9 +255,12 @@ def run(args: argparse.Namespace, ctx: Context) -> ReportSection:
   kinds = dict(sweep_games(antes, bets, deck))
   # Each rule set's games share one tree shape: solved as one batch where the solver allows. The
   # policy tables hold the checked three-card frequencies.
-  results = ctx.run_jobs([jobs_lib.Job(NAME, g, args.solver, ctx.seed, iterations,
-                                       keep_policy=deck == DECK_SIZE) for g in kinds],
-                         batch=True)
+  # A sampled solver runs the seeds of its sampling model and its median run is the one drawn
+  # and checked (``references.checked_runs``), as in the reference check.
+  seeds = solver_check.seeds_of(ctx.seed, references.sampling_model(args.solver))
+  results = references.checked_runs(ctx.run_jobs(
+      [jobs_lib.Job(NAME, g, args.solver, s, iterations, keep_policy=deck == DECK_SIZE)
+       for g in kinds for s in seeds], batch=True))
   solved = solved_frame(results, kinds)
   tables.write_csv(solved, ctx.out / "ante_sweep.csv")
   figures = []

@@ -336,3 +336,16 @@ def test_cli_bad_solvers_are_one_line_errors(options, message, tmp_path, capsys)
   err = capsys.readouterr().err
   assert message in err and err.count("\n") == 1, err
   assert not (tmp_path / "out").exists()  # Nothing half-written.
+
+
+def test_checked_runs_keep_the_median_seed_of_each_game():
+  """``references.checked_runs``: one run per (game, solver, T), the median final measure of its
+  seeds (``median_run``, the run the MCCFR sampling model checks); one seed stays itself."""
+  def run(game, seed, final):
+    solved = dataclasses.replace(_result("kuhn_poker", "our_cfr", 2, 2).solved, curve=[final])
+    return jobs.JobResult(jobs.Job("t", game, "our_cfr", seed, 2), solved, {}, "", 0.0)
+  runs = [run("kuhn_poker", s, f) for s, f in enumerate([0.5, 0.1, 0.3, 0.9, 0.2])]
+  runs.append(run("kuhn_poker_ante", 0, 0.7))
+  checked = references.checked_runs(runs)
+  assert [(r.job.game, r.job.seed, r.final) for r in checked] == [
+      ("kuhn_poker", 2, 0.3), ("kuhn_poker_ante", 0, 0.7)]
