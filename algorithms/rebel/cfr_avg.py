@@ -29,7 +29,7 @@ Each pass of an iteration t updating player(s) P:
    reach; these are the terminal values of the trunk's CFR update (regrets of P's trunk
    sequences, RM+ clipping if asked). The per-root values are the leaf solution's
    ``root_values``, so a leaf solver that predicts them (a value function,
-   ``leaves.value_functions``) serves as well as one that solves; for an exact solver they are the
+   ``leaves.leaf_values``) serves as well as one that solves; for an exact solver they are the
    expected utilities of its continuation. At a root whose belief is 0 (a leaf below
    a root of belief 0; with trembles no reach is 0) the PBS says nothing about the play, and
    u_0(h) is the completed continuation's value there (Burch et al.'s best-response values),

@@ -13,7 +13,7 @@ search reaches the end of the game and its values are exact).
 
 Here the agent's cuts are those of ``agent.agent.ReBeLAgent`` with lookahead d: one
 ``PBSValueFunction`` per depth d, 2d, ... that has a leaf (ReBeL's single network takes the
-public state as an input; here each cut has its own, joined by ``agent.value_functions.ByLeaf``).
+public state as an input; here each cut has its own, joined by ``agent.values_by_cut.ByLeaf``).
 The episode's play is the agent's (``ReBeLAgent.plays``: the drawn iteration's matched policy and
 its PBS at the leaf); exploration as in ``self_play``: one player per episode, chosen uniformly,
 takes a uniformly random action with probability ``exploration`` at each of its decisions, the
@@ -37,15 +37,15 @@ import pyspiel
 from algorithms.rebel.agent.agent import ReBeLAgent
 from algorithms.rebel.agent.search import run_search
 from algorithms.rebel.agent.search_game import SearchGame
-from algorithms.rebel.agent.value_functions import ByLeaf
+from algorithms.rebel.agent.values_by_cut import ByLeaf
 from algorithms.rebel.learning.dataset import Dataset
 from algorithms.rebel.learning.self_play import SelfPlayOptions
 from algorithms.rebel.learning.training import Trainer
 from algorithms.rebel.learning.training import TrainingOptions
-from algorithms.rebel.learning.value_function import PBSValueFunction
-from algorithms.rebel.learning.value_function import cut_of
-from algorithms.rebel.learning.value_function import deal_belief
-from algorithms.rebel.leaves.value_functions import ValueFunctionLeafSolver
+from algorithms.rebel.learning.value_network import PBSValueFunction
+from algorithms.rebel.learning.value_network import cut_of
+from algorithms.rebel.learning.value_network import deal_belief
+from algorithms.rebel.leaves.leaf_values import ValueFunctionLeafSolver
 from algorithms.tree.game_tree import CHANCE
 from algorithms.tree.game_tree import TERMINAL
 
@@ -72,11 +72,11 @@ class BootstrapSelfPlay:
     depth = lookahead
     while True:
       try:
-        _, cut = cut_of(game, depth)
+        _, domain = cut_of(game, depth)
       except ValueError:  # No leaf at this depth: the game ends above it.
         break
       self.depths.append(depth)
-      self.trainers[depth] = Trainer(cut, dataclasses.replace(training,
+      self.trainers[depth] = Trainer(domain, dataclasses.replace(training,
                                                               seed=options.seed + depth))
       depth += lookahead
     if not self.depths:
@@ -119,10 +119,10 @@ class BootstrapSelfPlay:
                values: np.ndarray) -> tuple:
     leaf = next(z for z in agent.cuts.cut(game.depth).leaves
                 if z.public_state == game.public_state)
-    num_deals = len(self.trainers[game.depth].cut.rules.deals())
+    num_deals = len(self.trainers[game.depth].domain.rules.deals())
     target = np.zeros(num_deals)
     target[leaf.deals] = values
-    index = self.trainers[game.depth].cut.leaf_index(leaf)
+    index = self.trainers[game.depth].domain.leaf_index(leaf)
     return game.depth, index, deal_belief(leaf, belief), target
 
   def _walk(self, agent: ReBeLAgent, game: SearchGame, belief: np.ndarray, policy: np.ndarray,

@@ -25,9 +25,9 @@ from typing import List, Optional, Sequence, Tuple
 
 import numpy as np
 
-from algorithms.rebel.learning.value_function import LeafDomain
-from algorithms.rebel.learning.value_function import leaf_rules
-from algorithms.rebel.learning.value_function import stakes_of
+from algorithms.rebel.learning.value_network import LeafDomain
+from algorithms.rebel.learning.value_network import leaf_rules
+from algorithms.rebel.learning.value_network import stakes_of
 from algorithms.rebel.leaves.solvers import LeafSolution
 from algorithms.rebel.leaves.solvers import LeafSolver
 from algorithms.rebel.leaves.solvers import SequenceFormLPSolver
@@ -120,14 +120,14 @@ def supervised_dataset(public_tree: PublicTree, num_per_leaf: int, seed: int,
   if isinstance(num_per_leaf, bool) or not isinstance(num_per_leaf, int) or num_per_leaf < 1:
     raise ValueError(f"num_per_leaf must be an integer >= 1, got {num_per_leaf!r}")
   solver = solver if solver is not None else SequenceFormLPSolver()
-  cut = LeafDomain.of(public_tree)  # A Kuhn game with leaves, or a one-line ValueError.
+  domain = LeafDomain.of(public_tree)  # A Kuhn game with leaves, or a one-line ValueError.
   rng = np.random.default_rng(seed)
   parts = []
   for index, leaf in enumerate(public_tree.leaves):
     beliefs = sample_beliefs(leaf, num_per_leaf, rng)
     parts.append(Dataset(leaf_index=np.full(num_per_leaf, index), beliefs=beliefs,
                          values=leaf_values(leaf, beliefs, solver),
-                         stakes=np.tile(stakes_of(cut.rules), (num_per_leaf, 1))))
+                         stakes=np.tile(stakes_of(domain.rules), (num_per_leaf, 1))))
   return Dataset.concatenate(parts)
 
 
@@ -162,22 +162,22 @@ class RecordingLeafSolver:
 
 
 def visited_dataset(records: Sequence[Tuple[LeafSubgame, np.ndarray, np.ndarray]],
-                    cut: LeafDomain) -> Dataset:
+                    domain: LeafDomain) -> Dataset:
   """The recorded (leaf, belief, root values) whose leaf is one of ``cut``'s, as examples of the
   cut with their stakes (records of leaves of other cuts are left out).
 
   Raises:
     ValueError: for a record of a game the cut does not cover (``LeafDomain.check``).
   """
-  rows = [r for r in records if r[0].public_state in cut.leaves]
-  beliefs = np.zeros((len(rows), cut.num_deals))
-  values = np.zeros((len(rows), cut.num_deals))
+  rows = [r for r in records if r[0].public_state in domain.leaves]
+  beliefs = np.zeros((len(rows), domain.num_deals))
+  values = np.zeros((len(rows), domain.num_deals))
   stakes = np.zeros((len(rows), 2))
   for k, (leaf, belief, root_values) in enumerate(rows):
     rules = leaf_rules(leaf)
-    cut.check(rules, f"recorded leaf {leaf.public_state!r}")
+    domain.check(rules, f"recorded leaf {leaf.public_state!r}")
     beliefs[k, leaf.deals] = belief
     values[k, leaf.deals] = root_values
     stakes[k] = stakes_of(rules)
-  return Dataset(leaf_index=np.array([cut.leaf_index(r[0]) for r in rows], dtype=np.int64),
+  return Dataset(leaf_index=np.array([domain.leaf_index(r[0]) for r in rows], dtype=np.int64),
                  beliefs=beliefs, values=values, stakes=stakes)

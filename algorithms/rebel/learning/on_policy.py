@@ -8,7 +8,7 @@ reduction of imitation learning and structured prediction to no-regret online le
 AISTATS 2011): the learner's own state distribution, the expert's labels, the data aggregated
 over the rounds. ``on_policy_rounds`` runs it for the agent's cuts:
 
-* round 0: one ``PBSValueFunction`` per cut (``agent.value_functions.ByLeaf`` joins them),
+* round 0: one ``PBSValueFunction`` per cut (``agent.values_by_cut.ByLeaf`` joins them),
   trained on the ``base`` data (e.g. random and exact-agent-visited PBSs, ``learning.dataset``);
 * round r >= 1: in every game of ``games`` (several stakes of one family, or one game) and for
   every T of ``options.iterations``, the agent (``agent.agent.ReBeLAgent`` with
@@ -17,7 +17,7 @@ over the rounds. ``on_policy_rounds`` runs it for the agent's cuts:
   (``agent.behaviour.behaviour_strategy``, ``options.hands`` None) or ``options.hands`` hands
   against itself (``agent.monte_carlo.play_hands``, seeded); ``RecordingValueFunction`` records
   every (leaf, belief) the value functions are asked (at a one-player leaf the leaf solver
-  answers exactly and asks nothing, ``leaves.value_functions``); each is labelled by
+  answers exactly and asks nothing, ``leaves.leaf_values``); each is labelled by
   ``labeller`` (the exact LP: the leaf subgame's equilibrium values) and added to its cut's data;
   every cut's network is retrained from its initial weights on all data so far, with the same
   ``TrainingOptions`` (so round r differs from round r - 1 only in the data).
@@ -36,16 +36,16 @@ import pyspiel
 from algorithms.rebel.agent.agent import ReBeLAgent
 from algorithms.rebel.agent.behaviour import behaviour_strategy
 from algorithms.rebel.agent.monte_carlo import play_hands
-from algorithms.rebel.agent.value_functions import ByLeaf
+from algorithms.rebel.agent.values_by_cut import ByLeaf
 from algorithms.rebel.learning.dataset import Dataset
 from algorithms.rebel.learning.dataset import visited_dataset
 from algorithms.rebel.learning.training import TrainingOptions
 from algorithms.rebel.learning.training import train
-from algorithms.rebel.learning.value_function import LeafDomain
-from algorithms.rebel.learning.value_function import PBSValueFunction
+from algorithms.rebel.learning.value_network import LeafDomain
+from algorithms.rebel.learning.value_network import PBSValueFunction
+from algorithms.rebel.leaves.leaf_values import ValueFunctionLeafSolver
 from algorithms.rebel.leaves.solvers import LeafSolver
 from algorithms.rebel.leaves.solvers import SequenceFormLPSolver
-from algorithms.rebel.leaves.value_functions import ValueFunctionLeafSolver
 from algorithms.rebel.public_tree import LeafSubgame
 
 # A query of a value function: the leaf and the belief over its roots.

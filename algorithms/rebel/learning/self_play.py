@@ -43,12 +43,12 @@ from algorithms.rebel.leaf_step import belief_from_reaches
 from algorithms.rebel.learning.dataset import Dataset
 from algorithms.rebel.learning.training import Trainer
 from algorithms.rebel.learning.training import TrainingOptions
-from algorithms.rebel.learning.value_function import PBSValueFunction
-from algorithms.rebel.learning.value_function import cut_of
-from algorithms.rebel.learning.value_function import deal_belief
+from algorithms.rebel.learning.value_network import PBSValueFunction
+from algorithms.rebel.learning.value_network import cut_of
+from algorithms.rebel.learning.value_network import deal_belief
+from algorithms.rebel.leaves.leaf_values import ValueFunctionLeafSolver
 from algorithms.rebel.leaves.solvers import CFRLeafSolver
 from algorithms.rebel.leaves.solvers import LeafSolver
-from algorithms.rebel.leaves.value_functions import ValueFunctionLeafSolver
 from algorithms.tree.game_tree import CHANCE
 
 
@@ -81,9 +81,9 @@ class SelfPlay:
     if not 0 <= options.exploration <= 1:
       raise ValueError(f"exploration must be in [0, 1], got {options.exploration}")
     self.game = game
-    self.public_tree, self.cut = cut_of(game, depth_limit)
+    self.public_tree, self.domain = cut_of(game, depth_limit)
     self.options = options
-    self.trainer = Trainer(self.cut, dataclasses.replace(training, seed=options.seed))
+    self.trainer = Trainer(self.domain, dataclasses.replace(training, seed=options.seed))
     self.target_solver = (target_solver if target_solver is not None
                           else CFRLeafSolver(options.target_iterations))
     self.rng = np.random.default_rng(options.seed)
@@ -103,7 +103,7 @@ class SelfPlay:
 
   def search(self, model: PBSValueFunction) -> List[np.ndarray]:
     """CFR-AVG at the root with the model's leaf values; the trunk average after each iteration."""
-    solver = CFRAvgSolver(self.game, depth_limit=self.cut.depth_limit,
+    solver = CFRAvgSolver(self.game, depth_limit=self.domain.depth_limit,
                           leaf_solver=ValueFunctionLeafSolver(model))
     averages = []
     for _ in range(self.options.search_iterations):
@@ -147,7 +147,7 @@ class SelfPlay:
     reach = tree_passes.realization(self.public_tree.arrays,
                                     np.where(self._leaf_mask, 1.0, average))
     belief = belief_from_reaches(leaf.root_chance, reach[leaf.root_seq], leaf.root_chance)
-    values = np.zeros(self.cut.num_deals)
+    values = np.zeros(self.domain.num_deals)
     values[leaf.deals] = self.target_solver(leaf, belief).root_values
     return index, deal_belief(leaf, belief), values
 
@@ -160,8 +160,8 @@ class SelfPlay:
     examples = [e for e in (self.play_episode(averages)
                             for _ in range(self.options.episodes_per_round)) if e is not None]
     new = Dataset(leaf_index=np.array([e[0] for e in examples], dtype=np.int64),
-                  beliefs=np.array([e[1] for e in examples]).reshape(-1, self.cut.num_deals),
-                  values=np.array([e[2] for e in examples]).reshape(-1, self.cut.num_deals))
+                  beliefs=np.array([e[1] for e in examples]).reshape(-1, self.domain.num_deals),
+                  values=np.array([e[2] for e in examples]).reshape(-1, self.domain.num_deals))
     self.buffer = new if self.buffer is None else Dataset.concatenate([self.buffer, new])
     if len(self.buffer):
       self.trainer.fit(self.buffer, self.options.train_steps)

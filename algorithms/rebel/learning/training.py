@@ -23,8 +23,8 @@ from typing import Iterator, List, Optional, Sequence, Tuple
 import numpy as np
 
 from algorithms.rebel.learning.dataset import Dataset
-from algorithms.rebel.learning.value_function import LeafDomain
-from algorithms.rebel.learning.value_function import PBSValueFunction
+from algorithms.rebel.learning.value_network import LeafDomain
+from algorithms.rebel.learning.value_network import PBSValueFunction
 
 INSTALL_HINT = "pip install -e '.[learn]' (PyTorch 2.13.0, CPU)"
 
@@ -79,14 +79,14 @@ def _one_thread(torch) -> Iterator[None]:
     torch.set_num_threads(previous)
 
 
-def _network(torch, cut: LeafDomain, hidden: Sequence[int]):
+def _network(torch, domain: LeafDomain, hidden: Sequence[int]):
   nn = torch.nn
   layers = []
-  width = cut.input_size
+  width = domain.input_size
   for h in hidden:
     layers += [nn.Linear(width, h), nn.LayerNorm(h), nn.GELU()]
     width = h
-  out = nn.Linear(width, cut.num_deals)
+  out = nn.Linear(width, domain.num_deals)
   with torch.no_grad():
     out.weight.mul_(0.01)
     out.bias.mul_(0.01)
@@ -113,15 +113,15 @@ class Trainer:
   calls.
   """
 
-  def __init__(self, cut: LeafDomain, options: TrainingOptions = TrainingOptions()):
+  def __init__(self, domain: LeafDomain, options: TrainingOptions = TrainingOptions()):
     self.torch = require_torch()
-    self.cut = cut
+    self.domain = domain
     self.options = options
     self.losses: List[float] = []
     torch = self.torch
     with _one_thread(torch):
       torch.manual_seed(options.seed)
-      self.net = _network(torch, cut, options.hidden)
+      self.net = _network(torch, domain, options.hidden)
       self.optimizer = torch.optim.Adam(self.net.parameters(), lr=options.learning_rate)
     self.rng = np.random.default_rng(options.seed)
     self.steps_done = 0
@@ -132,8 +132,8 @@ class Trainer:
     torch, o = self.torch, self.options
     if len(data) == 0:
       raise ValueError("no training data")
-    features = torch.from_numpy(self.cut.features(data.leaf_index, data.beliefs, data.stakes))
-    units = self.cut.units(data.stakes, len(data))
+    features = torch.from_numpy(self.domain.features(data.leaf_index, data.beliefs, data.stakes))
+    units = self.domain.units(data.stakes, len(data))
     targets = torch.from_numpy((data.values / units[:, None]).astype(np.float32))
     loss_fn = torch.nn.HuberLoss(delta=o.huber_delta)
     recent = []
@@ -157,23 +157,23 @@ class Trainer:
   def model(self, info: Optional[dict] = None) -> PBSValueFunction:
     notes = {"options": dataclasses.asdict(self.options), "steps_done": self.steps_done}
     notes.update(info or {})
-    return PBSValueFunction(self.cut, self.options.hidden, _export(self.net, self.options.hidden),
-                            notes)
+    return PBSValueFunction(self.domain, self.options.hidden,
+                            _export(self.net, self.options.hidden), notes)
 
   def torch_predict(self, leaf_index: np.ndarray, beliefs: np.ndarray,
                     stakes: Optional[np.ndarray] = None) -> np.ndarray:
     """The network's own (PyTorch) per-deal values, for checking the numpy evaluation."""
     torch = self.torch
-    units = self.cut.units(stakes, len(leaf_index))
+    units = self.domain.units(stakes, len(leaf_index))
     with torch.no_grad():
-      out = self.net(torch.from_numpy(self.cut.features(leaf_index, beliefs, stakes)))
+      out = self.net(torch.from_numpy(self.domain.features(leaf_index, beliefs, stakes)))
     return out.numpy().astype(np.float64) * units[:, None]
 
 
-def train(cut: LeafDomain, data: Dataset, options: TrainingOptions = TrainingOptions(),
+def train(domain: LeafDomain, data: Dataset, options: TrainingOptions = TrainingOptions(),
           info: Optional[dict] = None) -> PBSValueFunction:
   """Trains a value function on ``data`` for ``options.steps`` steps (supervised learning)."""
-  trainer = Trainer(cut, options)
+  trainer = Trainer(domain, options)
   final_loss = trainer.fit(data, options.steps)
   notes = {"examples": len(data), "final_loss": final_loss}
   notes.update(info or {})

@@ -14,7 +14,7 @@ expected utility from each root under it; the PBS value is sum_h beta(h) u_0(h).
   approximate equilibrium, to measure what inexact leaves cost.
 
 Other leaf solvers: ``leaves.hedge.HedgeLeafSolver`` (continuous in the belief) and
-``leaves.value_functions.ValueFunctionLeafSolver`` (values from a value function). The project's
+``leaves.leaf_values.ValueFunctionLeafSolver`` (values from a value function). The project's
 leaf solvers are recorded in checkpoints and in the solver registry by their JSON descriptions
 (``leaves.specs``); any other callable cannot be serialised.
 

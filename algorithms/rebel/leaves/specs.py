@@ -8,12 +8,12 @@ takes a ``leaf_solver`` option in this form. The descriptions:
 * ``{"name": "CFRLeafSolver", "iterations": N, "rule": {UpdateRule fields}}``;
 * ``{"name": "HedgeLeafSolver", "iterations": N, "eta": eta}`` (``leaves.hedge``);
 * ``{"name": "ValueFunctionLeafSolver", "value_function": V, "continuation": S or None,
-  "one_player_exact": bool}`` (``leaves.value_functions``; a description without
+  "one_player_exact": bool}`` (``leaves.leaf_values``; a description without
   ``one_player_exact``, written before the option, is a run with the values everywhere: false)
   with S a leaf-solver description and V a value function's:
 
   - ``{"name": "PBSValueFunction", "path": FILE, "sha256": DIGEST}``: a saved model
-    (``learning.value_function``), read from FILE, whose weights must have the digest DIGEST (so a
+    (``learning.value_network``), read from FILE, whose weights must have the digest DIGEST (so a
     description names one model, and a run rebuilt from it is the run recorded);
   - ``{"name": "ExactValueFunction", "solver": S}``: a leaf solver's values;
   - ``{"name": "PerturbedValueFunction", "value_function": V, "delta": d, "seed": k}``.
@@ -23,7 +23,7 @@ a perfect value function's values and the continuation is solved once per leaf a
 
 The learned value function lives a floor above the leaves (``algorithms.rebel.learning``, which
 builds on them), so this module does not import it: it describes and rebuilds itself through
-``register_value_function``, called when ``learning.value_function`` is imported (as
+``register_value_function``, called when ``learning.value_network`` is imported (as
 ``algorithms`` does); a description of it read before that import is refused with a one-line
 error that names the module to import.
 """
@@ -34,12 +34,12 @@ from typing import Any, Callable, Dict, Tuple
 
 from algorithms.cfr.cfr_engine import UpdateRule
 from algorithms.rebel.leaves.hedge import HedgeLeafSolver
+from algorithms.rebel.leaves.leaf_values import ExactValueFunction
+from algorithms.rebel.leaves.leaf_values import PerturbedValueFunction
+from algorithms.rebel.leaves.leaf_values import ValueFunctionLeafSolver
 from algorithms.rebel.leaves.solvers import CFRLeafSolver
 from algorithms.rebel.leaves.solvers import LeafSolver
 from algorithms.rebel.leaves.solvers import SequenceFormLPSolver
-from algorithms.rebel.leaves.value_functions import ExactValueFunction
-from algorithms.rebel.leaves.value_functions import PerturbedValueFunction
-from algorithms.rebel.leaves.value_functions import ValueFunctionLeafSolver
 
 LEAF_SOLVERS = ("SequenceFormLPSolver", "CFRLeafSolver", "HedgeLeafSolver",
                 "ValueFunctionLeafSolver")
@@ -48,7 +48,7 @@ OWN_VALUE_FUNCTIONS = ("ExactValueFunction", "PerturbedValueFunction")
 # Registered value functions by name, and the module that registers each one known to exist.
 _REGISTERED: Dict[str, Tuple[type, Callable[[Any], Dict[str, Any]],
                              Callable[[Dict[str, Any]], Any]]] = {}
-REGISTERED_BY = {"PBSValueFunction": "algorithms.rebel.learning.value_function"}
+REGISTERED_BY = {"PBSValueFunction": "algorithms.rebel.learning.value_network"}
 
 
 def register_value_function(kind: type, describe: Callable[[Any], Dict[str, Any]],

@@ -52,11 +52,11 @@ import numpy as np
 import pandas as pd
 
 from algorithms.cfr.solvers import LCFRSolver
-from algorithms.rebel.agent.value_functions import ByLeaf
+from algorithms.rebel.agent.values_by_cut import ByLeaf
+from algorithms.rebel.leaves.leaf_values import ExactValueFunction
+from algorithms.rebel.leaves.leaf_values import PerturbedValueFunction
+from algorithms.rebel.leaves.leaf_values import ValueFunctionLeafSolver
 from algorithms.rebel.leaves.solvers import SequenceFormLPSolver
-from algorithms.rebel.leaves.value_functions import ExactValueFunction
-from algorithms.rebel.leaves.value_functions import PerturbedValueFunction
-from algorithms.rebel.leaves.value_functions import ValueFunctionLeafSolver
 from experiments.commands.rebel_agent import leaf_solvers
 from experiments.commands.rebel_agent import learned_section
 from experiments.commands.rebel_agent import measure

@@ -1,10 +1,10 @@
 """The leaf solvers of the experiment, for the agent and for the stitched policy, and the learned
 value functions they use (trained here on LP-labelled leaf PBSs, saved in ``models/``).
 
-A learned value function is one ``PBSValueFunction`` per cut (``learning.value_function``),
+A learned value function is one ``PBSValueFunction`` per cut (``learning.value_network``),
 trained as in rebel-learned (``learning.dataset.supervised_dataset``, ``learning.training``):
 the agent's searches from the root cut after d actions reach leaves at d, 2d, ..., so the agent
-gets the models of all those cuts joined (``agent.value_functions.ByLeaf``); the stitched policy
+gets the models of all those cuts joined (``agent.values_by_cut.ByLeaf``); the stitched policy
 (``CFRAvgSolver`` at depth d) gets the depth-d model with the exact LP's continuation.
 """
 
@@ -12,16 +12,16 @@ import dataclasses
 import pathlib
 from typing import Dict, List, Optional
 
-from algorithms.rebel.agent.value_functions import ByLeaf
+from algorithms.rebel.agent.values_by_cut import ByLeaf
 from algorithms.rebel.learning.dataset import supervised_dataset
 from algorithms.rebel.learning.training import TrainingOptions
 from algorithms.rebel.learning.training import train
-from algorithms.rebel.learning.value_function import PBSValueFunction
-from algorithms.rebel.learning.value_function import cut_of
+from algorithms.rebel.learning.value_network import PBSValueFunction
+from algorithms.rebel.learning.value_network import cut_of
 from algorithms.rebel.leaves.hedge import HedgeLeafSolver
+from algorithms.rebel.leaves.leaf_values import ValueFunctionLeafSolver
 from algorithms.rebel.leaves.solvers import CFRLeafSolver
 from algorithms.rebel.leaves.solvers import SequenceFormLPSolver
-from algorithms.rebel.leaves.value_functions import ValueFunctionLeafSolver
 from experiments.commands.rebel_agent.plan import CFR_K
 from experiments.commands.rebel_agent.plan import EXACT
 from experiments.commands.rebel_agent.plan import HEDGE

@@ -5,9 +5,9 @@ For each case (a deck and the ante/bet ratios trained on, measured on, never see
 ``seeds`` training seeds:
 
 * round 0: one value function per cut whose leaves include a two-player one (with exact
-  one-player leaves, ``leaves.value_functions``, the network is asked nowhere else: at Kuhn,
+  one-player leaves, ``leaves.leaf_values``, the network is asked nowhere else: at Kuhn,
   lookahead 1, the cut at depth 1 for leaf ``p``; at lookahead 2 no cut at all), a family model
-  over the trained ratios (``learning.value_function.LeafDomain.stakes``), trained on
+  over the trained ratios (``learning.value_network.LeafDomain.stakes``), trained on
   ``examples`` random PBSs per leaf and ratio and on every leaf PBS of the exact-leaf agent at
   the ``visits`` T, all labelled by the exact LP;
 * rounds 1..``rounds``: the DAgger rounds of ``learning.on_policy`` at every trained ratio and
@@ -39,7 +39,7 @@ import pandas as pd
 from algorithms.rebel.agent.agent import ReBeLAgent
 from algorithms.rebel.agent.behaviour import behaviour_strategy
 from algorithms.rebel.agent.monte_carlo import play_hands
-from algorithms.rebel.agent.value_functions import ByLeaf
+from algorithms.rebel.agent.values_by_cut import ByLeaf
 from algorithms.rebel.learning.dataset import Dataset
 from algorithms.rebel.learning.dataset import RecordingLeafSolver
 from algorithms.rebel.learning.dataset import supervised_dataset
@@ -51,13 +51,13 @@ from algorithms.rebel.learning.on_policy import labelled
 from algorithms.rebel.learning.on_policy import on_policy_rounds
 from algorithms.rebel.learning.training import Trainer
 from algorithms.rebel.learning.training import TrainingOptions
-from algorithms.rebel.learning.value_function import cut_of
-from algorithms.rebel.learning.value_function import deal_belief
-from algorithms.rebel.learning.value_function import infostate_errors
-from algorithms.rebel.learning.value_function import leaf_rules
-from algorithms.rebel.learning.value_function import value_errors
+from algorithms.rebel.learning.value_network import cut_of
+from algorithms.rebel.learning.value_network import deal_belief
+from algorithms.rebel.learning.value_network import infostate_errors
+from algorithms.rebel.learning.value_network import leaf_rules
+from algorithms.rebel.learning.value_network import value_errors
+from algorithms.rebel.leaves.leaf_values import ValueFunctionLeafSolver
 from algorithms.rebel.leaves.solvers import SequenceFormLPSolver
-from algorithms.rebel.leaves.value_functions import ValueFunctionLeafSolver
 from experiments.commands.rebel_agent import measure
 from experiments.commands.rebel_agent.leaf_solvers import leaf_depths
 from experiments.commands.rebel_agent.stakes import game_string

@@ -13,7 +13,7 @@ and the on-path value error of a leaf solver's values.
 * ``on_path_pbs`` and ``value_error``: the leaf PBSs that the exact-leaf agent's searches pass to
   their leaf solver (a fixed-seed sample of them, ``learning.dataset.RecordingLeafSolver``, with
   the LP's values there), and the mean over them of the largest error of a counterfactual value
-  (``learning.value_function.value_errors``) of a value function against those LP values.
+  (``learning.value_network.value_errors``) of a value function against those LP values.
 """
 
 import time
@@ -31,9 +31,9 @@ from algorithms.rebel.agent.behaviour import search_count
 from algorithms.rebel.agent.behaviour import tabular_policy
 from algorithms.rebel.agent.estimate import estimate_exploitability
 from algorithms.rebel.learning.dataset import RecordingLeafSolver
-from algorithms.rebel.learning.value_function import deal_belief
-from algorithms.rebel.learning.value_function import leaf_rules
-from algorithms.rebel.learning.value_function import value_errors
+from algorithms.rebel.learning.value_network import deal_belief
+from algorithms.rebel.learning.value_network import leaf_rules
+from algorithms.rebel.learning.value_network import value_errors
 from algorithms.rebel.public_tree import LeafSubgame
 from experiments.harness import game_loader
 

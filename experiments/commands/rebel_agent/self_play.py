@@ -8,7 +8,7 @@ depth 1 and 2), the same rounds, episodes per round, search iterations and Adam 
 * CFR(k) at the leaf (``learning.self_play.SelfPlay``, one run per cut, as rebel-learned): the
   target at the visited leaf PBS is a CFR solve of the leaf subgame, no bootstrapping.
 
-After every round the agent with the current models (``agent.value_functions.ByLeaf``) is
+After every round the agent with the current models (``agent.values_by_cut.ByLeaf``) is
 measured exactly (``agent_row``) at T = ``eval_iterations``; after the last round, at every T of
 ``final_iterations``.
 """
@@ -18,12 +18,12 @@ from typing import List
 
 import pandas as pd
 
-from algorithms.rebel.agent.value_functions import ByLeaf
+from algorithms.rebel.agent.values_by_cut import ByLeaf
 from algorithms.rebel.learning.bootstrap import BootstrapSelfPlay
 from algorithms.rebel.learning.self_play import SelfPlay
 from algorithms.rebel.learning.self_play import SelfPlayOptions
 from algorithms.rebel.learning.training import TrainingOptions
-from algorithms.rebel.leaves.value_functions import ValueFunctionLeafSolver
+from algorithms.rebel.leaves.leaf_values import ValueFunctionLeafSolver
 from experiments.commands.rebel_agent.measure import agent_row
 from experiments.harness import game_loader
 

@@ -7,7 +7,7 @@ two-player leaf ``p`` costs milliseconds at any deck, its fixed cost dominating 
 outputs, so the network's advantage is about 47x from 3 to 13 cards and shrinks beyond (23x at
 52): a larger deck only makes every LP label, network and enumerated agent costlier. The stakes
 are ante = r, bet = 1 for an ante/bet ratio r; in units of ante + bet the game depends on r alone
-(``learning.value_function``'s module docstring), so a ratio names a game up to scale.
+(``learning.value_network``'s module docstring), so a ratio names a game up to scale.
 
 * ``family_models``: one ``PBSValueFunction`` per cut the agent's searches reach (depth 1: leaves
   ``p`` and ``b``; depth 2: ``pb``), each a family model (``LeafDomain.stakes``) over the lowest
@@ -17,7 +17,7 @@ are ante = r, bet = 1 for an ante/bet ratio r; in units of ante + bet the game d
   all labelled by the exact LP. The unseen ratios lie strictly inside the range: interpolation is
   measured, extrapolation is not (a family model refuses stakes outside its range).
 * ``stakes_frame``: at every seen and unseen ratio and every (lookahead, T) of ``agents``, the
-  agent with exact LP leaves and with the family models (``agent.value_functions.ByLeaf``),
+  agent with exact LP leaves and with the family models (``agent.values_by_cut.ByLeaf``),
   measured exactly (``measure.agent_row``: the enumerated behaviour strategy, OpenSpiel's
   exploitability and the tree evaluator's), and the learned values' mean on-path error on the
   leaf PBSs of the exact-leaf agent at the same stakes and T (``measure.value_error``).
@@ -44,7 +44,7 @@ import pandas as pd
 from algorithms.rebel.agent.agent import ReBeLAgent
 from algorithms.rebel.agent.behaviour import behaviour_strategy
 from algorithms.rebel.agent.behaviour import search_count
-from algorithms.rebel.agent.value_functions import ByLeaf
+from algorithms.rebel.agent.values_by_cut import ByLeaf
 from algorithms.rebel.learning.dataset import Dataset
 from algorithms.rebel.learning.dataset import RecordingLeafSolver
 from algorithms.rebel.learning.dataset import sample_beliefs
@@ -53,10 +53,10 @@ from algorithms.rebel.learning.dataset import visited_dataset
 from algorithms.rebel.learning.training import Trainer
 from algorithms.rebel.learning.training import TrainingOptions
 from algorithms.rebel.learning.training import train
-from algorithms.rebel.learning.value_function import PBSValueFunction
-from algorithms.rebel.learning.value_function import cut_of
+from algorithms.rebel.learning.value_network import PBSValueFunction
+from algorithms.rebel.learning.value_network import cut_of
+from algorithms.rebel.leaves.leaf_values import ValueFunctionLeafSolver
 from algorithms.rebel.leaves.solvers import SequenceFormLPSolver
-from algorithms.rebel.leaves.value_functions import ValueFunctionLeafSolver
 from algorithms.rebel.public_tree import LeafSubgame
 from experiments.commands.rebel_agent import measure
 from experiments.commands.rebel_agent.leaf_solvers import leaf_depths

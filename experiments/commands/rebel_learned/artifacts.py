@@ -5,7 +5,7 @@ from typing import Any, Callable, Dict, List, Sequence
 
 from algorithms.file_formats import checkpoint
 from algorithms.rebel.learning.dataset import Dataset
-from algorithms.rebel.learning.value_function import PBSValueFunction
+from algorithms.rebel.learning.value_network import PBSValueFunction
 from experiments.harness import provenance
 from experiments.harness.context import Context
 

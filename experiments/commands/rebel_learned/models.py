@@ -19,13 +19,13 @@ from algorithms.rebel.learning.self_play import SelfPlay
 from algorithms.rebel.learning.self_play import SelfPlayOptions
 from algorithms.rebel.learning.training import Trainer
 from algorithms.rebel.learning.training import TrainingOptions
-from algorithms.rebel.learning.value_function import LeafDomain
-from algorithms.rebel.learning.value_function import PBSValueFunction
-from algorithms.rebel.learning.value_function import cut_of
-from algorithms.rebel.learning.value_function import deal_belief
-from algorithms.rebel.learning.value_function import value_errors
+from algorithms.rebel.learning.value_network import LeafDomain
+from algorithms.rebel.learning.value_network import PBSValueFunction
+from algorithms.rebel.learning.value_network import cut_of
+from algorithms.rebel.learning.value_network import deal_belief
+from algorithms.rebel.learning.value_network import value_errors
+from algorithms.rebel.leaves.leaf_values import smooth_perturbation
 from algorithms.rebel.leaves.solvers import SequenceFormLPSolver
-from algorithms.rebel.leaves.value_functions import smooth_perturbation
 from algorithms.rebel.public_tree import PublicTree
 from experiments.commands.rebel_learned.artifacts import Store
 from experiments.commands.rebel_learned.plan import CutSetting
@@ -58,12 +58,12 @@ def on_path_dataset(game: pyspiel.Game, tree: PublicTree, depth: int,
 
 @dataclasses.dataclass
 class CutData:
-  """A cut's public tree, its value functions' input layout and its data sets."""
+  """A cut's public tree, its value functions' leaf domain and its data sets."""
 
   cut: CutSetting
   game: pyspiel.Game
   tree: PublicTree
-  value_cut: LeafDomain
+  domain: LeafDomain
   train: Dataset
   held_out: Dataset
   on_path: Dataset
@@ -71,7 +71,7 @@ class CutData:
 
 def cut_data(store: Store, cut: CutSetting, plan: Plan, seed: int) -> CutData:
   game = game_loader.load_game(cut[0])
-  tree, value_cut = cut_of(game, cut[1])
+  tree, domain = cut_of(game, cut[1])
   slug = cut_slug(cut)
   train = store.dataset(f"{slug}-train", {"examples": plan.examples, "seed": seed},
                         lambda: supervised_dataset(tree, plan.examples, seed=seed))
@@ -79,7 +79,7 @@ def cut_data(store: Store, cut: CutSetting, plan: Plan, seed: int) -> CutData:
                        lambda: supervised_dataset(tree, plan.held_out, seed=seed + 1000))
   path = store.dataset(f"{slug}-on-path", {"iterations": plan.path_iterations},
                        lambda: on_path_dataset(game, tree, cut[1], plan.path_iterations))
-  return CutData(cut, game, tree, value_cut, train, held, path)
+  return CutData(cut, game, tree, domain, train, held, path)
 
 
 def supervised_models(store: Store, data: CutData, plan: Plan, data_seed: int,
@@ -91,7 +91,7 @@ def supervised_models(store: Store, data: CutData, plan: Plan, data_seed: int,
   names = [f"{cut_slug(data.cut)}-supervised-s{seed}-steps{n}" for n in plan.steps]
 
   def train() -> List[PBSValueFunction]:
-    trainer = Trainer(data.value_cut, TrainingOptions(hidden=plan.hidden, seed=seed))
+    trainer = Trainer(data.domain, TrainingOptions(hidden=plan.hidden, seed=seed))
     out = []
     for steps in plan.steps:
       trainer.fit(data.train, steps - trainer.steps_done)
@@ -133,7 +133,7 @@ def errors(data: CutData, dataset: Dataset, model: Optional[PBSValueFunction] = 
     for k, (index, belief) in enumerate(zip(dataset.leaf_index, dataset.beliefs)):
       leaf = data.tree.leaves[index]
       predicted[k, leaf.deals] += smooth_perturbation(leaf, belief[leaf.deals], delta, seed)
-  found = value_errors(data.value_cut.rules, dataset.beliefs, predicted, dataset.values)
+  found = value_errors(data.domain.rules, dataset.beliefs, predicted, dataset.values)
   return float(found.mean()), float(found.max())
 
 

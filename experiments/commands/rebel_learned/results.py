@@ -12,7 +12,7 @@ from open_spiel.python import policy as policy_lib
 import pandas as pd
 
 from algorithms.cfr.tree_exploitability import TreeEvaluator
-from algorithms.rebel.learning.value_function import cut_of
+from algorithms.rebel.learning.value_network import cut_of
 from algorithms.rebel.public_tree import PublicTree
 from algorithms.rebel.trunk_exploitability import trunk_exploitability
 from experiments.commands.rebel_learned.plan import KUHN

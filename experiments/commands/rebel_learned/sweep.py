@@ -12,7 +12,7 @@ from typing import Any, Dict, List, Optional, Tuple
 
 import numpy as np
 
-from algorithms.rebel.learning.value_function import PBSValueFunction
+from algorithms.rebel.learning.value_network import PBSValueFunction
 from experiments.commands.rebel_learned.artifacts import Store
 from experiments.commands.rebel_learned.models import cut_data
 from experiments.commands.rebel_learned.models import error_columns

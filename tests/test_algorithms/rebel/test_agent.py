@@ -26,9 +26,9 @@ from algorithms.rebel.agent.behaviour import tabular_policy
 from algorithms.rebel.agent.monte_carlo import play_hands
 from algorithms.rebel.agent.search import run_search
 from algorithms.rebel.leaf_step import TREMBLE
+from algorithms.rebel.leaves.leaf_values import ExactValueFunction
+from algorithms.rebel.leaves.leaf_values import ValueFunctionLeafSolver
 from algorithms.rebel.leaves.solvers import SequenceFormLPSolver
-from algorithms.rebel.leaves.value_functions import ExactValueFunction
-from algorithms.rebel.leaves.value_functions import ValueFunctionLeafSolver
 import spiel_games  # noqa: F401  (registers the project's games with pyspiel)
 
 KUHN = "kuhn_poker"

@@ -14,23 +14,23 @@ import pytest
 
 from algorithms import CFRAvgSolver
 from algorithms.cfr.cfr_engine import UpdateRule
-from algorithms.rebel.learning.value_function import PBSValueFunction
-from algorithms.rebel.learning.value_function import cut_of
+from algorithms.rebel.learning.value_network import PBSValueFunction
+from algorithms.rebel.learning.value_network import cut_of
 from algorithms.rebel.leaves import specs
 from algorithms.rebel.leaves.hedge import HedgeLeafSolver
+from algorithms.rebel.leaves.leaf_values import ExactValueFunction
+from algorithms.rebel.leaves.leaf_values import PerturbedValueFunction
+from algorithms.rebel.leaves.leaf_values import ValueFunctionLeafSolver
 from algorithms.rebel.leaves.solvers import CFRLeafSolver
 from algorithms.rebel.leaves.solvers import SequenceFormLPSolver
-from algorithms.rebel.leaves.value_functions import ExactValueFunction
-from algorithms.rebel.leaves.value_functions import PerturbedValueFunction
-from algorithms.rebel.leaves.value_functions import ValueFunctionLeafSolver
 
 
 def _random_model(path=None) -> PBSValueFunction:
-  _, cut = cut_of(pyspiel.load_game("kuhn_poker"), 1)
+  _, domain = cut_of(pyspiel.load_game("kuhn_poker"), 1)
   rng = np.random.default_rng(0)
-  shapes = {"w0": (8, cut.input_size), "b0": (8,), "g0": (8,), "n0": (8,),
-            "w_out": (cut.num_deals, 8), "b_out": (cut.num_deals,)}
-  model = PBSValueFunction(cut, (8,), {k: rng.normal(size=s) for k, s in shapes.items()})
+  shapes = {"w0": (8, domain.input_size), "b0": (8,), "g0": (8,), "n0": (8,),
+            "w_out": (domain.num_deals, 8), "b_out": (domain.num_deals,)}
+  model = PBSValueFunction(domain, (8,), {k: rng.normal(size=s) for k, s in shapes.items()})
   if path is not None:
     model.save(str(path))
   return model
@@ -122,7 +122,7 @@ def test_bad_descriptions_give_one_line_errors(tmp_path):
 
 def test_a_learned_description_before_its_module_is_imported_is_refused_in_one_line():
   # leaves.specs does not import the learning floor above it; the learned value function
-  # registers itself when learning.value_function is imported. A fresh process that has not
+  # registers itself when learning.value_network is imported. A fresh process that has not
   # imported it gets a one-line error naming the module.
   code = ("from algorithms.rebel.leaves import specs\n"
           "try:\n"
@@ -133,7 +133,7 @@ def test_a_learned_description_before_its_module_is_imported_is_refused_in_one_l
           "  print(e)\n")
   out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
   assert out.stdout.strip().endswith("before reading this description")
-  assert "algorithms.rebel.learning.value_function" in out.stdout
+  assert "algorithms.rebel.learning.value_network" in out.stdout
   assert out.stdout.count("\n") == 1
 
 

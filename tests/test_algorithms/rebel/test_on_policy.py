@@ -1,5 +1,5 @@
 """Tests of the on-policy (DAgger) rounds and of the per-information-set value error
-(algorithms/rebel/learning/on_policy.py, learning/value_function.py ``infostate_errors``).
+(algorithms/rebel/learning/on_policy.py, learning/value_network.py ``infostate_errors``).
 
 References: a spy value function written here, which counts and copies every query the agent
 makes with the same models (the rounds' records must be those queries); a value function with a
@@ -13,15 +13,15 @@ import pytest
 
 from algorithms.rebel.agent.agent import ReBeLAgent
 from algorithms.rebel.agent.behaviour import behaviour_strategy
-from algorithms.rebel.agent.value_functions import ByLeaf
+from algorithms.rebel.agent.values_by_cut import ByLeaf
 from algorithms.rebel.learning.dataset import supervised_dataset
 from algorithms.rebel.learning.on_policy import OnPolicyOptions
 from algorithms.rebel.learning.on_policy import on_policy_rounds
 from algorithms.rebel.learning.training import TrainingOptions
-from algorithms.rebel.learning.value_function import cut_of
-from algorithms.rebel.learning.value_function import infostate_errors
-from algorithms.rebel.learning.value_function import value_errors
-from algorithms.rebel.leaves.value_functions import ValueFunctionLeafSolver
+from algorithms.rebel.learning.value_network import cut_of
+from algorithms.rebel.learning.value_network import infostate_errors
+from algorithms.rebel.learning.value_network import value_errors
+from algorithms.rebel.leaves.leaf_values import ValueFunctionLeafSolver
 from spiel_games import kuhn_poker_ante
 
 TORCH_REASON = "PyTorch not installed (the 'learn' extra: pip install -e '.[learn]')"

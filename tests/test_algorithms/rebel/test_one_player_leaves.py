@@ -1,5 +1,5 @@
 """Tests of the exact one-player leaves of ``ValueFunctionLeafSolver``
-(algorithms/rebel/leaves/value_functions.py).
+(algorithms/rebel/leaves/leaf_values.py).
 
 Reference: the PBS value at a leaf where one player acts is that player's best response, found
 here by enumerating every pure plan of the acting player (independent of the solvers' sequence-
@@ -12,18 +12,18 @@ import numpy as np
 import pyspiel
 import pytest
 
-from algorithms.rebel.learning.value_function import PBSValueFunction
-from algorithms.rebel.learning.value_function import cut_of
-from algorithms.rebel.leaves.value_functions import ValueFunctionLeafSolver
+from algorithms.rebel.learning.value_network import PBSValueFunction
+from algorithms.rebel.learning.value_network import cut_of
+from algorithms.rebel.leaves.leaf_values import ValueFunctionLeafSolver
 import spiel_games  # noqa: F401  (registers the project's games with pyspiel)
 
 
 def _random_model(game, depth) -> PBSValueFunction:
-  _, cut = cut_of(game, depth)
+  _, domain = cut_of(game, depth)
   rng = np.random.default_rng(3)
-  shapes = {"w0": (8, cut.input_size), "b0": (8,), "g0": (8,), "n0": (8,),
-            "w_out": (cut.num_deals, 8), "b_out": (cut.num_deals,)}
-  return PBSValueFunction(cut, (8,), {k: rng.normal(size=s) for k, s in shapes.items()})
+  shapes = {"w0": (8, domain.input_size), "b0": (8,), "g0": (8,), "n0": (8,),
+            "w_out": (domain.num_deals, 8), "b_out": (domain.num_deals,)}
+  return PBSValueFunction(domain, (8,), {k: rng.normal(size=s) for k, s in shapes.items()})
 
 
 def _enumerated_value(leaf, belief) -> float:

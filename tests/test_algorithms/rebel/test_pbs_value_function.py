@@ -1,7 +1,7 @@
 """Tests of the PBS value function, its data, training and use as CFR-AVG's leaves.
 
-(algorithms/rebel/learning/value_function.py, learning/dataset.py, learning/training.py,
-leaves/value_functions.py.) References: CFRAvgSolver with the leaf solver itself (the plumbing
+(algorithms/rebel/learning/value_network.py, learning/dataset.py, learning/training.py,
+leaves/leaf_values.py.) References: CFRAvgSolver with the leaf solver itself (the plumbing
 with a perfect value function), the leaf solvers' own PBS values, PyTorch's forward pass,
 OpenSpiel's exploitability.
 Tests that train need PyTorch (the ``learn`` extra) and are skipped without it.
@@ -16,19 +16,19 @@ from algorithms import CFRAvgSolver
 from algorithms.rebel.learning.dataset import sample_beliefs
 from algorithms.rebel.learning.dataset import supervised_dataset
 from algorithms.rebel.learning.dataset import trunk_players
-from algorithms.rebel.learning.value_function import PBSValueFunction
-from algorithms.rebel.learning.value_function import cut_of
-from algorithms.rebel.learning.value_function import deal_belief
-from algorithms.rebel.learning.value_function import infostate_values
-from algorithms.rebel.learning.value_function import leaf_rules
-from algorithms.rebel.learning.value_function import value_errors
+from algorithms.rebel.learning.value_network import PBSValueFunction
+from algorithms.rebel.learning.value_network import cut_of
+from algorithms.rebel.learning.value_network import deal_belief
+from algorithms.rebel.learning.value_network import infostate_values
+from algorithms.rebel.learning.value_network import leaf_rules
+from algorithms.rebel.learning.value_network import value_errors
 from algorithms.rebel.leaves.hedge import HedgeLeafSolver
+from algorithms.rebel.leaves.leaf_values import ExactValueFunction
+from algorithms.rebel.leaves.leaf_values import PerturbedValueFunction
+from algorithms.rebel.leaves.leaf_values import ValueFunctionLeafSolver
+from algorithms.rebel.leaves.leaf_values import smooth_perturbation
 from algorithms.rebel.leaves.solvers import CFRLeafSolver
 from algorithms.rebel.leaves.solvers import SequenceFormLPSolver
-from algorithms.rebel.leaves.value_functions import ExactValueFunction
-from algorithms.rebel.leaves.value_functions import PerturbedValueFunction
-from algorithms.rebel.leaves.value_functions import ValueFunctionLeafSolver
-from algorithms.rebel.leaves.value_functions import smooth_perturbation
 from algorithms.rebel.trunk_exploitability import trunk_exploitability
 import spiel_games  # noqa: F401  (registers the project's games with pyspiel)
 
@@ -74,7 +74,7 @@ def test_perturbed_values_stay_within_their_bound_and_vary_smoothly():
   # relies on; delta 0 gives the exact values; the perturbation is continuous in the belief (its
   # largest step along a line of beliefs shrinks 10x with a 10x finer grid).
   game = pyspiel.load_game("kuhn_poker")
-  tree, cut = cut_of(game, 1)
+  tree, domain = cut_of(game, 1)
   held = supervised_dataset(tree, 50, seed=1)
   lp = SequenceFormLPSolver()
   for delta in (0.0, 0.05, 0.2):
@@ -83,7 +83,7 @@ def test_perturbed_values_stay_within_their_bound_and_vary_smoothly():
     for k, (index, belief) in enumerate(zip(held.leaf_index, held.beliefs)):
       leaf = tree.leaves[index]
       predicted[k, leaf.deals] = perturbed.root_values(leaf, belief[leaf.deals])
-    errors = value_errors(cut.rules, held.beliefs, predicted, held.values)
+    errors = value_errors(domain.rules, held.beliefs, predicted, held.values)
     assert errors.max() <= 2.0 * delta + 1e-12
     assert (errors.max() > 0.5 * delta) if delta else errors.max() < 1e-12
   leaf = tree.leaves[0]
@@ -101,7 +101,7 @@ def test_perturbed_values_stay_within_their_bound_and_vary_smoothly():
 def test_infostate_values_sum_to_the_pbs_value(game_string):
   # cfv_0 summed over player 0's cards is the PBS value sum_h beta(h) u_0(h) of the leaf
   # solution (LeafSolution.value); player 1's sum to minus it (zero-sum).
-  tree, cut = cut_of(pyspiel.load_game(game_string), 1)
+  tree, domain = cut_of(pyspiel.load_game(game_string), 1)
   rng = np.random.default_rng(3)
   lp = SequenceFormLPSolver()
   for leaf in tree.leaves:
@@ -109,7 +109,7 @@ def test_infostate_values_sum_to_the_pbs_value(game_string):
       solution = lp(leaf, belief[leaf.deals])
       values = np.zeros_like(belief)
       values[leaf.deals] = solution.root_values
-      cfv = infostate_values(cut.rules, belief, values)[0]
+      cfv = infostate_values(domain.rules, belief, values)[0]
       assert cfv[0].sum() == pytest.approx(solution.value(belief[leaf.deals]), abs=1e-12)
       assert cfv[1].sum() == pytest.approx(-solution.value(belief[leaf.deals]), abs=1e-12)
 
@@ -119,8 +119,8 @@ def test_sampling_distribution():
   # proportional to chance times player 0's reach of its card: beta(c0, c1) = beta(c0, c1') for
   # every c1, c1'. Depth 2 (leaf pb): both players have acted, so it is not. Seeded.
   game = pyspiel.load_game("kuhn_poker")
-  tree, cut = cut_of(game, 1)
-  deals = np.array(cut.rules.deals())
+  tree, domain = cut_of(game, 1)
+  deals = np.array(domain.rules.deals())
   for leaf in tree.leaves:
     assert trunk_players(leaf) == (0,)
     beliefs = sample_beliefs(leaf, 50, np.random.default_rng(0))
@@ -147,11 +147,11 @@ def test_dataset_labels_are_the_lp_values():
 
 
 def _random_model(game_string="kuhn_poker", depth=1, seed=0) -> PBSValueFunction:
-  _, cut = cut_of(pyspiel.load_game(game_string), depth)
+  _, domain = cut_of(pyspiel.load_game(game_string), depth)
   rng = np.random.default_rng(seed)
-  shapes = {"w0": (8, cut.input_size), "b0": (8,), "g0": (8,), "n0": (8,),
-            "w_out": (cut.num_deals, 8), "b_out": (cut.num_deals,)}
-  return PBSValueFunction(cut, (8,), {k: rng.normal(size=s) for k, s in shapes.items()},
+  shapes = {"w0": (8, domain.input_size), "b0": (8,), "g0": (8,), "n0": (8,),
+            "w_out": (domain.num_deals, 8), "b_out": (domain.num_deals,)}
+  return PBSValueFunction(domain, (8,), {k: rng.normal(size=s) for k, s in shapes.items()},
                           {"note": "random"})
 
 
@@ -160,7 +160,7 @@ def test_save_load_round_trip(tmp_path):
   path = str(tmp_path / "v.npz")
   model.save(path)
   loaded = PBSValueFunction.load(path, pyspiel.load_game("kuhn_poker"), 1)
-  assert loaded.cut == model.cut and loaded.hidden == model.hidden
+  assert loaded.domain == model.domain and loaded.hidden == model.hidden
   assert loaded.info == model.info
   tree, _ = cut_of(pyspiel.load_game("kuhn_poker"), 1)
   beliefs = sample_beliefs(tree.leaves[0], 10, np.random.default_rng(1))
@@ -273,11 +273,11 @@ def test_numpy_evaluation_equals_pytorch_and_training_is_reproducible():
   pytest.importorskip("torch", reason=TORCH_REASON)
   from algorithms.rebel.learning.training import Trainer  # pylint: disable=import-outside-toplevel
   from algorithms.rebel.learning.training import TrainingOptions  # pylint: disable=import-outside-toplevel
-  tree, cut = cut_of(pyspiel.load_game("kuhn_poker_ante(ante=2.0)"), 1)
+  tree, domain = cut_of(pyspiel.load_game("kuhn_poker_ante(ante=2.0)"), 1)
   data = supervised_dataset(tree, 40, seed=0)
   runs = []
   for _ in range(2):
-    trainer = Trainer(cut, TrainingOptions(hidden=(32, 32), steps=30, batch_size=16, seed=4))
+    trainer = Trainer(domain, TrainingOptions(hidden=(32, 32), steps=30, batch_size=16, seed=4))
     trainer.fit(data, 30)
     runs.append(trainer)
   model = runs[0].model()
@@ -306,10 +306,10 @@ def test_trained_model_value_error_and_cfr_avg_exploitability():
   from algorithms.rebel.learning.training import TrainingOptions  # pylint: disable=import-outside-toplevel
   from algorithms.rebel.learning.training import train  # pylint: disable=import-outside-toplevel
   game = pyspiel.load_game("kuhn_poker")
-  tree, cut = cut_of(game, 1)
+  tree, domain = cut_of(game, 1)
   held = supervised_dataset(tree, 200, seed=1)
-  model = train(cut, supervised_dataset(tree, 300, seed=100), TrainingOptions(steps=600, seed=0))
-  errors = value_errors(cut.rules, held.beliefs, model.predict(held.leaf_index, held.beliefs),
+  model = train(domain, supervised_dataset(tree, 300, seed=100), TrainingOptions(steps=600, seed=0))
+  errors = value_errors(domain.rules, held.beliefs, model.predict(held.leaf_index, held.beliefs),
                         held.values)
   assert errors.mean() < 0.03
   lp = SequenceFormLPSolver()

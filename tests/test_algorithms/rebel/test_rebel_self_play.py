@@ -10,8 +10,8 @@ import pyspiel
 import pytest
 
 from algorithms import CFRAvgSolver
+from algorithms.rebel.leaves.leaf_values import ValueFunctionLeafSolver
 from algorithms.rebel.leaves.solvers import CFRLeafSolver
-from algorithms.rebel.leaves.value_functions import ValueFunctionLeafSolver
 import spiel_games  # noqa: F401  (registers the project's games with pyspiel)
 
 pytest.importorskip("torch", reason="PyTorch not installed (the 'learn' extra: "

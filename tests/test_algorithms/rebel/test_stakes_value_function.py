@@ -1,4 +1,4 @@
-"""Tests of value functions for a family of stakes (algorithms/rebel/learning/value_function.py,
+"""Tests of value functions for a family of stakes (algorithms/rebel/learning/value_network.py,
 ``LeafDomain.stakes``), their files, and the visited PBSs as data (learning/dataset.py).
 
 References: Kuhn poker's payoff rule (every terminal payoff is 0, +-ante or +-(ante + bet), so the
@@ -20,17 +20,17 @@ from algorithms.cfr.tree_exploitability import TreeEvaluator
 from algorithms.file_formats import checkpoint
 from algorithms.rebel.agent.agent import ReBeLAgent
 from algorithms.rebel.agent.behaviour import behaviour_strategy
-from algorithms.rebel.agent.value_functions import ByLeaf
+from algorithms.rebel.agent.values_by_cut import ByLeaf
 from algorithms.rebel.learning.dataset import Dataset
 from algorithms.rebel.learning.dataset import RecordingLeafSolver
 from algorithms.rebel.learning.dataset import sample_beliefs
 from algorithms.rebel.learning.dataset import supervised_dataset
 from algorithms.rebel.learning.dataset import visited_dataset
-from algorithms.rebel.learning.value_function import PBSValueFunction
-from algorithms.rebel.learning.value_function import cut_of
-from algorithms.rebel.learning.value_function import deal_belief
+from algorithms.rebel.learning.value_network import PBSValueFunction
+from algorithms.rebel.learning.value_network import cut_of
+from algorithms.rebel.learning.value_network import deal_belief
+from algorithms.rebel.leaves.leaf_values import ValueFunctionLeafSolver
 from algorithms.rebel.leaves.solvers import SequenceFormLPSolver
-from algorithms.rebel.leaves.value_functions import ValueFunctionLeafSolver
 from algorithms.tree.game_tree import GameTree
 import spiel_games  # noqa: F401  (registers the project's games with pyspiel)
 
@@ -90,9 +90,9 @@ class ExactFamily(PBSValueFunction):
   """
 
   def __init__(self, game, depth, stakes):
-    _, cut = cut_of(game, depth, stakes)
-    super().__init__(cut, (), {"w_out": np.zeros((cut.num_deals, cut.input_size)),
-                               "b_out": np.zeros(cut.num_deals)})
+    _, domain = cut_of(game, depth, stakes)
+    super().__init__(domain, (), {"w_out": np.zeros((domain.num_deals, domain.input_size)),
+                                  "b_out": np.zeros(domain.num_deals)})
     self.lp = SequenceFormLPSolver()
     self.trees = {}
 
@@ -101,8 +101,8 @@ class ExactFamily(PBSValueFunction):
     for k, (index, belief, (ante, bet)) in enumerate(zip(leaf_index, beliefs, stakes)):
       rho = ante / (ante + bet)
       if rho not in self.trees:
-        game = _game(rho, 1 - rho, self.cut.rules.deck_size)
-        self.trees[rho] = cut_of(game, self.cut.depth_limit)[0]
+        game = _game(rho, 1 - rho, self.domain.rules.deck_size)
+        self.trees[rho] = cut_of(game, self.domain.depth_limit)[0]
       leaf = self.trees[rho].leaves[index]
       out[k, leaf.deals] = self.lp(leaf, belief[leaf.deals]).root_values
     return out
@@ -131,11 +131,11 @@ def test_perfect_family_model_is_the_exact_agent(deck, lookahead, iterations):
 
 
 def _random_family(deck=3, depth=1, stakes=(0.5, 4.0), seed=0) -> PBSValueFunction:
-  _, cut = cut_of(_game(1.0, 1.0, deck), depth, stakes)
+  _, domain = cut_of(_game(1.0, 1.0, deck), depth, stakes)
   rng = np.random.default_rng(seed)
-  shapes = {"w0": (8, cut.input_size), "b0": (8,), "g0": (8,), "n0": (8,),
-            "w_out": (cut.num_deals, 8), "b_out": (cut.num_deals,)}
-  return PBSValueFunction(cut, (8,), {k: rng.normal(size=s) for k, s in shapes.items()},
+  shapes = {"w0": (8, domain.input_size), "b0": (8,), "g0": (8,), "n0": (8,),
+            "w_out": (domain.num_deals, 8), "b_out": (domain.num_deals,)}
+  return PBSValueFunction(domain, (8,), {k: rng.normal(size=s) for k, s in shapes.items()},
                           {"note": "random"})
 
 
@@ -144,7 +144,7 @@ def test_family_model_inputs_and_units():
   # those at (ante, bet) (the same inputs, units times s: the scaling fact); rho changes them.
   model = _random_family()
   single = cut_of(_game(1.0), 1)[1]
-  assert model.cut.input_size == single.input_size + 1 == 2 + 6 + 1
+  assert model.domain.input_size == single.input_size + 1 == 2 + 6 + 1
   tree, _ = cut_of(_game(1.0), 1)
   beliefs = sample_beliefs(tree.leaves[0], 4, np.random.default_rng(0))
   index = np.zeros(4, dtype=np.int64)
@@ -154,7 +154,7 @@ def test_family_model_inputs_and_units():
                              rtol=ROUNDING)
   assert np.abs(model.predict(index, beliefs, np.array([[3.0, 1.0]] * 4)) / 4 -
                 base / 2.5).max() > 1e-3
-  features = model.cut.features(index, beliefs, stakes)
+  features = model.domain.features(index, beliefs, stakes)
   np.testing.assert_allclose(features[:, -1], 0.6, rtol=1e-7)  # 1.5 / 2.5 in float32.
   # root_values: the leaf's own stakes, the same numbers as predict.
   game = _game(3.0, 2.0)
@@ -180,7 +180,7 @@ def test_family_model_refuses_stakes_outside_its_range_and_other_games():
   with pytest.raises(ValueError, match="stakes must be an array \\(1, 2\\)"):
     model.predict(index, beliefs, np.array([1.0, 1.0]))
   with pytest.raises(ValueError, match="stakes must be a range"):
-    dataclasses.replace(model.cut, stakes=(4.0, 0.5))
+    dataclasses.replace(model.domain, stakes=(4.0, 0.5))
   # A model of one game refuses examples of other stakes.
   single = cut_of(_game(1.0), 1)[1]
   with pytest.raises(ValueError, match="belongs to another game than the model's"):
@@ -192,7 +192,7 @@ def test_family_model_file_round_trip(tmp_path):
   path = str(tmp_path / "family.npz")
   model.save(path)
   loaded = PBSValueFunction.load(path, _game(3.0), 1)  # Any game of the family in the range.
-  assert loaded.cut == model.cut and loaded.cut.stakes == (0.5, 4.0)
+  assert loaded.domain == model.domain and loaded.domain.stakes == (0.5, 4.0)
   tree, _ = cut_of(_game(3.0), 1)
   for leaf in tree.leaves:
     belief = sample_beliefs(leaf, 1, np.random.default_rng(2))[0][leaf.deals]
@@ -230,18 +230,18 @@ def test_family_model_files_refused_with_one_line(tmp_path):
 def test_version_1_files_still_load(tmp_path):
   # A file written before the stakes field (model_version 1, no "stakes" in the header) loads as
   # a model of its one game, with the same predictions.
-  tree, cut = cut_of(_game(1.0), 1)
+  tree, domain = cut_of(_game(1.0), 1)
   rng = np.random.default_rng(0)
-  shapes = {"w0": (8, cut.input_size), "b0": (8,), "g0": (8,), "n0": (8,),
-            "w_out": (cut.num_deals, 8), "b_out": (cut.num_deals,)}
-  model = PBSValueFunction(cut, (8,), {k: rng.normal(size=s) for k, s in shapes.items()})
+  shapes = {"w0": (8, domain.input_size), "b0": (8,), "g0": (8,), "n0": (8,),
+            "w_out": (domain.num_deals, 8), "b_out": (domain.num_deals,)}
+  model = PBSValueFunction(domain, (8,), {k: rng.normal(size=s) for k, s in shapes.items()})
   old = str(tmp_path / "v1.npz")
   checkpoint.write_checkpoint(old, {
-      "kind": "pbs-value-function", "model_version": 1, "game": cut.game, "depth_limit": 1,
-      "leaves": list(cut.leaves), "deals": [list(d) for d in cut.rules.deals()], "hidden": [8],
-      "info": {}}, model.params)
+      "kind": "pbs-value-function", "model_version": 1, "game": domain.game, "depth_limit": 1,
+      "leaves": list(domain.leaves), "deals": [list(d) for d in domain.rules.deals()],
+      "hidden": [8], "info": {}}, model.params)
   loaded = PBSValueFunction.load(old, _game(1.0), 1)
-  assert loaded.cut.stakes is None and loaded.cut == cut
+  assert loaded.domain.stakes is None and loaded.domain == domain
   belief = np.full(6, 1 / 6)
   np.testing.assert_array_equal(loaded.root_values(tree.leaves[0], belief),
                                 model.root_values(tree.leaves[0], belief))
@@ -257,8 +257,8 @@ def test_recorded_leaf_pbs_are_the_agents_calls_with_lp_labels():
   recorder = RecordingLeafSolver()
   behaviour_strategy(ReBeLAgent(game, lookahead=2, iterations=7, leaf_solver=recorder))
   assert recorder.calls == len(recorder.records) == 14
-  tree, cut = cut_of(game, 2)
-  data = visited_dataset(recorder.records, cut)
+  tree, domain = cut_of(game, 2)
+  data = visited_dataset(recorder.records, domain)
   assert len(data) == 14 and set(data.leaf_index) == {0}
   np.testing.assert_array_equal(data.stakes, np.tile([2.0, 1.0], (14, 1)))
   lp = SequenceFormLPSolver()

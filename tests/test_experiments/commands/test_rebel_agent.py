@@ -13,7 +13,7 @@ import pandas as pd
 import pyspiel
 import pytest
 
-from algorithms.rebel.learning.value_function import PBSValueFunction
+from algorithms.rebel.learning.value_network import PBSValueFunction
 from experiments import cli
 from experiments.commands import rebel_agent
 from experiments.commands.rebel_agent import plan as plan_lib
@@ -110,7 +110,7 @@ def test_quick_run_measures_unseen_stakes(quick_run):
   for depth in (1, 2):
     path = str(folder / "models" / f"stakes-{plan.deck}cards-d{depth}.npz")
     model = PBSValueFunction.load(path, pyspiel.load_game(stakes.game_string(plan.deck, 1.5)))
-    assert model.cut.stakes == (min(plan.trained), max(plan.trained))
+    assert model.domain.stakes == (min(plan.trained), max(plan.trained))
     with pytest.raises(ValueError, match="outside the range"):
       PBSValueFunction.load(path, pyspiel.load_game(stakes.game_string(plan.deck, 8.0)))
   timing = pd.read_csv(folder / "rebel_agent_stakes_timing.csv", keep_default_na=False)

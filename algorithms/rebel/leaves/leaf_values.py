@@ -3,7 +3,7 @@
 A value function maps a leaf and a belief over its roots to player 0's value from each root,
 ``value_function.root_values(leaf, belief) -> (R,)``:
 
-* ``learning.value_function.PBSValueFunction``: a learned one (ReBeL's value network);
+* ``learning.value_network.PBSValueFunction``: a learned one (ReBeL's value network);
 * ``ExactValueFunction``: a leaf solver's values, the "perfect value function" (with the exact LP,
   the leaf subgame's equilibrium values);
 * ``PerturbedValueFunction``: another value function plus a smooth perturbation of known size,
@@ -67,7 +67,7 @@ class PerturbedValueFunction:
 
   u~_0(h) = u_0(h) + delta U tanh((A beta + b)_h) (``smooth_perturbation``). Every per-root
   value is off by at most delta U, so every counterfactual value at the PBS, a belief-weighted
-  sum of per-root values (``learning.value_function.value_errors``), is off by at most delta U too;
+  sum of per-root values (``learning.value_network.value_errors``), is off by at most delta U too;
   the perturbation is a smooth function of the belief, as a trained network's error is.
 
   Args:

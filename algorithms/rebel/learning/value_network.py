@@ -15,7 +15,7 @@ cfv_0(c) = sum_{d: c_0(d) = c} beta(d) u_0(z, d) and cfv_1(c) = -sum_{d: c_1(d) 
 u_0(z, d) (``infostate_values``); they sum to the PBS value, and they are ReBeL's infostate values
 times the player's belief mass. The per-deal form keeps more than the 2 x deck infostate values:
 CFR-AVG weights the leaf values by the opponent's CURRENT trunk reach, which differs from the
-reach in beta, and per-deal values give those weighted values exactly (``leaves.value_functions``).
+reach in beta, and per-deal values give those weighted values exactly (``leaves.leaf_values``).
 
 The model is ReBeL's value network, small: input [one-hot of the leaf, beta over the deals],
 ``len(hidden)`` blocks Linear -> LayerNorm -> GELU (2 x 256 in ReBeL), a linear output of one value
@@ -123,7 +123,7 @@ class LeafDomain:
   @classmethod
   def of(cls, public_tree: PublicTree,
          stakes: Optional[Tuple[float, float]] = None) -> "LeafDomain":
-    """The cut of a ``PublicTree`` (with ``stakes``: for its family of stakes).
+    """The leaf domain of a ``PublicTree`` (with ``stakes``: for its family of stakes).
 
     Raises:
       ValueError: for a game that is not a Kuhn variant, a cut without a leaf or a bad range.
@@ -284,7 +284,7 @@ class PBSValueFunction:
   """A trained value function of one cut: numpy evaluation, save and load (module docstring).
 
   Attributes:
-    cut: the ``LeafDomain`` it is for (one game, or a family of stakes).
+    domain: the ``LeafDomain`` it is for (one game, or a family of stakes).
     hidden: the hidden layer widths.
     params: name -> float32 array: ``w{k}``, ``b{k}`` (Linear), ``g{k}``, ``n{k}`` (LayerNorm
       gain and bias) for hidden block k, ``w_out``, ``b_out``.
@@ -292,10 +292,10 @@ class PBSValueFunction:
     path: the file it was last saved to or loaded from, None for a model only in memory.
   """
 
-  def __init__(self, cut: LeafDomain, hidden: Sequence[int], params: Dict[str, np.ndarray],
+  def __init__(self, domain: LeafDomain, hidden: Sequence[int], params: Dict[str, np.ndarray],
                info: Optional[dict] = None, where: str = "model"):
     """Raises ValueError (naming ``where``) if the parameters do not fit the layout."""
-    self.cut = cut
+    self.domain = domain
     self.hidden = tuple(int(h) for h in hidden)
     self.params = {k: np.asarray(v, dtype=np.float32) for k, v in params.items()}
     self.info = dict(info or {})
@@ -310,11 +310,11 @@ class PBSValueFunction:
 
   def _expected_shapes(self) -> Dict[str, Tuple[int, ...]]:
     shapes = {}
-    width = self.cut.input_size
+    width = self.domain.input_size
     for k, h in enumerate(self.hidden):
       shapes.update({f"w{k}": (h, width), f"b{k}": (h,), f"g{k}": (h,), f"n{k}": (h,)})
       width = h
-    shapes.update({"w_out": (self.cut.num_deals, width), "b_out": (self.cut.num_deals,)})
+    shapes.update({"w_out": (self.domain.num_deals, width), "b_out": (self.domain.num_deals,)})
     return shapes
 
   def _check_shapes(self, where: str) -> None:
@@ -347,7 +347,7 @@ class PBSValueFunction:
     Raises:
       ValueError: for stakes the model does not cover (``LeafDomain.check``).
     """
-    stakes = self.cut.check_stakes(stakes, len(leaf_index))
+    stakes = self.domain.check_stakes(stakes, len(leaf_index))
     out = self.normalised_values(leaf_index, beliefs, stakes)
     return out.astype(np.float64) * stakes.sum(axis=1)[:, None]
 
@@ -355,7 +355,7 @@ class PBSValueFunction:
                         stakes: np.ndarray) -> np.ndarray:
     """Per-deal values (n, D) in units of ante + bet at inputs already checked (stakes (n, 2),
     ``LeafDomain.check_stakes``): the network at ``LeafDomain.encode``'s features."""
-    return self.network(self.cut.encode(leaf_index, beliefs, stakes))
+    return self.network(self.domain.encode(leaf_index, beliefs, stakes))
 
   def root_values(self, leaf: LeafSubgame, belief: np.ndarray) -> np.ndarray:
     """Player 0's value from each root of ``leaf`` (R,) at a belief over its roots (R,).
@@ -367,12 +367,12 @@ class PBSValueFunction:
     entry = self._leaves.get(id(leaf))
     if entry is None or entry[0] is not leaf:
       rules = leaf_rules(leaf)
-      self.cut.check(rules, f"leaf {leaf.public_state!r}")
+      self.domain.check(rules, f"leaf {leaf.public_state!r}")
       stakes = stakes_of(rules)[None]
-      entry = (leaf, self.cut.leaf_index(leaf), stakes, float(stakes.sum()))
+      entry = (leaf, self.domain.leaf_index(leaf), stakes, float(stakes.sum()))
       self._leaves[id(leaf)] = entry
     _, index, stakes, unit = entry
-    beliefs = np.zeros((1, self.cut.num_deals))
+    beliefs = np.zeros((1, self.domain.num_deals))
     beliefs[0, leaf.deals] = belief  # deal_belief: each root of a leaf is one deal.
     out = self.normalised_values(np.array([index]), beliefs, stakes)
     return out[0, leaf.deals].astype(np.float64) * unit
@@ -381,10 +381,10 @@ class PBSValueFunction:
 
   def save(self, path: str) -> None:
     """Writes the model atomically (``checkpoint.write_checkpoint``)."""
-    header = {"kind": KIND, "model_version": MODEL_VERSION, "game": self.cut.game,
-              "depth_limit": self.cut.depth_limit, "leaves": list(self.cut.leaves),
-              "deals": [list(d) for d in self.cut.rules.deals()], "hidden": list(self.hidden),
-              "stakes": None if self.cut.stakes is None else list(self.cut.stakes),
+    header = {"kind": KIND, "model_version": MODEL_VERSION, "game": self.domain.game,
+              "depth_limit": self.domain.depth_limit, "leaves": list(self.domain.leaves),
+              "deals": [list(d) for d in self.domain.rules.deals()], "hidden": list(self.hidden),
+              "stakes": None if self.domain.stakes is None else list(self.domain.stakes),
               "info": self.info}
     checkpoint.write_checkpoint(path, header, self.params)
     self.path = str(path)
@@ -414,23 +414,23 @@ class PBSValueFunction:
       model_game = pyspiel.load_game(header["game"])
       tree = PublicTree.cut(_arrays_of(model_game), int(header["depth_limit"]))
       stakes = None if version == 1 else header["stakes"]
-      cut = LeafDomain.of(tree, None if stakes is None else tuple(stakes))
+      domain = LeafDomain.of(tree, None if stakes is None else tuple(stakes))
       hidden = [int(h) for h in header["hidden"]]
     except (KeyError, TypeError, ValueError, pyspiel.SpielError) as e:
       raise ValueError(f"{path}: bad {KIND} header: {str(e).splitlines()[0]}") from None
-    if list(cut.leaves) != header.get("leaves"):
+    if list(domain.leaves) != header.get("leaves"):
       raise ValueError(f"{path}: model leaves {header.get('leaves')} are not the cut's "
-                       f"{list(cut.leaves)}")
+                       f"{list(domain.leaves)}")
     if game is not None:
       rules = kuhn_poker_ante.rules_of(game)
-      if cut.stakes is None or rules is None:
-        if str(game) != cut.game:
-          raise ValueError(f"{path}: model is for game {cut.game!r}, not {str(game)!r}")
+      if domain.stakes is None or rules is None:
+        if str(game) != domain.game:
+          raise ValueError(f"{path}: model is for game {domain.game!r}, not {str(game)!r}")
       else:
-        cut.check(rules, f"{path}: game {str(game)!r}")
-    if depth_limit is not None and depth_limit != cut.depth_limit:
-      raise ValueError(f"{path}: model is for depth limit {cut.depth_limit}, not {depth_limit}")
-    model = cls(cut, hidden, arrays, header.get("info"), where=path)
+        domain.check(rules, f"{path}: game {str(game)!r}")
+    if depth_limit is not None and depth_limit != domain.depth_limit:
+      raise ValueError(f"{path}: model is for depth limit {domain.depth_limit}, not {depth_limit}")
+    model = cls(domain, hidden, arrays, header.get("info"), where=path)
     model.path = str(path)
     return model
 
