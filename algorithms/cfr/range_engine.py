@@ -103,7 +103,8 @@ def card_tables(tree: Union[CardTree, CardTree3]) -> CardTables:
   return CardTables(node_player=np.ascontiguousarray(tree.node_player, dtype=np.int64),
                     child=np.ascontiguousarray(tree.child, dtype=np.int64),
                     node_sequence=node_sequence, terminal_sequence=terminal_sequence,
-                    in_hand=in_hand, contribution=contribution, num_cards=int(tree.num_cards))
+                    in_hand=in_hand, contribution=contribution, num_cards=int(tree.num_cards),
+                    players=tuple(range(players)))
 
 
 def same_betting(tree: Union[CardTree, CardTree3], other: Union[CardTree, CardTree3]) -> bool:
@@ -183,7 +184,7 @@ class RangeEngine:
   @property
   def num_players(self) -> int:
     """P, the number of players."""
-    return len(self._tables[0].terminal_sequence)
+    return len(self._tables[0].players)
 
   def values(self, game: int = 0, average: bool = True) -> Tuple[np.ndarray, np.ndarray]:
     """(best-response values (P,), expected payoffs (P,)) of game ``game``'s policy."""

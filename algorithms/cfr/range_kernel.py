@@ -64,7 +64,7 @@ the opponents' ranges fixed, v(d, c) = max_a q(d, c, a) at i's nodes is i's best
 per card, and sum_c v(root, c) its best-response value BR_i (Johanson et al. 2011).
 """
 
-from typing import NamedTuple
+from typing import NamedTuple, Tuple
 
 import numpy as np
 
@@ -91,6 +91,9 @@ class CardTables(NamedTuple):
     contribution: (T, P) float64, what each player loses at t if it does not win (its chips in
       the pot); a winner gains the other players' entries.
     num_cards: N.
+    players: (0, 1, ..., P - 1). A tuple, not an array: its length P is part of the tables'
+      numba type, so each number of players compiles to machine code of its own, with the
+      other player counts' terminal values and loop bounds folded away.
   """
 
   node_player: np.ndarray
@@ -100,6 +103,7 @@ class CardTables(NamedTuple):
   in_hand: np.ndarray
   contribution: np.ndarray
   num_cards: int
+  players: Tuple[int, ...]
 
 
 @kernel
@@ -215,7 +219,7 @@ def player_pass(tab: CardTables, rule: KernelRule, t: int, player: int, best: bo
   known: its parent's value uses v, never the updated sigma, and X was computed before the pass.
   """
   n = tab.num_cards
-  two_players = len(tab.terminal_sequence) == 2
+  two_players = len(tab.players) == 2  # a constant of the compiled code
   w, positive, negative = iteration_weights(rule, t)  # w_t = t^gamma, DCFR's discounts
   for d in range(len(tab.node_player) - 1, -1, -1):  # children before parents
     for a in range(2):
@@ -251,7 +255,7 @@ def player_pass(tab: CardTables, rule: KernelRule, t: int, player: int, best: bo
 def iterations(tab: CardTables, rule: KernelRule, sigma: np.ndarray, regrets: np.ndarray,
                cumulative: np.ndarray, iteration: int, count: int) -> None:
   """Iterations ``iteration + 1`` .. ``iteration + count`` (module docstring), in place."""
-  n, d, players = tab.num_cards, len(tab.node_player), len(tab.terminal_sequence)
+  n, d, players = tab.num_cards, len(tab.node_player), len(tab.players)
   x = reach_array(tab)
   q = np.empty((players, d * n * 2))
   v = np.empty((players, d, n))
@@ -301,7 +305,7 @@ def root_values(tab: CardTables, rule: KernelRule, policy: np.ndarray) -> np.nda
   best-response value BR_i); [1, i]: i plays ``policy`` too (the sum is its expected payoff).
   ``rule`` is not used: the passes update nothing.
   """
-  n, d, players = tab.num_cards, len(tab.node_player), len(tab.terminal_sequence)
+  n, d, players = tab.num_cards, len(tab.node_player), len(tab.players)
   x = reach_array(tab)
   for p in range(players):
     reaches(tab, policy, p, x)
