@@ -22,6 +22,7 @@ one representative ``pyspiel.State`` per information set, 4 N of them for standa
 Kuhn rules.
 """
 
+import functools
 from typing import Dict, NamedTuple, Optional, Sequence, Tuple, Union
 
 import numpy as np
@@ -159,8 +160,18 @@ class RangeEngine:
       raise ValueError(f"iterations must be >= 0, got {iterations}")
     for b in self._games(games):
       range_kernel.iterations(self._tables[b], self._kernel_rule, self.sigma[b], self.regrets[b],
-                              self.cumulative[b], int(self.iteration[b]), int(iterations))
+                              self.cumulative[b], int(self.iteration[b]), int(iterations),
+                              *self._work)
       self.iteration[b] += int(iterations)
+
+  @functools.cached_property
+  def _work(self) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The passes' work arrays (``range_kernel.iterations``), shared by the games of the batch
+    (one betting tree and deck)."""
+    tables = self._tables[0]
+    players, nodes = len(tables.players), len(tables.node_player)
+    return (range_kernel.reach_array(tables), np.empty((players, nodes * tables.num_cards * 2)),
+            np.empty((players, nodes, tables.num_cards)))
 
   def restore(self, iteration: int, regrets: np.ndarray, cumulative: np.ndarray,
               game: int = 0) -> None:

@@ -253,12 +253,15 @@ def player_pass(tab: CardTables, rule: KernelRule, t: int, player: int, best: bo
 
 @kernel
 def iterations(tab: CardTables, rule: KernelRule, sigma: np.ndarray, regrets: np.ndarray,
-               cumulative: np.ndarray, iteration: int, count: int) -> None:
-  """Iterations ``iteration + 1`` .. ``iteration + count`` (module docstring), in place."""
-  n, d, players = tab.num_cards, len(tab.node_player), len(tab.players)
-  x = reach_array(tab)
-  q = np.empty((players, d * n * 2))
-  v = np.empty((players, d, n))
+               cumulative: np.ndarray, iteration: int, count: int, x: np.ndarray, q: np.ndarray,
+               v: np.ndarray) -> None:
+  """Iterations ``iteration + 1`` .. ``iteration + count`` (module docstring), in place.
+
+  x, q, v: work arrays, ``reach_array(tab)``, (P, D N 2) and (P, D, N), whose contents are
+  rewritten before they are read (but for x's empty sequence, 1): kept by the caller across
+  calls, so that a call per iteration does not allocate (and fault in) three vectors per node.
+  """
+  players = len(tab.players)
   for p in range(players):
     reaches(tab, sigma, p, x)
   for it in range(count):
