@@ -68,8 +68,7 @@ class RangeEvaluator:
   def values(self, policy: Policy):
     """(BR_i (n,), u_i (n,)), n players: best-response values and expected payoffs
     (``range_engine.response_values``)."""
-    return range_engine.response_values(self._tables, np.ascontiguousarray(self.flat_policy(policy),
-                                                           dtype=np.float64))
+    return range_engine.response_values(self._tables, self.flat_policy(policy))
 
   def policy_values(self, policy: Policy) -> np.ndarray:
     """Expected payoff of each player under the profile: u_i (n,)."""

@@ -91,7 +91,7 @@ PLAYER_DECKS, QUICK_PLAYER_DECKS = ((2, 1_000), (2, 100_000), (3, 50), (3, 1_000
 PLAYER_SOLVERS = ("CFRPlusSolver", "DCFRSolver")
 # Part 5: (players, cards) of the cost model's measurements.
 COST_DECKS = ((2, 1_000), (2, 10_000), (2, 100_000), (2, 1_000_000), (3, 1_000), (3, 10_000),
-              (3, 100_000))
+              (3, 100_000), (3, 1_000_000))
 QUICK_COST_DECKS = ((2, 1_000), (3, 1_000))
 COST_SOLVER = "our_cfr"
 # The large-deck run in a fresh process (the peak resident set size never goes down).
