@@ -103,27 +103,29 @@ class RangeCost(NamedTuple):
 
 
 # RANGE_COSTS[P]: the cost model of a P-player game (standard rules, the larger tree) on range
-# vectors. Fitted to RANGE_COST_MEASUREMENTS, each run's time within a factor 2 of the model's
-# (tests/test_experiments/harness/test_range_jobs.py), reproduced by
-# ``python -m experiments.scripts.benchmark_range --part cost``. The cost per card grows with N
-# as the vectors leave the processor's caches (two players: 0.06 us per card and iteration at
-# 1,000 cards, 0.23 us from 100,000 on), so a line through the large decks overestimates small
-# ones by up to 2x, where runs take well under a second.
-RANGE_COSTS = {2: RangeCost(iteration=(1e-5, 2e-7), evaluation=(5e-5, 3.5e-7)),
-               3: RangeCost(iteration=(1e-5, 4.5e-7), evaluation=(5e-5, 1e-6))}
+# vectors. Fitted to RANGE_COST_MEASUREMENTS: each whole run within a factor 2 of the model
+# (0.8 to 1.6 times the measured time from 1,000 to 1,000,000 cards), and from 100,000 cards on
+# each iteration and measure too (tests/test_experiments/harness/test_range_jobs.py);
+# reproduced by ``python -m experiments.scripts.benchmark_range --part cost``. The time per card
+# grows with N as the vectors leave the processor's caches (two players: 0.06 us per card and
+# iteration at 1,000 to 10,000 cards, 0.14 us at 1,000,000), so a line through the large decks
+# overestimates small ones, whose runs take well under a second.
+RANGE_COSTS = {2: RangeCost(iteration=(1e-5, 1.2e-7), evaluation=(1e-4, 3.8e-7)),
+               3: RangeCost(iteration=(1e-5, 4.6e-7), evaluation=(1e-4, 1.3e-6))}
 # (players, cards, seconds of one iteration, of one measure, of a whole ``solve`` of
 # RANGE_COST_ITERATIONS iterations measured at RANGE_COST_POINTS points, the final one
 # included): our_cfr on kuhn_poker_ante, CPU time of the running thread on this 2-core machine
-# at load 12 to 14 (``benchmark_range --part cost``).
+# at load 15 to 17 (``benchmark_range --part cost``).
 RANGE_COST_ITERATIONS, RANGE_COST_POINTS = 100, 17
 RANGE_COST_MEASUREMENTS = (
-    (2, 1_000, 6.0e-5, 2.3e-4, 0.0158),
-    (2, 10_000, 1.35e-3, 2.74e-3, 0.186),
-    (2, 100_000, 2.25e-2, 3.52e-2, 2.70),
-    (2, 1_000_000, 0.242, 0.422, 33.9),
-    (3, 1_000, 2.26e-4, 7.0e-4, 0.0381),
-    (3, 10_000, 3.14e-3, 7.65e-3, 0.467),
-    (3, 100_000, 7.08e-2, 0.131, 9.34),
+    (2, 1_000, 6.22e-5, 4.82e-4, 0.0138),
+    (2, 10_000, 5.63e-4, 2.61e-3, 0.119),
+    (2, 100_000, 1.08e-2, 3.55e-2, 1.71),
+    (2, 1_000_000, 0.136, 0.450, 23.2),
+    (3, 1_000, 2.50e-4, 9.28e-4, 0.0452),
+    (3, 10_000, 4.03e-3, 8.83e-3, 0.541),
+    (3, 100_000, 4.38e-2, 0.128, 6.75),
+    (3, 1_000_000, 0.585, 1.49, 93.0),
 )
 
 # The clock of a solver's own time: the CPU time of the calling thread (see the module docstring),
