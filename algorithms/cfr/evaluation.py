@@ -12,7 +12,7 @@ of two evaluators with one interface (``policy_values``, ``best_response_values`
 * ``RangeEvaluator`` by range vectors on a ``CardTree`` (Johanson, Waugh, Bowling, Zinkevich,
   "Accelerating best response calculation in large extensive games", IJCAI 2011: one pass per
   player over the betting tree with a vector over the cards), in O(N |tree|) for N cards; a
-  ``CardTree3`` (three-player Kuhn poker) is evaluated by ``range3_kernel.policy_values``.
+  ``CardTree3`` (three-player Kuhn poker) by the same passes (``range_engine.response_values``).
 
 ``evaluator(game)`` picks the one the solvers' ``engine="auto"`` picks (``engine_choice``), and
 ``nash_conv(game, policy)`` / ``exploitability(game, policy)`` are the entry points.
@@ -25,10 +25,8 @@ import numpy as np
 from open_spiel.python import policy as policy_lib
 import pyspiel
 
-from algorithms.cfr import range3_kernel
 from algorithms.cfr import range_engine
 from algorithms.cfr.engine_choice import range_card_tree
-from algorithms.cfr.range3_engine import card_tables3
 from algorithms.cfr.range_engine import CardPolicy
 from algorithms.cfr.range_engine import RangeLayout
 from algorithms.cfr.tree_exploitability import TreeEvaluator
@@ -52,10 +50,7 @@ class RangeEvaluator:
 
   def __init__(self, card_tree: Union[CardTree, CardTree3]):
     self.card_tree = card_tree
-    if isinstance(card_tree, CardTree3):
-      self._tables, self._values = card_tables3(card_tree), range3_kernel.policy_values
-    else:
-      self._tables, self._values = range_engine.card_tables(card_tree), range_engine.response_values
+    self._tables = range_engine.card_tables(card_tree)
 
   @functools.cached_property
   def layout(self) -> RangeLayout:
@@ -72,9 +67,8 @@ class RangeEvaluator:
 
   def values(self, policy: Policy):
     """(BR_i (n,), u_i (n,)), n players: best-response values and expected payoffs
-    (``range_engine.response_values``, ``range3_kernel.policy_values``)."""
-    return self._values(self._tables, np.ascontiguousarray(self.flat_policy(policy),
-                                                           dtype=np.float64))
+    (``range_engine.response_values``)."""
+    return range_engine.response_values(self._tables, self.flat_policy(policy))
 
   def policy_values(self, policy: Policy) -> np.ndarray:
     """Expected payoff of each player under the profile: u_i (n,)."""

@@ -1,25 +1,29 @@
-"""CFR with range vectors on a ``CardTree``: the state of a run, its policies and its exact values.
+"""CFR with range vectors on a card tree: the state of a run, its policies and its exact values.
 
-The engine of ``range_kernel`` (its docstring states the passes) for a batch of B games that share
-one ``CardTree`` but for their payoffs (e.g. one deck and rule set, a grid of stakes). Its state
-is the flat engine's, ``cfr_engine.CFREngine``, per game: cumulative regrets R, average
-numerators S and the current policy sigma, each (B, D N 2) with information set (d, c) at
-``CardTree.block(d, c)``; the same ``UpdateRule`` drives both engines through the same per-block
-functions of ``cfr_kernel``.
+The engine of ``range_kernel`` (its docstring states the passes and the terminal values) for a
+batch of B games that share one betting tree but for their stakes (e.g. one deck and rule set, a
+grid of antes and bets): a two-player ``CardTree`` or a three-player ``CardTree3``
+(``range3_engine.Range3Engine`` names the second). Its state is the flat engine's,
+``cfr_engine.CFREngine``, per game: cumulative regrets R, average numerators S and the current
+policy sigma, each (B, D N 2) with information set (d, c) at ``CardTree.block(d, c)``; the same
+``UpdateRule`` drives both engines through the same per-block functions of ``rule_kernel``.
 
 Exact evaluation is range-vector too (Johanson, Waugh, Bowling, Zinkevich, "Accelerating best
 response calculation in large extensive games", IJCAI 2011: one pass over the public tree with
-the opponent's range instead of a walk over every deal): the best-response value of player i
+the opponents' ranges instead of a walk over every deal): the best-response value of player i
 against a policy pi is sum_c BR_i(root, c) with BR_i(d, c) = max_a q(d, c, a) at i's nodes, in
-O(N |tree|). NashConv = BR_0 + BR_1 (the values of a zero-sum game sum to 0), and OpenSpiel's
-exploitability is NashConv / 2.
+O(N |tree|) per player. NashConv = sum_i (BR_i - u_i) with u_i the players' expected payoffs
+(which sum to 0: the games are zero-sum), as OpenSpiel's ``exploitability.nash_conv``; OpenSpiel's
+exploitability is NashConv / P for P players.
 
 Policies leave the engine in two forms: ``CardPolicy`` (the (D, N, 2) array with the node
 names; any deck) and OpenSpiel's ``TabularPolicy`` (``RangeLayout``), whose construction costs
-one representative ``pyspiel.State`` per information set, 4 N of them for standard Kuhn rules.
+one representative ``pyspiel.State`` per information set, 4 N of them for standard two-player
+Kuhn rules.
 """
 
-from typing import Dict, NamedTuple, Optional, Sequence, Tuple
+import functools
+from typing import Dict, NamedTuple, Optional, Sequence, Tuple, Union
 
 import numpy as np
 from open_spiel.python import policy as policy_lib
@@ -29,6 +33,7 @@ from algorithms.cfr import regret_matching as rm
 from algorithms.cfr.cfr_engine import UpdateRule
 from algorithms.cfr.range_kernel import CardTables
 from algorithms.tree.card_tree import CardTree
+from algorithms.tree.card_tree3 import CardTree3
 from algorithms.tree.sequence_form import Blocks
 
 
@@ -55,16 +60,36 @@ class CardPolicy(NamedTuple):
     return {h: self.probabilities[d, :, 1] for d, h in enumerate(self.histories)}
 
 
-def card_tables(tree: CardTree, payoff: Optional[np.ndarray] = None) -> CardTables:
-  """The kernel's tables of ``tree``, with ``payoff`` (T,) instead of the tree's if given.
+def terminal_stakes(tree: Union[CardTree, CardTree3]) -> Tuple[np.ndarray, np.ndarray]:
+  """``CardTables.in_hand`` (T, P) and ``CardTables.contribution`` (T, P) of a card tree.
+
+  ``CardTree3`` has both. A two-player ``CardTree`` has each terminal's kind and player 0's
+  payoff u_0: at a showdown both players are in the hand with the stake s = u_0 each; at a fold
+  the player with u_0 >= 0 wins and the folder's entry is |u_0|, what it loses; the winner's
+  entry, which no payoff of two players reads, is |u_0| too.
+  """
+  if isinstance(tree, CardTree3):
+    return (np.ascontiguousarray(tree.in_hand, dtype=np.bool_),
+            np.ascontiguousarray(tree.contribution, dtype=np.float64))
+  payoff = np.asarray(tree.payoff, dtype=np.float64)
+  in_hand = np.stack([tree.showdown | (payoff >= 0), tree.showdown | (payoff < 0)], axis=1)
+  stake = np.where(tree.showdown, payoff, np.abs(payoff))
+  return np.ascontiguousarray(in_hand), np.ascontiguousarray(np.stack([stake, stake], axis=1))
+
+
+def card_tables(tree: Union[CardTree, CardTree3]) -> CardTables:
+  """The kernel's tables of a two-player ``CardTree`` or a three-player ``CardTree3``.
 
   The last sequences (2 d + a of the player acting at d; 2 D, the empty sequence, before the
-  player's first choice) come from one walk down the tree.
+  player's first choice) come from one walk down the tree; the terminals' description from
+  ``terminal_stakes``.
   """
+  in_hand, contribution = terminal_stakes(tree)
+  players = in_hand.shape[1]
   empty = 2 * tree.num_nodes
   node_sequence = np.full(tree.num_nodes, empty, dtype=np.int64)
-  terminal_sequence = np.full((2, len(tree.showdown)), empty, dtype=np.int64)
-  last = {0: (empty, empty)}  # node -> (player 0's, player 1's) last sequence on the way there
+  terminal_sequence = np.full((players, len(in_hand)), empty, dtype=np.int64)
+  last = {0: (empty,) * players}  # node -> each player's last sequence on the way there
   for d in range(tree.num_nodes):  # parents first
     player = int(tree.node_player[d])
     node_sequence[d] = last[d][player]
@@ -76,19 +101,19 @@ def card_tables(tree: CardTree, payoff: Optional[np.ndarray] = None) -> CardTabl
         last[target] = tuple(after)
       else:
         terminal_sequence[:, -target - 1] = after
-  return CardTables(node_player=tree.node_player, child=tree.child, node_sequence=node_sequence,
-                    terminal_sequence=terminal_sequence, showdown=tree.showdown,
-                    payoff=np.ascontiguousarray(tree.payoff if payoff is None else payoff,
-                                                dtype=np.float64),
-                    num_cards=int(tree.num_cards))
+  return CardTables(node_player=np.ascontiguousarray(tree.node_player, dtype=np.int64),
+                    child=np.ascontiguousarray(tree.child, dtype=np.int64),
+                    node_sequence=node_sequence, terminal_sequence=terminal_sequence,
+                    in_hand=in_hand, contribution=contribution, num_cards=int(tree.num_cards),
+                    players=tuple(range(players)))
 
 
-def same_betting(tree: CardTree, other: CardTree) -> bool:
-  """Whether two trees differ at most in their payoffs (so they can share one batch)."""
+def same_betting(tree: Union[CardTree, CardTree3], other: Union[CardTree, CardTree3]) -> bool:
+  """Whether two trees differ at most in their stakes (so they can share one batch)."""
+  mine, theirs = card_tables(tree), card_tables(other)
   return (tree.histories == other.histories and tree.num_cards == other.num_cards
-          and np.array_equal(tree.node_player, other.node_player)
-          and np.array_equal(tree.child, other.child)
-          and np.array_equal(tree.showdown, other.showdown))
+          and all(np.array_equal(getattr(mine, name), getattr(theirs, name))
+                  for name in ("node_player", "child", "in_hand")))
 
 
 class RangeEngine:
@@ -103,12 +128,12 @@ class RangeEngine:
     iteration: (B,) int64, iteration t of each game's last pass.
   """
 
-  def __init__(self, trees: Sequence[CardTree], rule: UpdateRule):
+  def __init__(self, trees: Sequence[Union[CardTree, CardTree3]], rule: UpdateRule):
     if not trees:
-      raise ValueError("RangeEngine needs at least one CardTree")
+      raise ValueError(f"{type(self).__name__} needs at least one card tree")
     for tree in trees[1:]:
       if not same_betting(trees[0], tree):
-        raise ValueError(f"games {trees[0].game} and {tree.game} differ in more than payoffs; "
+        raise ValueError(f"games {trees[0].game} and {tree.game} differ in more than stakes; "
                          "a batch needs one deck and one rule set")
     self.trees = tuple(trees)
     self.rule = rule
@@ -135,8 +160,18 @@ class RangeEngine:
       raise ValueError(f"iterations must be >= 0, got {iterations}")
     for b in self._games(games):
       range_kernel.iterations(self._tables[b], self._kernel_rule, self.sigma[b], self.regrets[b],
-                              self.cumulative[b], int(self.iteration[b]), int(iterations))
+                              self.cumulative[b], int(self.iteration[b]), int(iterations),
+                              *self._work)
       self.iteration[b] += int(iterations)
+
+  @functools.cached_property
+  def _work(self) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The passes' work arrays (``range_kernel.iterations``), shared by the games of the batch
+    (one betting tree and deck)."""
+    tables = self._tables[0]
+    players, nodes = len(tables.players), len(tables.node_player)
+    return (range_kernel.reach_array(tables), np.empty((players, nodes * tables.num_cards * 2)),
+            np.empty((players, nodes, tables.num_cards)))
 
   def restore(self, iteration: int, regrets: np.ndarray, cumulative: np.ndarray,
               game: int = 0) -> None:
@@ -157,32 +192,44 @@ class RangeEngine:
     return CardPolicy(tree.histories, tree.node_player,
                       flat.reshape(tree.num_nodes, tree.num_cards, 2))
 
+  @property
+  def num_players(self) -> int:
+    """P, the number of players."""
+    return len(self._tables[0].players)
+
   def values(self, game: int = 0, average: bool = True) -> Tuple[np.ndarray, np.ndarray]:
-    """(best-response values (2,), expected payoffs (2,)) of game ``game``'s policy."""
-    return response_values(self._tables[game],
-                           self.average(game) if average else self.sigma[game])
+    """(best-response values (P,), expected payoffs (P,)) of game ``game``'s policy."""
+    return self.values_of(self.average(game) if average else self.sigma[game], game)
+
+  def values_of(self, policy: np.ndarray, game: int = 0) -> Tuple[np.ndarray, np.ndarray]:
+    """(BR_i, u_i), i < P, of a flat policy (D N 2,) in game ``game`` (``response_values``)."""
+    return response_values(self._tables[game], policy)
 
   def nash_conv(self, game: int = 0, average: bool = True) -> float:
     """NashConv = sum_i (BR_i - u_i) of game ``game``'s average (or current) policy."""
     best, expected = self.values(game, average)
     return float(np.sum(best - expected))
 
+  def nash_conv_of(self, policy: np.ndarray, game: int = 0) -> float:
+    """NashConv = sum_i (BR_i - u_i) of a flat policy (D N 2,) in game ``game``."""
+    best, expected = self.values_of(policy, game)
+    return float(np.sum(best - expected))
+
   def exploitability(self, game: int = 0, average: bool = True) -> float:
-    """OpenSpiel's exploitability, NashConv / 2, of game ``game``'s policy."""
-    return self.nash_conv(game, average) / 2
+    """OpenSpiel's exploitability, NashConv / P (zero-sum), of game ``game``'s policy."""
+    return self.nash_conv(game, average) / self.num_players
 
 
 def response_values(tables: CardTables, policy: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
-  """(BR_i, u_i) for i = 0, 1 of a flat policy (D N 2,): best-response and expected payoffs.
+  """(BR_i, u_i) for i < P of a flat policy (D N 2,): best-response and expected payoffs.
 
-  BR_i = sum_c BR_i(root, c) (module docstring); u_i = sum_c v_i(root, c) with both players on
-  ``policy``, so u_0 is the game's value under ``policy`` and u_0 + u_1 = 0 up to rounding.
+  BR_i = sum_c BR_i(root, c) (module docstring); u_i = sum_c v_i(root, c) with every player on
+  ``policy``, so the u_i sum to 0 (a zero-sum game) up to rounding.
   """
   rule = UpdateRule().kernel_rule()  # unused: the passes update nothing
-  best = np.array([range_kernel.root_values(tables, rule, policy, p, True).sum()
-                   for p in range(2)])
-  expected = np.array([range_kernel.root_values(tables, rule, policy, p, False).sum()
-                       for p in range(2)])
+  roots = range_kernel.root_values(tables, rule, np.ascontiguousarray(policy, dtype=np.float64))
+  best = np.array([values.sum() for values in roots[0]])  # BR_i = sum_c max-values at the root
+  expected = np.array([values.sum() for values in roots[1]])
   return best, expected
 
 

@@ -1,38 +1,70 @@
 """The compiled range-vector passes: CFR on a public tree with one vector per player per node.
 
-The games are two-player zero-sum games of the ``tree.card_tree.CardTree`` form: each player
-holds one private card of an ordered deck of N cards (distinct cards, every ordered deal
-equally likely, pi_c = 1 / (N (N - 1)) per deal), the betting is public, and a terminal is a
-showdown (the higher card wins) or a fold (a fixed payoff). An information set is a pair
-(decision node d, card c); its two actions are the block (d, c) of the flat arrays sigma, R
-and S (``card_tree.CardTree.block``), so the per-block update rules of ``cfr_kernel`` apply
-unchanged.
+The games are the one-card games of ``tree.card_tree.CardTree`` (two players) and
+``tree.card_tree3.CardTree3`` (three-player Kuhn poker): each of P players holds one private
+card of an ordered deck of N >= P cards (distinct cards, every ordered deal equally likely,
+pi = 1 / (N (N - 1) ... (N - P + 1)) per deal), the betting is public, and at a terminal the
+highest card among the players still in the hand wins. An information set is a pair (decision
+node d, card c); its two actions are the block (d, c) of the flat arrays sigma, R and S
+(``card_tree.CardTree.block``), so the per-block update rules of ``rule_kernel`` apply
+unchanged. One pass, one update and one evaluation serve every P; only the terminal values
+(step 2) differ with P.
 
 One pass updating player i against sigma (the flat engine's steps, ``cfr_engine``, on ranges;
-DeepStack's range vectors, Moravcik et al., Science 2017; Johanson et al., "Accelerating best
-response calculation in large extensive games", IJCAI 2011, for the sorted-strength showdown):
+DeepStack's range vectors, Moravcik et al., Science 2017; Johanson, Waugh, Bowling, Zinkevich,
+"Accelerating best response calculation in large extensive games", IJCAI 2011, for the
+sorted-strength showdown):
 
-1. reach, top-down: r_p(root, c) = 1, r_p(child(d, a), c) = r_p(d, c) sigma(d, c, a) if p acts
-   at d, else r_p(d, c);
-2. terminal counterfactual values of player i with card c against the opponent's range y:
-   fold with player-i payoff u: v(c) = pi_c u (Y - y[c]), Y = sum y (card removal: the
-   opponent cannot hold c); showdown for a stake s: v(c) = pi_c s (B(c) - A(c)) with
-   B(c) = sum_{c' < c} y[c'] and A(c) = Y - B(c) - y[c]; one prefix sum, O(N), where the
-   history form sums N - 1 opponent cards per card, O(N^2);
+1. reach, top-down, for each player p: r_p(root, c) = 1, r_p(child(d, a), c) = r_p(d, c)
+   sigma(d, c, a) if p acts at d, else r_p(d, c);
+2. terminal counterfactual values v(c) of player i with card c against the opponents' ranges
+   (their reach by card at their last sequence before the terminal, 1 if they have not acted);
+   a terminal is described by the players still in the hand and each player's contribution to
+   the pot (``CardTables``); the winner gains the others' contributions, every other player
+   loses its own (``KuhnRules.returns``). Below, one ascending sweep over the cards, O(N) per
+   terminal where the history form sums over the opponents' deals, O(N^(P - 1)) per card;
 3. bottom-up: q(d, c, a) = value of the child, v(d, c) = sum_a sigma(d, c, a) q(d, c, a) where
-   i acts, v(d, c) = sum_a q(d, c, a) where the opponent acts (its reach is in y);
+   i acts (max_a q(d, c, a) for a best response), v(d, c) = sum_a q(d, c, a) where an opponent
+   acts (its reach is in its range);
 4. at i's blocks: S += w_t r_i(d, c) sigma(d, c, a), then ``end_block_update`` (R += q - v,
    RM+, discounting, regret matching, the prediction of PCFR+ and PDCFR+: the only definition
    of each rule).
 
-Alternating updates run the pass of player 0, then of player 1 against the refreshed policy;
-simultaneous updates compute both players' values from one policy, then update both. These are
-the flat engine's iterations with every sum over deals regrouped, so both engines give the same
-policies up to rounding. Work and memory are O(N |tree|) per pass, against O(N^2 |tree|) for the
-flat engine.
+Terminal values, two players (``two_player_values``): the opponent's range y, Y = sum y.
+
+* fold with player-i payoff u (+ the folder's contribution for the player in the hand, minus
+  its own for the folder): v(c) = pi u (Y - y[c]) (card removal: the opponent cannot hold c);
+* showdown for a stake s (both contributions): v(c) = pi s (B(c) - A(c)) with
+  B(c) = sum_{c' < c} y[c'] and A(c) = Y - B(c) - y[c]: one prefix sum.
+
+Terminal values, three players (``three_player_values``): opponents j = i + 1, k = i + 2
+(mod 3) with ranges y_j, y_k; i's contribution L, the others' W. Then
+v(c) = pi sum over deals (c_j, c_k), c_j != c_k, both != c, of y_j[c_j] y_k[c_k] u_i(c, c_j,
+c_k) with u_i = W if i wins and -L otherwise, so v(c) = pi ((W + L) E(c) - L M(c)), E(c) the
+reach mass of the deals i wins and M(c) that of all deals. The deals are drawn without
+replacement, and every mass is inclusion-exclusion over the one coincidence the two opponents'
+cards can have (c_j = c_k); with the totals Y_j, Y_k, P = sum_c' y_j[c'] y_k[c'], the sums
+below c, B_j(c) = sum_{c' < c} y_j[c'], B_k(c) likewise, Q(c) = sum_{c' < c} y_j[c'] y_k[c']:
+
+* all deals: M(c) = (Y_j - y_j[c]) (Y_k - y_k[c]) - (P - y_j[c] y_k[c]);
+* three-way showdown: i wins when both cards are below c, E(c) = B_j(c) B_k(c) - Q(c), the
+  product of the two masses below c minus the pairs in which both hold the same card;
+* two-way showdown of i and j (k folded): i wins when c_j < c, whatever k holds,
+  E(c) = B_j(c) (Y_k - y_k[c]) - Q(c): one prefix sum of j's range against k's complement,
+  minus the card-removal term; of i and k, symmetrically, B_k(c) (Y_j - y_j[c]) - Q(c);
+* i alone in the hand: E(c) = M(c), v(c) = pi W M(c); i folded: v(c) = -pi L M(c).
+
+Alternating updates run the passes of players 0, 1, ... in turn, each against the policy the
+previous one left; simultaneous updates compute every player's values from one policy, then
+update all. These are the flat engine's iterations with every sum over deals regrouped, so both
+engines give the same policies up to rounding. Work and memory are O(N |tree|) per pass.
+
+Best responses are exact on range vectors because player i's information set is (d, c): with
+the opponents' ranges fixed, v(d, c) = max_a q(d, c, a) at i's nodes is i's best-response value
+per card, and sum_c v(root, c) its best-response value BR_i (Johanson et al. 2011).
 """
 
-from typing import NamedTuple
+from typing import NamedTuple, Tuple
 
 import numpy as np
 
@@ -43,7 +75,7 @@ from algorithms.cfr.rule_kernel import iteration_weights
 
 
 class CardTables(NamedTuple):
-  """A ``CardTree``'s structure in the kernel's types (one game of a batch).
+  """A card tree's structure in the kernel's types (one game of a batch), for P players.
 
   A sequence (d, a) of the player acting at d has its reach vector in the flat (D N 2,) array
   X, X[(d N + c) 2 + a] = r(d, c) sigma(d, c, a), the layout of sigma, R and S.
@@ -53,20 +85,25 @@ class CardTables(NamedTuple):
     child: (D, 2) the node after each action: a decision node d >= 0, or terminal t as -(t + 1).
     node_sequence: (D,) the acting player's last sequence before d, as 2 d' + a', or 2 D for
       the empty sequence (the player has not acted), whose reach X is 1 (``reach_array``).
-    terminal_sequence: (2, T) each player's last sequence before terminal t, likewise.
-    showdown: (T,) True where terminal t is a showdown, False for a fold.
-    payoff: (T,) player 0's payoff at t: the stake s of a showdown (+s with the higher card,
-      -s with the lower), or player 0's payoff u_0 at a fold; player 1 gets the opposite.
+    terminal_sequence: (P, T) each player's last sequence before terminal t, likewise; P is
+      the number of players.
+    in_hand: (T, P) bool, the players who have not folded at t.
+    contribution: (T, P) float64, what each player loses at t if it does not win (its chips in
+      the pot); a winner gains the other players' entries.
     num_cards: N.
+    players: (0, 1, ..., P - 1). A tuple, not an array: its length P is part of the tables'
+      numba type, so each number of players compiles to machine code of its own, with the
+      other player counts' terminal values and loop bounds folded away.
   """
 
   node_player: np.ndarray
   child: np.ndarray
   node_sequence: np.ndarray
   terminal_sequence: np.ndarray
-  showdown: np.ndarray
-  payoff: np.ndarray
+  in_hand: np.ndarray
+  contribution: np.ndarray
   num_cards: int
+  players: Tuple[int, ...]
 
 
 @kernel
@@ -103,31 +140,71 @@ def sequence_range(tab: CardTables, x: np.ndarray, sequence: int) -> np.ndarray:
 
 
 @kernel(inline=True)
-def terminal_values(tab: CardTables, t: int, player: int, x: np.ndarray,
-                    out: np.ndarray) -> None:
-  """Step 2: v(c) of ``player`` at terminal t into out[c] (a view of N entries).
-
-  The opponent's range y is X at its last sequence before t (1 if it has not acted).
-  """
+def two_player_values(tab: CardTables, t: int, player: int, x: np.ndarray,
+                      out: np.ndarray) -> None:
+  """Step 2 with two players: v(c) of ``player`` at terminal t into out[c] (module docstring)."""
   n = tab.num_cards
-  scale = tab.payoff[t] / (n * (n - 1.0))  # pi_c s (or pi_c u_0) of this terminal
-  if player == 1 and not tab.showdown[t]:
-    scale = -scale  # a fold: player 1 gets -u_0 (at a showdown the higher card wins s)
-  y = sequence_range(tab, x, tab.terminal_sequence[1 - player, t])
-  if tab.showdown[t]:
+  other = 1 - player
+  y = sequence_range(tab, x, tab.terminal_sequence[other, t])
+  if tab.in_hand[t, player] and tab.in_hand[t, other]:
+    scale = tab.contribution[t, other] / (n * (n - 1.0))  # pi s, s the stake of the showdown
     below = 0.0  # B(c) = sum_{c' < c} y[c'], the hands c beats
     for c in range(n):
       out[c] = below
       below += y[c]
     # B(c) - A(c) with A(c) = Y - B(c) - y[c], the hands that beat c, and Y = B(N)
     for c in range(n):
-      out[c] = scale * (2.0 * out[c] + y[c] - below)  # pi_c s (B(c) - A(c))
+      out[c] = scale * (2.0 * out[c] + y[c] - below)  # pi s (B(c) - A(c))
   else:
+    if tab.in_hand[t, player]:
+      scale = tab.contribution[t, other] / (n * (n - 1.0))  # pi u: the folder's chips
+    else:
+      scale = -tab.contribution[t, player] / (n * (n - 1.0))  # pi u: its own chips lost
     total = 0.0
     for c in range(n):
       total += y[c]  # Y = sum_c' y[c']
     for c in range(n):
-      out[c] = scale * (total - y[c])  # pi_c u (Y - y[c]): the opponent holds any other card
+      out[c] = scale * (total - y[c])  # pi u (Y - y[c]): the opponent holds any other card
+
+
+@kernel(inline=True)
+def three_player_values(tab: CardTables, t: int, player: int, x: np.ndarray,
+                        out: np.ndarray) -> None:
+  """Step 2 with three players: v(c) = pi ((W + L) E(c) - L M(c)) into out[c], with the masses
+  of the module docstring."""
+  n = tab.num_cards
+  j, k = (player + 1) % 3, (player + 2) % 3
+  yj = sequence_range(tab, x, tab.terminal_sequence[j, t])
+  yk = sequence_range(tab, x, tab.terminal_sequence[k, t])
+  scale = 1.0 / (n * (n - 1.0) * (n - 2.0))  # pi, the probability of each ordered deal
+  lose = tab.contribution[t, player]  # L: i's own contribution
+  win = tab.contribution[t, j] + tab.contribution[t, k]  # W: the others' contributions
+  total_j, total_k, pairs = 0.0, 0.0, 0.0
+  for c in range(n):
+    total_j += yj[c]  # Y_j
+    total_k += yk[c]  # Y_k
+    pairs += yj[c] * yk[c]  # P = sum_c' y_j[c'] y_k[c']
+  mine, in_j, in_k = tab.in_hand[t, player], tab.in_hand[t, j], tab.in_hand[t, k]
+  below_j, below_k, below_pairs = 0.0, 0.0, 0.0  # B_j(c), B_k(c), Q(c): sums over c' < c
+  for c in range(n):
+    # M(c) = (Y_j - y_j[c]) (Y_k - y_k[c]) - (P - y_j[c] y_k[c]): deals without c, c_j != c_k
+    rest_j, rest_k = total_j - yj[c], total_k - yk[c]
+    mass = rest_j * rest_k - (pairs - yj[c] * yk[c])
+    if not mine:
+      out[c] = -scale * lose * mass  # i folded: -pi L M(c)
+    elif not (in_j or in_k):
+      out[c] = scale * win * mass  # i alone takes the pot: pi W M(c)
+    else:
+      if in_j and in_k:
+        beaten = below_j * below_k - below_pairs  # E = B_j B_k - Q: both below c
+      elif in_j:
+        beaten = below_j * rest_k - below_pairs  # E = B_j (Y_k - y_k[c]) - Q: j below c
+      else:
+        beaten = below_k * rest_j - below_pairs  # E = B_k (Y_j - y_j[c]) - Q: k below c
+      out[c] = scale * ((win + lose) * beaten - lose * mass)  # pi (W E - L (M - E))
+    below_j += yj[c]
+    below_k += yk[c]
+    below_pairs += yj[c] * yk[c]
 
 
 @kernel(inline=True)
@@ -137,11 +214,12 @@ def player_pass(tab: CardTables, rule: KernelRule, t: int, player: int, best: bo
   """Steps 2-4 for ``player``, bottom-up: q, v (D, N), and with ``update`` R, S and sigma.
 
   At the player's nodes v(d, c) = sum_a sigma(d, c, a) q(d, c, a), or max_a q(d, c, a) with
-  ``best`` (a best response's values); at the opponent's v(d, c) = sum_a q(d, c, a). A node's
+  ``best`` (a best response's values); at an opponent's v(d, c) = sum_a q(d, c, a). A node's
   update (S += w_t X, then ``end_block_update``: R += q - v, ...) runs as soon as its v is
   known: its parent's value uses v, never the updated sigma, and X was computed before the pass.
   """
   n = tab.num_cards
+  two_players = len(tab.players) == 2  # a constant of the compiled code
   w, positive, negative = iteration_weights(rule, t)  # w_t = t^gamma, DCFR's discounts
   for d in range(len(tab.node_player) - 1, -1, -1):  # children before parents
     for a in range(2):
@@ -149,9 +227,10 @@ def player_pass(tab: CardTables, rule: KernelRule, t: int, player: int, best: bo
       if target >= 0:
         for c in range(n):
           q[(d * n + c) * 2 + a] = v[target, c]  # q(d, c, a) = v(child, c)
+      elif two_players:  # q(d, ., a): every other entry of the node's block of q
+        two_player_values(tab, -target - 1, player, x, q[d * n * 2 + a:(d + 1) * n * 2:2])
       else:
-        # q(d, ., a): every other entry of the node's block of q
-        terminal_values(tab, -target - 1, player, x, q[d * n * 2 + a:(d + 1) * n * 2:2])
+        three_player_values(tab, -target - 1, player, x, q[d * n * 2 + a:(d + 1) * n * 2:2])
     if tab.node_player[d] != player:
       for c in range(n):
         v[d, c] = q[(d * n + c) * 2] + q[(d * n + c) * 2 + 1]  # the opponent's reach has sigma
@@ -174,26 +253,29 @@ def player_pass(tab: CardTables, rule: KernelRule, t: int, player: int, best: bo
 
 @kernel
 def iterations(tab: CardTables, rule: KernelRule, sigma: np.ndarray, regrets: np.ndarray,
-               cumulative: np.ndarray, iteration: int, count: int) -> None:
-  """Iterations ``iteration + 1`` .. ``iteration + count`` (module docstring), in place."""
-  n, d = tab.num_cards, len(tab.node_player)
-  x = reach_array(tab)
-  q = np.empty((2, d * n * 2))
-  v = np.empty((2, d, n))
-  for p in range(2):
+               cumulative: np.ndarray, iteration: int, count: int, x: np.ndarray, q: np.ndarray,
+               v: np.ndarray) -> None:
+  """Iterations ``iteration + 1`` .. ``iteration + count`` (module docstring), in place.
+
+  x, q, v: work arrays, ``reach_array(tab)``, (P, D N 2) and (P, D, N), whose contents are
+  rewritten before they are read (but for x's empty sequence, 1): kept by the caller across
+  calls, so that a call per iteration does not allocate (and fault in) three vectors per node.
+  """
+  players = len(tab.players)
+  for p in range(players):
     reaches(tab, sigma, p, x)
   for it in range(count):
     t = iteration + it + 1  # t of w_t and the discounts
     if rule.alternating:
-      for p in range(2):  # player 0's pass, then player 1's against the new sigma
+      for p in range(players):  # players 0, 1, ... in turn, each against the policy left before
         player_pass(tab, rule, t, p, False, True, sigma, x, regrets, cumulative, q[p], v[p])
         reaches(tab, sigma, p, x)  # only p's policy changed
     else:
-      for p in range(2):  # both players' values from the same sigma, then both updates
+      for p in range(players):  # every player's values from the same sigma, then the updates
         player_pass(tab, rule, t, p, False, False, sigma, x, regrets, cumulative, q[p], v[p])
-      for p in range(2):
+      for p in range(players):
         apply_update(tab, rule, t, p, sigma, x, regrets, cumulative, q[p], v[p])
-      for p in range(2):
+      for p in range(players):
         reaches(tab, sigma, p, x)
 
 
@@ -219,17 +301,22 @@ def apply_update(tab: CardTables, rule: KernelRule, t: int, player: int, sigma: 
 
 
 @kernel
-def root_values(tab: CardTables, rule: KernelRule, policy: np.ndarray, player: int,
-                best: bool) -> np.ndarray:
-  """``player``'s counterfactual values at the root per card (N,) against ``policy``.
+def root_values(tab: CardTables, rule: KernelRule, policy: np.ndarray) -> np.ndarray:
+  """Every player's counterfactual values at the root per card against ``policy``, (2, P, N).
 
-  With ``best`` the player best-responds (its sum over cards is its best-response value);
-  otherwise it plays ``policy`` too (the sum is its expected payoff under ``policy``).
+  [0, i]: player i best-responds to the others' ``policy`` (its sum over cards is i's
+  best-response value BR_i); [1, i]: i plays ``policy`` too (the sum is its expected payoff).
+  ``rule`` is not used: the passes update nothing.
   """
-  n, d = tab.num_cards, len(tab.node_player)
+  n, d, players = tab.num_cards, len(tab.node_player), len(tab.players)
   x = reach_array(tab)
-  for p in range(2):
+  for p in range(players):
     reaches(tab, policy, p, x)
+  q = np.empty(d * n * 2)
   v = np.empty((d, n))
-  player_pass(tab, rule, 0, player, best, False, policy, x, x, x, np.empty(d * n * 2), v)
-  return v[0].copy()
+  out = np.empty((2, players, n))
+  for p in range(players):
+    for k in range(2):
+      player_pass(tab, rule, 0, p, k == 0, False, policy, x, x, x, q, v)
+      out[k, p] = v[0]
+  return out

@@ -68,12 +68,11 @@ _ACTIVITY_BYTES = 240
 # OpenSpiel measurement, per history (seconds; Kuhn and Leduc poker on 2 cores, with a margin).
 _MEASURE_SECONDS_PER_HISTORY = 5e-6
 _FINAL_SECONDS_PER_HISTORY = 5e-5
-# On range vectors over N cards: measuring the average policy once, per card (measured 0.1 us
-# at 10,000 and 100,000 cards); and the final TabularPolicy (for a kept policy table or
-# OpenSpiel's check), whose representative state and information-state tensor (about N floats)
-# per information set cost time per card squared (measured 0.45 s at 1,000 cards, 2.6 s at
-# 2,000; its memory: ``range_engine.tabular_policy_bytes``).
-_RANGE_MEASURE_SECONDS_PER_CARD = 2e-7
+# On range vectors over N cards (iterations and measures: ``SolverSpec.range_seconds``): the
+# final TabularPolicy (for a kept policy table or OpenSpiel's check), whose representative state
+# and information-state tensor (about N floats) per information set cost time per card squared
+# (measured 0.45 s at 1,000 cards, 2.6 s at 2,000; its memory:
+# ``range_engine.tabular_policy_bytes``).
 _TABLE_SECONDS_PER_CARD_SQUARED = 7e-7
 
 
@@ -354,7 +353,8 @@ class Context:
 def estimate_seconds(job: jobs_lib.Job,
                      histories: Callable[[str], int] = game_loader.histories) -> float:
   """The estimated wall time of one job: solver iterations (``SolverSpec.seconds_per_iteration``)
-  plus measurements, and on range vectors the final policy table where one is built.
+  plus measurements, or on range vectors both (``SolverSpec.range_seconds``) and the final
+  policy table where one is built.
 
   Args:
     job: the job.
@@ -368,8 +368,7 @@ def estimate_seconds(job: jobs_lib.Job,
     return (job.iterations * spec.seconds_per_iteration(size)
             + size * (measurements * _MEASURE_SECONDS_PER_HISTORY + _FINAL_SECONDS_PER_HISTORY))
   cards = card_tree.num_cards
-  seconds = (job.iterations * spec.seconds_per_iteration(0, cards)
-             + measurements * _RANGE_MEASURE_SECONDS_PER_CARD * cards)
+  seconds = spec.range_seconds(job.iterations, measurements, card_tree)
   checked = measures.openspiel_walkable(card_tree.game)  # OpenSpiel's check at the end
   if checked:
     seconds += game_loader.histories(job.game) * _FINAL_SECONDS_PER_HISTORY

@@ -49,10 +49,12 @@ from typing import (
   Hashable,
   List,
   Mapping,
+  NamedTuple,
   Optional,
   Sequence,
   Set,
   Tuple,
+  Union,
 )
 
 import numpy as np
@@ -68,22 +70,63 @@ from algorithms.cfr import engine_choice
 from algorithms.rebel.leaves import specs
 from algorithms.tree import game_shortcuts
 from algorithms.tree.card_tree import CardTree
+from algorithms.tree.card_tree3 import CardTree3
 from experiments.harness import measures
 
 # Sampled solvers touch one chance outcome per iteration instead of all; experiments give them
 # this many times the iterations of full-traversal solvers.
 SAMPLED_BUDGET_FACTOR = 10
 
-# One iteration of the project's CFR solvers on range vectors, one ``evaluate_and_update_policy``
-# call as the harness runs them, takes about a + b N seconds on a deck of N cards. Measured (CPU
-# time, median of 3, this 2-core machine at load 2 to 6) for our_cfr, our_cfr_plus, our_lcfr and
-# our_dcfr alike on kuhn_poker_ante with standard rules: 6.5 us at 13 cards, 10 us at 100, 45 to
-# 49 us at 1,000, 1.24 to 1.38 ms at 10,000 (the call allocates the pass's arrays; solve(n)
-# costs 0.46 ms per iteration there); a = 1e-5 s and b = 1.5e-7 s lie above every measurement.
-# our_pcfr_plus, our_dcfr_plus and our_pdcfr_plus cost what our_cfr_plus does (another run, load
-# 2 to 4: 5.9 to 6.4 us at 13 cards, 9.9 to 10.3 us at 100, 52 to 55 us at 1,000, 0.52 to
-# 0.57 ms at 10,000, all four alike).
-RANGE_COST = (1e-5, 1.5e-7)
+
+
+class RangeCost(NamedTuple):
+  """The time of the project's solvers on range vectors over N cards, as ``solve`` runs them.
+
+  Both parts are linear in N, the work of a pass over the public tree with a vector of N cards
+  per node (``algorithms.cfr.range_kernel``): one iteration, an ``evaluate_and_update_policy``
+  call (P passes, each with its update), about a + b N seconds; one measure of the average
+  policy (``card_policy`` and the exact exploitability or NashConv, 2 P passes without updates),
+  about c + e N seconds.
+
+  Attributes:
+    iteration: (a, b).
+    evaluation: (c, e).
+  """
+
+  iteration: Tuple[float, float]
+  evaluation: Tuple[float, float]
+
+  def seconds(self, iterations: int, evaluations: int, cards: int) -> float:
+    """The time of ``iterations`` iterations and ``evaluations`` measures on ``cards`` cards."""
+    (a, b), (c, e) = self.iteration, self.evaluation
+    return iterations * (a + b * cards) + evaluations * (c + e * cards)
+
+
+# RANGE_COSTS[P]: the cost model of a P-player game (standard rules, the larger tree) on range
+# vectors. Fitted to RANGE_COST_MEASUREMENTS: each whole run within a factor 2 of the model
+# (0.8 to 1.6 times the measured time from 1,000 to 1,000,000 cards), and from 100,000 cards on
+# each iteration and measure too (tests/test_experiments/harness/test_range_jobs.py);
+# reproduced by ``python -m experiments.scripts.benchmark_range --part cost``. The time per card
+# grows with N as the vectors leave the processor's caches (two players: 0.06 us per card and
+# iteration at 1,000 to 10,000 cards, 0.14 us at 1,000,000), so a line through the large decks
+# overestimates small ones, whose runs take well under a second.
+RANGE_COSTS = {2: RangeCost(iteration=(1e-5, 1.2e-7), evaluation=(1e-4, 3.8e-7)),
+               3: RangeCost(iteration=(1e-5, 4.6e-7), evaluation=(1e-4, 1.3e-6))}
+# (players, cards, seconds of one iteration, of one measure, of a whole ``solve`` of
+# RANGE_COST_ITERATIONS iterations measured at RANGE_COST_POINTS points, the final one
+# included): our_cfr on kuhn_poker_ante, CPU time of the running thread on this 2-core machine
+# at load 15 to 17 (``benchmark_range --part cost``).
+RANGE_COST_ITERATIONS, RANGE_COST_POINTS = 100, 17
+RANGE_COST_MEASUREMENTS = (
+    (2, 1_000, 6.22e-5, 4.82e-4, 0.0138),
+    (2, 10_000, 5.63e-4, 2.61e-3, 0.119),
+    (2, 100_000, 1.08e-2, 3.55e-2, 1.71),
+    (2, 1_000_000, 0.136, 0.450, 23.2),
+    (3, 1_000, 2.50e-4, 9.28e-4, 0.0452),
+    (3, 10_000, 4.03e-3, 8.83e-3, 0.541),
+    (3, 100_000, 4.38e-2, 0.128, 6.75),
+    (3, 1_000_000, 0.585, 1.49, 93.0),
+)
 
 # The clock of a solver's own time: the CPU time of the calling thread (see the module docstring),
 # and the unit of an axis of that time.
@@ -178,8 +221,8 @@ class SolverSpec:
     cost: (a, b): one iteration on the flat tree (or outside the project's engine) takes about
       a + b H seconds on a game of H histories (measured on Kuhn and Leduc poker, 2 cores), for
       the estimate that refuses sweeps longer than ``--max-minutes``.
-    range_cost: (a, b): one iteration on range vectors takes about a + b N seconds on a deck of
-      N cards (standard rules, the larger tree; ``RANGE_COST``).
+    range_cost: {players: ``RangeCost``}, the time of iterations and measures on range vectors
+      (``RANGE_COSTS``).
     batch: the class that solves several games of one tree shape at once with the same
       results (``algorithms.BatchedCFRSolver`` and the other batched classes), or None;
       ``solve_batch`` uses it.
@@ -198,7 +241,7 @@ class SolverSpec:
   ours: bool = False
   in_report: bool = False
   cost: Tuple[float, float] = (1e-3, 2e-5)
-  range_cost: Tuple[float, float] = RANGE_COST
+  range_cost: Mapping[int, RangeCost] = dataclasses.field(default_factory=lambda: RANGE_COSTS)
   batch: Optional[Callable[..., Any]] = None
   color: Optional[str] = None
   engine: Optional[bool] = None  # the old name of ``ours``, kept equal to it
@@ -208,12 +251,20 @@ class SolverSpec:
     object.__setattr__(self, "ours", ours)
     object.__setattr__(self, "engine", ours)
 
-  def seconds_per_iteration(self, histories: int, cards: Optional[int] = None) -> float:
-    """The estimated time of one iteration: on range vectors over ``cards`` cards if given,
-    else on a game of ``histories`` histories."""
-    if cards is not None:
-      return self.range_cost[0] + self.range_cost[1] * cards
+  def seconds_per_iteration(self, histories: int) -> float:
+    """The estimated time of one iteration on the flat tree of a game of ``histories``
+    histories."""
     return self.cost[0] + self.cost[1] * histories
+
+  def range_seconds(self, iterations: int, measurements: int,
+                    card_tree: Union[CardTree, CardTree3]) -> float:
+    """The estimated time of ``solve`` on range vectors over ``card_tree``: ``iterations``
+    iterations, ``measurements`` measures of the average policy, and what ``solve`` adds once:
+    building the solver and a throwaway one with its warm-up iteration (``warm_up``), and the
+    final policy's returns (one more measure)."""
+    players = card_tree.game.num_players()
+    return self.range_cost[players].seconds(iterations + 2, measurements + 1,
+                                            card_tree.num_cards)
 
   def card_tree(self, game: pyspiel.Game,
                 options: Optional[Mapping[str, Any]] = None) -> Optional[CardTree]:

@@ -1,9 +1,12 @@
 """Benchmark of the range-vector CFR engine against the flat engine, and its large-deck targets.
 
-  python -m experiments.scripts.benchmark_range           # every part (about 8 minutes)
+  python -m experiments.scripts.benchmark_range           # parts 1-3 (about 8 minutes)
   python -m experiments.scripts.benchmark_range --quick   # small decks, short repeats
+  python -m experiments.scripts.benchmark_range --part players   # part 4 (about 1 minute)
+  python -m experiments.scripts.benchmark_range --part cost      # part 5 (about 3 minutes)
 
-On two-player ``kuhn_poker_ante`` with N cards, three parts, each printed as a table:
+On two-player ``kuhn_poker_ante`` with N cards, three parts (``--part engines``, the default),
+each printed as a table:
 
 1. Agreement, first: vanilla CFR (``algorithms.CFRSolver``, alternating updates; Zinkevich,
    Johanson, Bowling, Piccione, NeurIPS 2007) for ``AGREEMENT_ITERATIONS`` iterations on each
@@ -29,9 +32,23 @@ On two-player ``kuhn_poker_ante`` with N cards, three parts, each printed as a t
    growth over the size before the run, the run's own. Targets (``LARGE_TARGETS``): 10,000 cards
    in < 60 CPU s, 100,000 cards in < 10 minutes within 2 GB.
 
-``main(argv)`` prints the tables and returns their rows (``Rows``); run as a script, the exit
-status is 1 if the engines disagree, else 0 (``exit_status``: a missed target is reported, not an
-error).
+On the range engine alone, two and three players (``kuhn_poker_ante(players=3)``):
+
+4. ``--part players``: iterations per CPU second of ``solve(n)`` for CFR+ (Tammelin 2014) and
+   DCFR (Brown and Sandholm 2019), two players at 1,000 and 100,000 cards, three at 50 and
+   1,000 (``PLAYER_DECKS``), as in part 2.
+5. ``--part cost``: the harness's cost model on range vectors
+   (``solver_registry.RANGE_COSTS``) against measured CPU seconds of the running thread
+   (``solver_registry.SOLVER_CLOCK``) for ``our_cfr``: one iteration as the harness calls it
+   (``evaluate_and_update_policy``), one measure of the average policy (``card_policy`` and the
+   exact exploitability or NashConv), and a whole ``solver_registry.solve`` of
+   ``solver_registry.RANGE_COST_ITERATIONS`` iterations measured at the convergence
+   experiment's points, against ``context.estimate_seconds`` of that job (``COST_DECKS``); the
+   numbers ``solver_registry.RANGE_COST_MEASUREMENTS`` records.
+
+``main(argv)`` prints the tables and returns their rows (``Rows``, or a list of ``PlayerRate``
+or ``Cost`` rows with ``--part``); run as a script, the exit status is 1 if the engines
+disagree, else 0 (``exit_status``: a missed target is reported, not an error).
 """
 
 import argparse
@@ -41,15 +58,19 @@ import math
 import subprocess
 import sys
 import time
-from typing import Dict, List, NamedTuple, Optional, Sequence, Tuple
+from typing import Dict, List, NamedTuple, Optional, Sequence, Tuple, Union
 
 import numpy as np
 import pyspiel
 
 import algorithms
 from experiments.harness import benchmarking
+from experiments.harness import context
 from experiments.harness import game_loader
+from experiments.harness import jobs
+from experiments.harness import measures
 from experiments.harness import script_runner
+from experiments.harness import solver_registry
 
 DECKS, QUICK_DECKS = (3, 13, 50, 200), (3, 13)
 STAKES, QUICK_STAKES = ((1.0, 1.0), (2.0, 1.0), (1.0, 4.0)), ((1.0, 1.0),)
@@ -65,6 +86,14 @@ LARGE_TARGETS = {10_000: (60.0, None), 100_000: (600.0, 2 * 10**9)}
 TARGET_EXPLOITABILITY = 1e-6
 CHECK_EVERY = 10
 MAX_ITERATIONS = 100_000  # A large-deck run stops here if the target is not reached.
+# Part 4: (players, cards) and the rules whose range-engine rates are measured.
+PLAYER_DECKS, QUICK_PLAYER_DECKS = ((2, 1_000), (2, 100_000), (3, 50), (3, 1_000)), ((3, 50),)
+PLAYER_SOLVERS = ("CFRPlusSolver", "DCFRSolver")
+# Part 5: (players, cards) of the cost model's measurements.
+COST_DECKS = ((2, 1_000), (2, 10_000), (2, 100_000), (2, 1_000_000), (3, 1_000), (3, 10_000),
+              (3, 100_000), (3, 1_000_000))
+QUICK_COST_DECKS = ((2, 1_000), (3, 1_000))
+COST_SOLVER = "our_cfr"
 # The large-deck run in a fresh process (the peak resident set size never goes down).
 LARGE_RUN = ("import json, sys\n"
              "from experiments.scripts.benchmark_range import large_deck_run\n"
@@ -149,6 +178,41 @@ class LargeDeck:
             and (peak is None or self.peak_bytes <= peak))
 
 
+@dataclasses.dataclass
+class PlayerRate:
+  """Part 4: iterations per CPU second of one rule on the range engine, for one game."""
+
+  players: int
+  cards: int
+  solver: str
+  rate: float
+
+
+@dataclasses.dataclass
+class Cost:
+  """Part 5: measured CPU seconds on range vectors against the harness's estimate.
+
+  Attributes:
+    players, cards: the game, ``kuhn_poker_ante`` with standard rules.
+    iteration: one ``evaluate_and_update_policy`` call.
+    evaluation: one measure of the average policy.
+    run: a whole ``solver_registry.solve`` (iterations, measures and its one-off costs).
+    estimate: ``context.estimate_seconds`` of that run's job.
+  """
+
+  players: int
+  cards: int
+  iteration: float
+  evaluation: float
+  run: float
+  estimate: float
+
+  @property
+  def ratio(self) -> float:
+    """The ratio estimate / run."""
+    return self.estimate / self.run
+
+
 class Rows(NamedTuple):
   agreement: List[Agreement]
   speed: List[Speed]
@@ -175,6 +239,47 @@ def speed(cards: int, simplified: bool, ante: float, bet: float, seconds: float,
     solver.solve(1)  # The compiled kernels loaded before timing.
     rates[engine] = benchmarking.cpu_rate(solver.solve, seconds, repeats)
   return Speed(cards, simplified, ante, bet, rates["flat"], rates["range"])
+
+
+def range_game(players: int, cards: int) -> pyspiel.Game:
+  """Standard ``kuhn_poker_ante`` (ante = bet = 1) of ``players`` players and ``cards`` cards."""
+  return pyspiel.load_game(f"kuhn_poker_ante(players={players},deck_size={cards})")
+
+
+def player_rate(players: int, cards: int, solver: str, seconds: float,
+                repeats: int) -> PlayerRate:
+  """Part 4's rate of ``algorithms.<solver>`` with ``engine="range"``."""
+  instance = getattr(algorithms, solver)(range_game(players, cards), engine="range")
+  instance.solve(1)  # The compiled kernels loaded before timing.
+  return PlayerRate(players, cards, solver,
+                    benchmarking.cpu_rate(instance.solve, seconds, repeats))
+
+
+def _thread_seconds(step, count: int) -> float:
+  """CPU seconds of the running thread per call of ``step()``, over ``count`` calls."""
+  start = solver_registry.SOLVER_CLOCK()
+  for _ in range(count):
+    step()
+  return (solver_registry.SOLVER_CLOCK() - start) / count
+
+
+def cost(players: int, cards: int) -> Cost:
+  """Part 5's row: ``COST_SOLVER``'s iteration, measure and whole run on one deck."""
+  game = range_game(players, cards)
+  spec = solver_registry.get_solver(COST_SOLVER)
+  instance = spec.build(game)
+  instance.evaluate_and_update_policy()  # The compiled kernels loaded before timing.
+  iteration = _thread_seconds(instance.evaluate_and_update_policy, max(3, min(200, 10**7 // cards)))
+  measure = measures.measure_for(game)
+  evaluation = _thread_seconds(lambda: measure.exact(instance.card_policy()),
+                               max(2, min(50, 10**7 // cards)))
+  iterations = solver_registry.RANGE_COST_ITERATIONS
+  points = jobs.measuring_points(iterations, 20)  # the convergence experiment's points
+  job = jobs.Job("benchmark", str(game), COST_SOLVER, 0, iterations, measure_at=points)
+  start = solver_registry.SOLVER_CLOCK()
+  solver_registry.solve(game, COST_SOLVER, 0, iterations, points)
+  run = solver_registry.SOLVER_CLOCK() - start
+  return Cost(players, cards, iteration, evaluation, run, context.estimate_seconds(job))
 
 
 def large_deck_run(cards: int, simplified: bool) -> Dict[str, float]:
@@ -239,11 +344,32 @@ def print_rows(rows: Rows) -> None:
           f"{d.run_bytes / 1e6:,.0f} | {target} | {_met(d.met)} |")
 
 
+def print_player_rates(rows: Sequence[PlayerRate]) -> None:
+  print("\n## 4. Range engine, iterations per CPU second, solve(n), two and three players\n")
+  print("| players | cards | rule | it/s |\n|---|---|---|---|")
+  for r in rows:
+    print(f"| {r.players} | {r.cards:,} | {r.solver} | {r.rate:,.0f} |")
+
+
+def print_costs(rows: Sequence[Cost]) -> None:
+  print(f"\n## 5. Cost on range vectors ({COST_SOLVER}, CPU s of the running thread) against the "
+        "harness's estimate\n")
+  print(f"| players | cards | s / iteration | s / measure | run of "
+        f"{solver_registry.RANGE_COST_ITERATIONS} iterations (s) | estimate (s) | "
+        "estimate / run |\n|---|---|---|---|---|---|---|")
+  for r in rows:
+    print(f"| {r.players} | {r.cards:,} | {r.iteration:.3g} | {r.evaluation:.3g} | "
+          f"{r.run:.3g} | {r.estimate:.3g} | {r.ratio:.2f} |")
+
+
 def parse_args(argv: Optional[Sequence[str]] = None) -> argparse.Namespace:
   parser = argparse.ArgumentParser(prog="python -m experiments.scripts.benchmark_range",
                                    description=__doc__.splitlines()[0])
   parser.add_argument("--repeats", type=int, default=5, help="repeats per rate (median)")
   parser.add_argument("--seconds", type=float, default=0.5, help="CPU seconds per repeat")
+  parser.add_argument("--part", choices=("engines", "players", "cost"), default="engines",
+                      help="parts 1-3 (flat against range engine; the default), part 4 (range "
+                      "engine rates, two and three players) or part 5 (the cost model)")
   parser.add_argument("--quick", action="store_true",
                       help=f"decks {QUICK_AGREEMENT_DECKS} (agreement), {QUICK_DECKS} (speed, "
                       f"stakes {QUICK_STAKES}) and {QUICK_LARGE_DECKS} (large, no target); 3 "
@@ -257,10 +383,21 @@ def parse_args(argv: Optional[Sequence[str]] = None) -> argparse.Namespace:
   return args
 
 
-def main(argv: Optional[Sequence[str]] = None) -> Rows:
-  """Runs the three parts (module docstring), prints their tables and returns their rows."""
+def main(argv: Optional[Sequence[str]] = None) -> Union[Rows, List[PlayerRate], List[Cost]]:
+  """Runs the parts ``--part`` names (module docstring), prints their tables and returns their
+  rows."""
   args = parse_args(argv)
   benchmarking.describe_machine()
+  if args.part == "players":
+    rates = [player_rate(p, n, solver, args.seconds, args.repeats)
+             for p, n in (QUICK_PLAYER_DECKS if args.quick else PLAYER_DECKS)
+             for solver in PLAYER_SOLVERS]
+    print_player_rates(rates)
+    return rates
+  if args.part == "cost":
+    costs = [cost(p, n) for p, n in (QUICK_COST_DECKS if args.quick else COST_DECKS)]
+    print_costs(costs)
+    return costs
   agreement_decks, decks, stakes, large_decks = (
       (QUICK_AGREEMENT_DECKS, QUICK_DECKS, QUICK_STAKES, QUICK_LARGE_DECKS) if args.quick
       else (AGREEMENT_DECKS, DECKS, STAKES, LARGE_DECKS))
@@ -273,8 +410,10 @@ def main(argv: Optional[Sequence[str]] = None) -> Rows:
   return rows
 
 
-def exit_status(rows: Rows) -> int:
+def exit_status(rows: Union[Rows, List[PlayerRate], List[Cost]]) -> int:
   """1 if the engines disagree on a checked game, else 0."""
+  if not isinstance(rows, Rows):
+    return 0
   return 1 if any(a.agrees is False for a in rows.agreement) else 0
 
 

@@ -152,7 +152,7 @@ def test_batch_equals_each_game_alone():
 def test_batch_refuses_another_betting_tree():
   trees = [card_tree(pyspiel.load_game(g)) for g in
            ("kuhn_poker_ante(deck_size=15)", "kuhn_poker_ante(deck_size=15,simplified=True)")]
-  with pytest.raises(ValueError, match="differ in more than payoffs"):
+  with pytest.raises(ValueError, match="differ in more than stakes"):
     RangeEngine(trees, RULES["cfr"])
 
 
