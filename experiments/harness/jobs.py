@@ -9,6 +9,8 @@ sweep turns a computed run into a ``JobResult`` stamped with the code that compu
 
 A saved result is reused only for the same job computed by the same code (same fingerprint);
 any other file under that name (older code, another format, unreadable) is ignored and replaced.
+``save`` and ``load`` serve any unit of work with a ``key`` and a result class with ``unit``,
+``to_json`` and ``from_json``: the tasks of ``experiments.harness.tasks`` are saved the same way.
 """
 
 import dataclasses
@@ -81,6 +83,10 @@ class Job:
     readable = re.sub(r"[^A-Za-z0-9_.=-]+", "_", f"{self.game}-{self.solver}-s{self.seed}")
     return f"{readable}-{self.iterations}-{digest}"
 
+  def describe(self) -> str:
+    """One line naming the job: solver, game, seed and iterations."""
+    return f"{self.solver} on {self.game} (seed {self.seed}, {self.iterations} iterations)"
+
 
 @dataclasses.dataclass(frozen=True)
 class Failure:
@@ -107,6 +113,10 @@ class JobResult:
   computed_by: Dict[str, Any]
   finished: str
   wall_seconds: float
+
+  @property
+  def unit(self) -> Job:
+    return self.job
 
   @property
   def final(self) -> float:
@@ -268,27 +278,29 @@ def run_item(item: Union[Job, Batch]) -> Union[Outcome, List[Outcome]]:
   return run_batch(item) if isinstance(item, tuple) else run_job(item)
 
 
-def result_path(folder: pathlib.Path, job: Job) -> pathlib.Path:
-  """Where ``job``'s result is saved in ``folder``."""
-  return pathlib.Path(folder) / f"{job.key}.json"
+def result_path(folder: pathlib.Path, unit) -> pathlib.Path:
+  """Where the result of ``unit`` (a job or a task) is saved in ``folder``."""
+  return pathlib.Path(folder) / f"{unit.key}.json"
 
 
-def save(folder: pathlib.Path, result: JobResult) -> pathlib.Path:
-  """Writes ``result`` atomically to its path in ``folder`` and returns the path."""
-  path = result_path(folder, result.job)
+def save(folder: pathlib.Path, result) -> pathlib.Path:
+  """Writes ``result`` (a ``JobResult`` or a ``tasks.TaskResult``) atomically to its path in
+  ``folder`` and returns the path."""
+  path = result_path(folder, result.unit)
   atomic_file.atomic_write_json(path, result.to_json())
   return path
 
 
-def load(folder: pathlib.Path, job: Job, fingerprint: str) -> Optional[JobResult]:
-  """The saved result of ``job`` computed by code with ``fingerprint``, or None (missing,
-  unreadable, of another format, of another job, or computed by other code)."""
-  path = result_path(folder, job)
+def load(folder: pathlib.Path, unit, fingerprint: str, result_class=JobResult):
+  """The saved result of ``unit`` (a job, or a task with ``result_class`` its
+  ``tasks.TaskResult``) computed by code with ``fingerprint``, or None (missing, unreadable, of
+  another format, of another unit, or computed by other code)."""
+  path = result_path(folder, unit)
   try:
-    result = JobResult.from_json(json.loads(path.read_text(encoding="utf-8")))
+    result = result_class.from_json(json.loads(path.read_text(encoding="utf-8")))
   except (OSError, ValueError):  # Missing, or not a readable result: recompute and replace.
     return None
-  if result.job != job or result.computed_by.get("fingerprint") != fingerprint:
+  if result.unit != unit or result.computed_by.get("fingerprint") != fingerprint:
     return None
   return result
 
