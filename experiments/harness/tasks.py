@@ -4,9 +4,10 @@ A ``Task`` names a module-level function (``"package.module:function"``) and its
 arguments as the text of a JSON object; ``run_task`` calls it in any process (it is what the
 executors run, as ``jobs.run_job`` is for a solver run) and never raises: an exception becomes a
 ``jobs.Failure``. The function returns a pandas DataFrame, or a JSON-able dict whose values may
-be DataFrames too; ``run_task`` encodes it to plain JSON at once (``encode``), so that a result
-computed now and one read back from its file are the same value (``TaskResult.value`` decodes
-it). ``pack_files`` lets a function return files it wrote (models, figures) in its result.
+be DataFrames too; ``run_task`` encodes it as JSON text at once (``encode``), so that a result
+computed now and one read back from its file are the same value, key order included
+(``TaskResult.value`` decodes it). ``pack_files`` lets a function return files it wrote (models,
+figures) in its result.
 
 ``Context.run_tasks`` saves each result as ``<folder>/<task.key>.json`` (``jobs.save``), stamped
 with the code that computed it (``provenance.code_stamp``), and reuses it only for the same task
@@ -82,10 +83,10 @@ class Task:
 
 @dataclasses.dataclass
 class TaskResult:
-  """A finished task (fields as ``jobs.JobResult``'s); ``encoded`` is ``encode``'s output."""
+  """A finished task (fields as ``jobs.JobResult``'s); ``encoded`` is ``encode``'s JSON text."""
 
   task: Task
-  encoded: Any
+  encoded: str
   computed_by: Dict[str, Any]
   finished: str
   wall_seconds: float
@@ -113,7 +114,7 @@ class TaskResult:
     if data.get("version") != VERSION:
       raise ValueError(f"{FORMAT} version {data.get('version')} is not {VERSION}")
     try:
-      return cls(task=Task(**data["task"]), encoded=data["encoded"],
+      return cls(task=Task(**data["task"]), encoded=str(data["encoded"]),
                  computed_by=dict(data["computed_by"]), finished=str(data["finished"]),
                  wall_seconds=float(data["wall_seconds"]))
     except (KeyError, TypeError) as e:
@@ -127,10 +128,11 @@ def _plain(value: Any) -> Any:
   raise TypeError(f"a task result must be JSON-able; got {type(value).__name__}")
 
 
-def encode(value: Any) -> Any:
-  """``value`` (a DataFrame, or a dict of JSON-able values and DataFrames, at any depth) as plain
-  JSON data: a DataFrame becomes ``{_FRAME: {"columns", "data"}}`` (its rows as lists). Raises
-  TypeError for anything else that JSON cannot hold."""
+def encode(value: Any) -> str:
+  """``value`` (a DataFrame, or a dict of JSON-able values and DataFrames, at any depth) as JSON
+  text: a DataFrame becomes ``{_FRAME: {"columns", "data"}}`` (its rows as lists); numpy
+  numbers become JSON numbers; dicts keep their order. Raises TypeError for anything else that
+  JSON cannot hold."""
   def frames(item):
     if isinstance(item, pd.DataFrame):
       return {_FRAME: {"columns": list(item.columns),
@@ -142,20 +144,21 @@ def encode(value: Any) -> Any:
     return item
   if not isinstance(value, (pd.DataFrame, Mapping)):
     raise TypeError(f"a task must return a DataFrame or a dict, got {type(value).__name__}")
-  return json.loads(json.dumps(frames(value), default=_plain))
+  return json.dumps(frames(value), default=_plain)
 
 
-def decode(data: Any) -> Any:
+def decode(text: str) -> Any:
   """The value ``encode`` encoded, its DataFrames rebuilt (columns in order, dtypes inferred from
   the rows as ``pandas.DataFrame`` infers them from records)."""
-  if isinstance(data, dict):
-    if set(data) == {_FRAME}:
-      frame = data[_FRAME]
-      return pd.DataFrame(frame["data"], columns=frame["columns"])
-    return {k: decode(v) for k, v in data.items()}
-  if isinstance(data, list):
-    return [decode(v) for v in data]
-  return data
+  def frames(data):
+    if isinstance(data, dict):
+      if set(data) == {_FRAME}:
+        return pd.DataFrame(data[_FRAME]["data"], columns=data[_FRAME]["columns"])
+      return {k: frames(v) for k, v in data.items()}
+    if isinstance(data, list):
+      return [frames(v) for v in data]
+    return data
+  return frames(json.loads(text))
 
 
 def run_task(task: Task) -> jobs_lib.Outcome:

@@ -24,7 +24,10 @@ estimates of their wall time (seconds on one of two shared cores; they order the
 first, and bound it by ``--max-minutes``).
 """
 
+import copy
 import dataclasses
+import functools
+import json
 import pathlib
 import tempfile
 from typing import Any, Dict, List, Optional, Sequence, Tuple
@@ -32,6 +35,8 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 import pandas as pd
 
 from algorithms.cfr.solvers import LCFRSolver
+from algorithms.rebel.agent.agent import ReBeLAgent
+from algorithms.rebel.agent.behaviour import search_count
 from algorithms.rebel.agent.value_functions import ByLeaf
 from algorithms.rebel.leaves.solvers import SequenceFormLPSolver
 from algorithms.rebel.leaves.value_functions import ExactValueFunction
@@ -49,6 +54,7 @@ from experiments.commands.rebel_agent.plan import VARIANTS
 from experiments.commands.rebel_agent.plan import Plan
 from experiments.commands.rebel_agent.self_play import self_play_frame
 from experiments.harness import checks
+from experiments.harness import game_loader
 from experiments.harness.context import Context
 from experiments.harness.tasks import Task
 from experiments.harness.tasks import pack_files
@@ -185,12 +191,43 @@ def learned_section_of(value: Dict[str, Any]) -> learned_section.Section:
 Key = Tuple[Any, ...]
 
 
-def _agent_seconds(game: str, lookahead: int, t: int, leaves: str = EXACT) -> float:
-  """A rough wall time of one agent (measured on two shared cores): at lookahead 1 the
-  enumeration runs about T searches of T iterations at the root's leaves, so it grows as T^2
-  (3 s at T = 100 on kuhn_poker); Hedge leaves are about ten times slower than the LP."""
-  seconds = 3.0 * (t / 100) ** 2 if lookahead == 1 else 0.05 * t / 100
-  return seconds * (10 if leaves == HEDGE else 1) * (1.5 if "deck_size" in game else 1)
+# Rough wall times, measured on two shared cores, of: one iteration of one search (an agent's
+# enumeration runs ``search_count`` searches of T iterations each, 3 s for 10,201 searches at
+# T = 100 on kuhn_poker, lookahead 1); one search's iteration with Hedge leaves over the LP's;
+# a search of a 13-card deck over a 3-card one; an estimate from sampled draws per T (its
+# replicates and the best responses to their fits, 66 s at T = 100 and 194 s at T = 300); the
+# training of a setting's value functions; self-play per seed; measurements 4 and 6 per budget.
+_SEARCH_ITERATION_SECONDS = 4e-6
+_HEDGE_FACTOR = 10.0
+_DECK_FACTOR = 1.5
+_ESTIMATE_SECONDS_PER_T = 0.7
+_TRAINING_SECONDS = 10.0
+_SELF_PLAY_SECONDS = 25.0
+_STAKES_SECONDS = {"quick": 25.0, "default": 70.0, "full": 300.0}
+_LEARNED_MEASUREMENT_SECONDS = {"quick": 60.0, "default": 300.0, "full": 900.0}
+
+
+@functools.lru_cache(maxsize=None)
+def _agent(game: str, lookahead: int, options: str) -> ReBeLAgent:
+  """The agent (its public tree built once per game, lookahead and options)."""
+  return ReBeLAgent(game_loader.load_game(game), lookahead=lookahead, **json.loads(options))
+
+
+def _searches(game: str, lookahead: int, iterations: int, options: str) -> int:
+  """The searches of the agent's enumeration at T = ``iterations`` (``behaviour.search_count``
+  on a copy of ``_agent`` with that T; no search is run)."""
+  counted = copy.copy(_agent(game, lookahead, options))
+  counted.iterations = iterations
+  return search_count(counted)
+
+
+def _agent_seconds(game: str, lookahead: int, iterations: int, leaves: str = EXACT,
+                   options: Optional[Dict[str, Any]] = None) -> float:
+  """A rough wall time of one agent's enumeration: its searches times T iterations each."""
+  searches = _searches(game, lookahead, iterations, json.dumps(options or {}, sort_keys=True))
+  return (_SEARCH_ITERATION_SECONDS * searches * iterations
+          * (_HEDGE_FACTOR if leaves == HEDGE else 1.0)
+          * (_DECK_FACTOR if "deck_size" in game else 1.0))
 
 
 def measurement_tasks(budget: str, plan: Plan, learn: bool, torch: bool,
@@ -206,8 +243,8 @@ def measurement_tasks(budget: str, plan: Plan, learn: bool, torch: bool,
     game, d, ts = setting.game, setting.lookahead, list(setting.iterations)
     for name, options in VARIANTS:
       for t in ts:
-        add(("variant", game, d, name, t), agent, _agent_seconds(game, d, t), budget=budget,
-            leaves=EXACT, game=game, lookahead=d, iterations=t, options=options)
+        add(("variant", game, d, name, t), agent, _agent_seconds(game, d, t, EXACT, options),
+            budget=budget, leaves=EXACT, game=game, lookahead=d, iterations=t, options=options)
     for reference in ("linear averaging", "Linear CFR"):
       add(("cfr", game, tuple(ts), reference), cfr, 1.0, game=game, iterations=ts,
           reference=reference)
@@ -227,18 +264,20 @@ def measurement_tasks(budget: str, plan: Plan, learn: bool, torch: bool,
         (len(plan.deltas) + 2) * _agent_seconds(game, d, error_t), budget=budget, game=game,
         lookahead=d, iterations=error_t, seed=seed)
     if learn:
-      add(("learned", game, d), learned, 10.0 + sum(_agent_seconds(game, d, t) for t in ts),
+      add(("learned", game, d), learned,
+          _TRAINING_SECONDS + 2 * sum(_agent_seconds(game, d, t) for t in ts),
           budget=budget, game=game, lookahead=d, iterations=ts, error_t=error_t, seed=seed)
   if learn and plan.self_play is not None:
     for k in range(plan.self_play.seeds):
-      add(("self-play", k), self_play, 25.0, budget=budget, seed=k)
+      add(("self-play", k), self_play, _SELF_PLAY_SECONDS, budget=budget, seed=k)
   if plan.stakes is not None:
     add(("stakes-scaling",), stakes_scaling, 2.0, budget=budget)
     if torch:
-      add(("stakes",), stakes_measurement, 70.0, budget=budget, seed=seed)
+      add(("stakes",), stakes_measurement, _STAKES_SECONDS[budget], budget=budget, seed=seed)
   for game, d, t in plan.estimates:
-    add(("estimate", game, d, t), estimate, 7 * _agent_seconds(game, d, t) * t / 100,
+    add(("estimate", game, d, t), estimate, _ESTIMATE_SECONDS_PER_T * t,
         budget=budget, game=game, lookahead=d, iterations=t, seed=seed)
   if torch:
-    add(("learned-measurement",), learned_measurement, 120.0, budget=budget, seed=seed)
+    add(("learned-measurement",), learned_measurement, _LEARNED_MEASUREMENT_SECONDS[budget],
+        budget=budget, seed=seed)
   return out
