@@ -21,7 +21,7 @@ import pathlib
 import re
 import time
 import traceback
-from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
@@ -145,16 +145,23 @@ class JobResult:
   @classmethod
   def from_json(cls, data: Dict[str, Any]) -> "JobResult":
     """Rebuilds a result from ``to_json``'s dict; ValueError if it is not one."""
-    if not isinstance(data, dict) or data.get("format") != FORMAT:
-      raise ValueError(f"not a {FORMAT} file")
-    if data.get("version") != VERSION:
-      raise ValueError(f"{FORMAT} version {data.get('version')} is not {VERSION}")
-    try:
-      return cls(job=Job(**data["job"]), solved=solver_registry.Solved(**data["solved"]),
-                 computed_by=dict(data["computed_by"]), finished=str(data["finished"]),
-                 wall_seconds=float(data["wall_seconds"]))
-    except (KeyError, TypeError) as e:
-      raise ValueError(f"malformed {FORMAT} file: {e}") from None
+    return parse_result(data, FORMAT, VERSION, lambda d: cls(
+        job=Job(**d["job"]), solved=solver_registry.Solved(**d["solved"]),
+        computed_by=dict(d["computed_by"]), finished=str(d["finished"]),
+        wall_seconds=float(d["wall_seconds"])))
+
+
+def parse_result(data: Any, file_format: str, version: int, build: Callable[[Dict], Any]):
+  """``build(data)`` for a saved result of ``file_format`` and ``version``; ValueError (one
+  line) for another format or version, or fields that ``build`` finds missing or malformed."""
+  if not isinstance(data, dict) or data.get("format") != file_format:
+    raise ValueError(f"not a {file_format} file")
+  if data.get("version") != version:
+    raise ValueError(f"{file_format} version {data.get('version')} is not {version}")
+  try:
+    return build(data)
+  except (KeyError, TypeError) as e:
+    raise ValueError(f"malformed {file_format} file: {e}") from None
 
 
 Outcome = Union[Tuple[solver_registry.Solved, float], Failure]

@@ -101,24 +101,14 @@ class TaskResult:
     return decode(self.encoded)
 
   def to_json(self) -> Dict[str, Any]:
-    task = dataclasses.asdict(self.task)
-    return {"format": FORMAT, "version": VERSION, "task": task, "encoded": self.encoded,
-            "computed_by": self.computed_by, "finished": self.finished,
-            "wall_seconds": self.wall_seconds}
+    return {"format": FORMAT, "version": VERSION, **dataclasses.asdict(self)}
 
   @classmethod
   def from_json(cls, data: Dict[str, Any]) -> "TaskResult":
     """Rebuilds a result from ``to_json``'s dict; ValueError if it is not one."""
-    if not isinstance(data, dict) or data.get("format") != FORMAT:
-      raise ValueError(f"not a {FORMAT} file")
-    if data.get("version") != VERSION:
-      raise ValueError(f"{FORMAT} version {data.get('version')} is not {VERSION}")
-    try:
-      return cls(task=Task(**data["task"]), encoded=str(data["encoded"]),
-                 computed_by=dict(data["computed_by"]), finished=str(data["finished"]),
-                 wall_seconds=float(data["wall_seconds"]))
-    except (KeyError, TypeError) as e:
-      raise ValueError(f"malformed {FORMAT} file: {e}") from None
+    return jobs_lib.parse_result(data, FORMAT, VERSION, lambda d: cls(
+        task=Task(**d["task"]), encoded=str(d["encoded"]), computed_by=dict(d["computed_by"]),
+        finished=str(d["finished"]), wall_seconds=float(d["wall_seconds"])))
 
 
 def _plain(value: Any) -> Any:
