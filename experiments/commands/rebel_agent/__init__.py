@@ -26,7 +26,10 @@ Measurements per (game, lookahead):
    "Value functions for depth-limited solving in zero-sum imperfect-information games", arXiv
    1906.06412, 2019, report a roughly linear dependence): the exact values plus a smooth
    perturbation of known size (``PerturbedValueFunction``) and the learned values, the error
-   measured on the leaf PBSs that the exact-leaf agent's searches evaluate.
+   measured on the leaf PBSs that the exact-leaf agent's searches evaluate, one-player leaves
+   included; so the agents and stitched policies of this study take the values at every leaf
+   (``ValueFunctionLeafSolver(one_player_exact=False)``), where measurement 1's learned agent
+   solves one-player leaves exactly.
 3. **Self-play** (``self_play``, needs PyTorch): on ``kuhn_poker`` with lookahead 1, the agent
    with value functions trained by ReBeL's self-play with bootstrapped targets (Algorithm 1: the
    search's own root values) and with CFR(k) targets at the leaf PBS, on the same budget,
@@ -36,6 +39,9 @@ Measurements per (game, lookahead):
    (the ratio an input), trained at some ratios; the agent with it and with exact leaves at
    ratios it never saw, lookahead 1 and 2, against T; the cost of a leaf evaluation and of a
    whole search, network against exact solver.
+
+The work runs as tasks (``tasks``), spread over ``--workers`` and saved as each finishes, so a
+rerun or a resume after Ctrl-C reuses every finished one.
 
 Checks: every agent's exploitability by OpenSpiel equals the tree evaluator's on the same
 behaviour strategy; the exact-leaf agent at doubled stakes is exactly twice as exploitable. The
