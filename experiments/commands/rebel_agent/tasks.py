@@ -60,7 +60,8 @@ from experiments.harness.tasks import Task
 from experiments.harness.tasks import pack_files
 
 # The references of full-game CFR: ``measure.cfr_curve``'s solver and options by name.
-CFR_REFERENCES = {"CFR": {}, "linear averaging": {"linear_averaging": True}, "Linear CFR": {}}
+CFR_REFERENCES = {"CFR": {}, "linear averaging": {"linear_averaging": True},
+                  "Linear CFR": {"solver_class": LCFRSolver}}
 
 
 def agent(budget: str, leaves: str, game: str, lookahead: int, iterations: int,
@@ -83,8 +84,7 @@ def stitched(budget: str, leaves: str, game: str, lookahead: int,
 def cfr(game: str, iterations: List[int], reference: str) -> Dict[str, List[float]]:
   """Full-game CFR's exploitability at each T (``CFR_REFERENCES``: CFR, CFR with linear
   averaging, Linear CFR)."""
-  solver = {"Linear CFR": {"solver_class": LCFRSolver}}.get(reference, {})
-  return {"values": measure.cfr_curve(game, iterations, **solver, **CFR_REFERENCES[reference])}
+  return {"values": measure.cfr_curve(game, iterations, **CFR_REFERENCES[reference])}
 
 
 def _error_row(plan: Plan, game: str, lookahead: int, iterations: int, pbs, name: str,
