@@ -16,7 +16,8 @@ exact enumerations and the sweeps several test modules run.
   responses and every exploitability they feed.
 * ``uniform_profile_ties``: exact ties of the uniform profile, by a walk in fractions.
 * ``kuhn_value``: player 0's value of a Kuhn profile by direct enumeration of ``KuhnRules``.
-* ``sweep_jobs`` / ``numbers``: a small sweep of mixed solvers and what its results computed.
+* ``sweep_jobs`` / ``numbers``: a small sweep of mixed solvers and what its results computed;
+  ``RecordingExecutor``: the serial executor, recording what it ran, interrupted on request.
 * ``REPO``: the checkout's root folder.
 """
 
@@ -35,6 +36,7 @@ from open_spiel.python.algorithms import expected_game_score
 from open_spiel.python.algorithms import gambit
 import pyspiel
 
+from experiments.harness import executors
 from experiments.harness import jobs
 
 REPO = pathlib.Path(__file__).resolve().parents[1]
@@ -167,6 +169,21 @@ def kuhn_value(rules, bet_0, bet_1):
       p_bet = (bet_0, bet_1)[player](cards[player], history)
       stack += [(history + "p", reach * (1 - p_bet)), (history + "b", reach * p_bet)]
   return total
+
+
+class RecordingExecutor(executors.Serial):
+  """The serial executor, recording which jobs (or tasks) it ran; raises KeyboardInterrupt (as
+  Ctrl-C would) instead of running ``interrupt_on``."""
+
+  def __init__(self, interrupt_on=None):
+    self.ran, self.interrupt_on = [], interrupt_on
+
+  def run(self, fn, todo):
+    for job in todo:
+      if job == self.interrupt_on:
+        raise KeyboardInterrupt
+      self.ran.append(job)
+      yield job, fn(job)
 
 
 def sweep_jobs():

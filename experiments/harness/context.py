@@ -17,8 +17,13 @@ sweep runner that resumes, refuses too-long work, saves each result at once and 
 4. a job that raised is recorded (``Context.failures``, shown in the report) and the sweep goes
    on; the results of the jobs that finished are returned in the order of the sweep.
 
-``Context.stats`` counts jobs reused and computed, and when and by which code the reused ones
-were computed, for the report.
+``Context.run_tasks`` runs an experiment's tasks (``experiments.harness.tasks``: units of work
+that are not solver runs, e.g. one measurement of an agent) the same way: each task's own
+estimate against ``--max-minutes``, saved results of the same code reused, the others run on the
+executor and saved in ``<folder>/jobs/`` as each finishes, failures recorded.
+
+``Context.stats`` counts jobs and tasks reused and computed, and when and by which code the
+reused ones were computed, for the report.
 
 Progress: on a terminal, tqdm's progress bars (on stderr). Elsewhere (a log file, a pipe,
 ``make``) a ``Context`` given a ``log`` prints plain timestamped lines instead (``plain_progress``,
@@ -41,7 +46,7 @@ import pathlib
 import signal
 import sys
 import time
-from typing import Callable, Dict, Iterator, List, Optional, Sequence
+from typing import Callable, Dict, Iterator, List, Optional, Sequence, Union
 
 import tqdm
 
@@ -55,6 +60,7 @@ from experiments.harness import measures
 from experiments.harness import policies
 from experiments.harness import provenance
 from experiments.harness import solver_registry
+from experiments.harness import tasks as tasks_lib
 
 JOBS_FOLDER = "jobs"
 # Saved work that a rerun reuses and keeps: the sweeps' job results (``run_jobs``), and the data
@@ -127,19 +133,19 @@ class _LogStream:
 
 @dataclasses.dataclass
 class JobFailure:
-  """A job that raised: the job, its one-line error and its traceback."""
+  """A job or a task that raised: the job or task, its one-line error and its traceback."""
 
-  job: jobs_lib.Job
+  job: Union[jobs_lib.Job, tasks_lib.Task]
   message: str
   traceback: str
 
 
 @dataclasses.dataclass
 class SweepStats:
-  """Jobs of an experiment's sweeps: how many, how many reused, by which code.
+  """Jobs and tasks of an experiment's sweeps: how many, how many reused, by which code.
 
   Attributes:
-    total: jobs in the sweeps so far.
+    total: jobs and tasks in the sweeps so far.
     reused: jobs whose saved result was reused.
     computed: jobs computed now.
     failed: jobs that raised.
@@ -302,64 +308,84 @@ class Context:
         any work).
       executors.ExecutorLost: if the executor failed; finished jobs are saved.
     """
-    if len({job.key for job in sweep}) != len(sweep):
-      raise ValueError("a sweep must not list the same job twice")
+    return self._run(sweep, "job", jobs_lib.JobResult, jobs_lib.run_item,
+                     jobs_lib.batches if batch else list, description)
+
+  def run_tasks(self, todo: Sequence[tasks_lib.Task], description: Optional[str] = None
+                ) -> List[tasks_lib.TaskResult]:
+    """Runs tasks (``experiments.harness.tasks``) exactly as ``run_jobs`` runs a sweep: saved
+    results of the same code reused, the others run on the executor and saved as each finishes,
+    estimated (``Task.estimate``) and refused over ``max_minutes`` before any work, counted in
+    ``stats``; returns the results of the tasks that finished, in the order of ``todo``.
+
+    Raises:
+      ValueError: for a repeated task, or tasks estimated over the time limit (before any work).
+      executors.ExecutorLost: if the executor failed; finished tasks are saved.
+    """
+    return self._run(todo, "task", tasks_lib.TaskResult, tasks_lib.run_task, list, description)
+
+  def _run(self, sweep, noun: str, result_class, fn, group, description: Optional[str]) -> list:
+    """``run_jobs`` and ``run_tasks``: ``sweep`` holds jobs or tasks (``noun``), saved as
+    ``result_class``, computed by ``fn`` over the items ``group(todo)`` (a unit or a tuple of
+    units, whose outcome is a list)."""
+    if len({unit.key for unit in sweep}) != len(sweep):
+      raise ValueError(f"a sweep must not list the same {noun} twice")
     folder = self.out / JOBS_FOLDER
     folder.mkdir(parents=True, exist_ok=True)
     for stale in folder.glob(".*.json.*.tmp"):  # Left by a process killed mid-write.
       stale.unlink(missing_ok=True)
     stamp = provenance.code_stamp()
-    found: Dict[jobs_lib.Job, jobs_lib.JobResult] = {}
+    found = {}
     if not self.fresh:
-      for job in sweep:
-        saved = jobs_lib.load(folder, job, stamp["fingerprint"])
+      for unit in sweep:
+        saved = jobs_lib.load(folder, unit, stamp["fingerprint"], result_class)
         if saved is not None:
-          found[job] = saved
-    todo = [job for job in sweep if job not in found]
-    estimate = self.check_cost(todo)
+          found[unit] = saved
+    todo = [unit for unit in sweep if unit not in found]
+    estimate = self.check_cost(todo, f"{noun}s")
     prefix = f"{description}: " if description else ""
-    self.note(f"{prefix}{_jobs(len(sweep))}, {len(found)} reused, {len(todo)} to run, estimated "
-              f"{duration(estimate)} on {self.executor.parallelism} worker(s)")
+    self.note(f"{prefix}{_count(len(sweep), noun)}, {len(found)} reused, {len(todo)} to run, "
+              f"estimated {duration(estimate)} on {self.executor.parallelism} worker(s)")
     self.stats.total += len(sweep)
     self.stats.reused += len(found)
     self.stats.reused_finished += [r.finished for r in found.values()]
     label = description or "sweep"
-    with self.bar("{desc}: {n} of {total} jobs done, {elapsed} elapsed, about {remaining} left",
-                  total=len(sweep), initial=len(found), desc=label) as bar:
-      items = jobs_lib.batches(todo) if batch else todo
-      self.activity = f"{label}: {bar.n} of {_jobs(len(sweep))} done"
-      for item, outcome in self.executor.run(jobs_lib.run_item, items):
+    with self.bar("{desc}: {n} of {total} " + noun + "s done, {elapsed} elapsed, about "
+                  "{remaining} left", total=len(sweep), initial=len(found), desc=label) as bar:
+      self.activity = f"{label}: {bar.n} of {_count(len(sweep), noun)} done"
+      for item, outcome in self.executor.run(fn, group(todo)):
         done = zip(item, outcome) if isinstance(item, tuple) else [(item, outcome)]
-        for job, job_outcome in done:
-          if isinstance(job_outcome, jobs_lib.Failure):
+        for unit, unit_outcome in done:
+          if isinstance(unit_outcome, jobs_lib.Failure):
             self.stats.failed += 1
-            self.failures.append(JobFailure(job, job_outcome.message, job_outcome.traceback))
+            self.failures.append(JobFailure(unit, unit_outcome.message, unit_outcome.traceback))
           else:
-            solved, wall_seconds = job_outcome
-            result = jobs_lib.JobResult(job, solved, dict(stamp), provenance.now(),
-                                        wall_seconds)
+            value, wall_seconds = unit_outcome
+            result = result_class(unit, value, dict(stamp), provenance.now(), wall_seconds)
             jobs_lib.save(folder, result)
-            found[job] = result
+            found[unit] = result
             self.stats.computed += 1
           bar.update(1)
-        self.activity = f"{label}: {bar.n} of {_jobs(len(sweep))} done"
-    self.activity = f"{label} finished, {_jobs(len(sweep))}"
+        self.activity = f"{label}: {bar.n} of {_count(len(sweep), noun)} done"
+    self.activity = f"{label} finished, {_count(len(sweep), noun)}"
     for result in found.values():
       code = provenance.describe_code(result.computed_by)
       self.stats.code[code] = self.stats.code.get(code, 0) + 1
-    return [found[job] for job in sweep if job in found]
+    return [found[unit] for unit in sweep if unit in found]
 
 
-def estimate_seconds(job: jobs_lib.Job,
+def estimate_seconds(job: Union[jobs_lib.Job, tasks_lib.Task],
                      histories: Callable[[str], int] = game_loader.histories) -> float:
   """The estimated wall time of one job: solver iterations (``SolverSpec.seconds_per_iteration``)
   plus measurements, or on range vectors both (``SolverSpec.range_seconds``) and the final
-  policy table where one is built.
+  policy table where one is built; of a task, its own ``Task.estimate``.
 
   Args:
-    job: the job.
+    job: the job or task.
     histories: game string -> its histories (capped; ``game_loader.histories``).
   """
+  if isinstance(job, tasks_lib.Task):
+    return job.estimate
   spec = solver_registry.get_solver(job.solver)
   measurements = len(set(job.measure_at) | {job.iterations})
   card_tree = _card_tree(job)
@@ -385,6 +411,8 @@ def check_job_sizes(todo: Sequence[jobs_lib.Job],
   after counting them with ``histories``)."""
   flat = set()
   for job in todo:
+    if isinstance(job, tasks_lib.Task):  # Sized by its experiment, in its estimate.
+      continue
     card_tree = _card_tree(job)
     if card_tree is None:
       flat.add(job.game)
@@ -429,13 +457,17 @@ def check_cost(todo: Sequence[jobs_lib.Job], max_minutes: float, parallelism: in
   if total > 60 * max_minutes:
     longest, job = max(estimates, key=lambda e: e[0])
     count = f"{len(todo)} {what}" if len(todo) > 1 else what
+    if isinstance(job, tasks_lib.Task):
+      what_longest, smaller = job.describe(), "a smaller budget"
+    else:
+      what_longest = (f"{job.solver} on {job.game} ({size_text(job, histories)}) for "
+                      f"{job.iterations:,} iterations")
+      smaller = "fewer iterations or smaller games"
     raise ValueError(
         f"{count} estimated at {duration(total)} on {parallelism} worker(s) ("
         + ("the longest, " if len(todo) > 1 else "")
-        + f"{job.solver} on {job.game} ({size_text(job, histories)}) for {job.iterations:,} "
-        f"iterations, "
-        f"{duration(longest)}), over the limit --max-minutes {max_minutes:g}; raise it, "
-        "or choose fewer iterations or smaller games")
+        + f"{what_longest}, {duration(longest)}), over the limit --max-minutes "
+        f"{max_minutes:g}; raise it, or choose {smaller}")
   return total
 
 
@@ -461,8 +493,8 @@ def _card_tree(job: jobs_lib.Job) -> Optional[CardTree]:
   return solver_registry.get_solver(job.solver).card_tree(game, job.solver_options())
 
 
-def _jobs(count: int) -> str:
-  return f"{count} job" + ("" if count == 1 else "s")
+def _count(count: int, noun: str) -> str:
+  return f"{count} {noun}" + ("" if count == 1 else "s")
 
 
 def duration(seconds: float) -> str:
@@ -475,6 +507,6 @@ def duration(seconds: float) -> str:
 
 
 def describe_failures(failures: Sequence[JobFailure]) -> List[str]:
-  """One line per failed job: its game, solver, seed and error."""
-  return [f"{f.job.solver} on {f.job.game} (seed {f.job.seed}, {f.job.iterations} iterations): "
-          f"{f.message}" for f in failures]
+  """One line per failed job or task: the job's solver, game, seed and iterations (the task's
+  label) and its error."""
+  return [f"{f.job.describe()}: {f.message}" for f in failures]

@@ -2,8 +2,8 @@
 
 Every executor runs a job function over a list of jobs and yields ``(job, outcome)`` as each job
 finishes (``run``), says how many jobs it runs at once (``parallelism``) and stops (``close``).
-The job function (``jobs.run_job``) never raises, so an exception that reaches the executor is a
-failure of the machinery, handled here:
+The job function (``jobs.run_job``, ``jobs.run_item``, or ``tasks.run_task`` over tasks) never
+raises, so an exception that reaches the executor is a failure of the machinery, handled here:
 
 * local pool (``--workers N``): the workers ignore SIGINT (Ctrl-C reaches the main process, which
   stops them); a worker that dies mid-job (killed, out of memory) breaks the pool: a new pool is

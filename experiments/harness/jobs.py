@@ -9,6 +9,8 @@ sweep turns a computed run into a ``JobResult`` stamped with the code that compu
 
 A saved result is reused only for the same job computed by the same code (same fingerprint);
 any other file under that name (older code, another format, unreadable) is ignored and replaced.
+``save`` and ``load`` serve any unit of work with a ``key`` and a result class with ``unit``,
+``to_json`` and ``from_json``: the tasks of ``experiments.harness.tasks`` are saved the same way.
 """
 
 import dataclasses
@@ -19,7 +21,7 @@ import pathlib
 import re
 import time
 import traceback
-from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
@@ -81,6 +83,10 @@ class Job:
     readable = re.sub(r"[^A-Za-z0-9_.=-]+", "_", f"{self.game}-{self.solver}-s{self.seed}")
     return f"{readable}-{self.iterations}-{digest}"
 
+  def describe(self) -> str:
+    """One line naming the job: solver, game, seed and iterations."""
+    return f"{self.solver} on {self.game} (seed {self.seed}, {self.iterations} iterations)"
+
 
 @dataclasses.dataclass(frozen=True)
 class Failure:
@@ -109,6 +115,10 @@ class JobResult:
   wall_seconds: float
 
   @property
+  def unit(self) -> Job:
+    return self.job
+
+  @property
   def final(self) -> float:
     """The measure (exploitability or NashConv) of the final average policy."""
     return self.solved.curve[-1]
@@ -135,16 +145,23 @@ class JobResult:
   @classmethod
   def from_json(cls, data: Dict[str, Any]) -> "JobResult":
     """Rebuilds a result from ``to_json``'s dict; ValueError if it is not one."""
-    if not isinstance(data, dict) or data.get("format") != FORMAT:
-      raise ValueError(f"not a {FORMAT} file")
-    if data.get("version") != VERSION:
-      raise ValueError(f"{FORMAT} version {data.get('version')} is not {VERSION}")
-    try:
-      return cls(job=Job(**data["job"]), solved=solver_registry.Solved(**data["solved"]),
-                 computed_by=dict(data["computed_by"]), finished=str(data["finished"]),
-                 wall_seconds=float(data["wall_seconds"]))
-    except (KeyError, TypeError) as e:
-      raise ValueError(f"malformed {FORMAT} file: {e}") from None
+    return parse_result(data, FORMAT, VERSION, lambda d: cls(
+        job=Job(**d["job"]), solved=solver_registry.Solved(**d["solved"]),
+        computed_by=dict(d["computed_by"]), finished=str(d["finished"]),
+        wall_seconds=float(d["wall_seconds"])))
+
+
+def parse_result(data: Any, file_format: str, version: int, build: Callable[[Dict], Any]):
+  """``build(data)`` for a saved result of ``file_format`` and ``version``; ValueError (one
+  line) for another format or version, or fields that ``build`` finds missing or malformed."""
+  if not isinstance(data, dict) or data.get("format") != file_format:
+    raise ValueError(f"not a {file_format} file")
+  if data.get("version") != version:
+    raise ValueError(f"{file_format} version {data.get('version')} is not {version}")
+  try:
+    return build(data)
+  except (KeyError, TypeError) as e:
+    raise ValueError(f"malformed {file_format} file: {e}") from None
 
 
 Outcome = Union[Tuple[solver_registry.Solved, float], Failure]
@@ -268,27 +285,29 @@ def run_item(item: Union[Job, Batch]) -> Union[Outcome, List[Outcome]]:
   return run_batch(item) if isinstance(item, tuple) else run_job(item)
 
 
-def result_path(folder: pathlib.Path, job: Job) -> pathlib.Path:
-  """Where ``job``'s result is saved in ``folder``."""
-  return pathlib.Path(folder) / f"{job.key}.json"
+def result_path(folder: pathlib.Path, unit) -> pathlib.Path:
+  """Where the result of ``unit`` (a job or a task) is saved in ``folder``."""
+  return pathlib.Path(folder) / f"{unit.key}.json"
 
 
-def save(folder: pathlib.Path, result: JobResult) -> pathlib.Path:
-  """Writes ``result`` atomically to its path in ``folder`` and returns the path."""
-  path = result_path(folder, result.job)
+def save(folder: pathlib.Path, result) -> pathlib.Path:
+  """Writes ``result`` (a ``JobResult`` or a ``tasks.TaskResult``) atomically to its path in
+  ``folder`` and returns the path."""
+  path = result_path(folder, result.unit)
   atomic_file.atomic_write_json(path, result.to_json())
   return path
 
 
-def load(folder: pathlib.Path, job: Job, fingerprint: str) -> Optional[JobResult]:
-  """The saved result of ``job`` computed by code with ``fingerprint``, or None (missing,
-  unreadable, of another format, of another job, or computed by other code)."""
-  path = result_path(folder, job)
+def load(folder: pathlib.Path, unit, fingerprint: str, result_class=JobResult):
+  """The saved result of ``unit`` (a job, or a task with ``result_class`` its
+  ``tasks.TaskResult``) computed by code with ``fingerprint``, or None (missing, unreadable, of
+  another format, of another unit, or computed by other code)."""
+  path = result_path(folder, unit)
   try:
-    result = JobResult.from_json(json.loads(path.read_text(encoding="utf-8")))
+    result = result_class.from_json(json.loads(path.read_text(encoding="utf-8")))
   except (OSError, ValueError):  # Missing, or not a readable result: recompute and replace.
     return None
-  if result.job != job or result.computed_by.get("fingerprint") != fingerprint:
+  if result.unit != unit or result.computed_by.get("fingerprint") != fingerprint:
     return None
   return result
 

@@ -26,7 +26,10 @@ Measurements per (game, lookahead):
    "Value functions for depth-limited solving in zero-sum imperfect-information games", arXiv
    1906.06412, 2019, report a roughly linear dependence): the exact values plus a smooth
    perturbation of known size (``PerturbedValueFunction``) and the learned values, the error
-   measured on the leaf PBSs that the exact-leaf agent's searches evaluate.
+   measured on the leaf PBSs that the exact-leaf agent's searches evaluate, one-player leaves
+   included; so the agents and stitched policies of this study take the values at every leaf
+   (``ValueFunctionLeafSolver(one_player_exact=False)``), where measurement 1's learned agent
+   solves one-player leaves exactly.
 3. **Self-play** (``self_play``, needs PyTorch): on ``kuhn_poker`` with lookahead 1, the agent
    with value functions trained by ReBeL's self-play with bootstrapped targets (Algorithm 1: the
    search's own root values) and with CFR(k) targets at the leaf PBS, on the same budget,
@@ -37,6 +40,9 @@ Measurements per (game, lookahead):
    ratios it never saw, lookahead 1 and 2, against T; the cost of a leaf evaluation and of a
    whole search, network against exact solver.
 
+The work runs as tasks (``tasks``), spread over ``--workers`` and saved as each finishes, so a
+rerun or a resume after Ctrl-C reuses every finished one.
+
 Checks: every agent's exploitability by OpenSpiel equals the tree evaluator's on the same
 behaviour strategy; the exact-leaf agent at doubled stakes is exactly twice as exploitable. The
 issue's targets (the exact-leaf agent falls with T and is within 2x of full-game CFR at the
@@ -46,21 +52,13 @@ a table reports each against its bound, met or not (``target_table``).
 """
 
 import argparse
-from typing import Callable, List, Optional
+from typing import Any, Callable, Dict, List, Optional
 
 import numpy as np
 import pandas as pd
 
-from algorithms.cfr.solvers import LCFRSolver
-from algorithms.rebel.agent.values_by_cut import ByLeaf
-from algorithms.rebel.leaves.leaf_values import ExactValueFunction
-from algorithms.rebel.leaves.leaf_values import PerturbedValueFunction
-from algorithms.rebel.leaves.leaf_values import ValueFunctionLeafSolver
-from algorithms.rebel.leaves.solvers import SequenceFormLPSolver
-from experiments.commands.rebel_agent import leaf_solvers
-from experiments.commands.rebel_agent import learned_section
-from experiments.commands.rebel_agent import measure
 from experiments.commands.rebel_agent import stakes
+from experiments.commands.rebel_agent import tasks
 from experiments.commands.rebel_agent.figures import plot_convergence
 from experiments.commands.rebel_agent.figures import plot_errors
 from experiments.commands.rebel_agent.figures import plot_self_play
@@ -72,14 +70,16 @@ from experiments.commands.rebel_agent.plan import VARIANTS
 from experiments.commands.rebel_agent.plan import Plan
 from experiments.commands.rebel_agent.plan import StakesPlan
 from experiments.commands.rebel_agent.plan import plan_of
-from experiments.commands.rebel_agent.self_play import self_play_frame
 from experiments.harness import checks
+from experiments.harness import context
 from experiments.harness import plotting
 from experiments.harness import section
 from experiments.harness import tables
 from experiments.harness.checks import Check
 from experiments.harness.context import Context
 from experiments.harness.section import ReportSection
+from experiments.harness.tasks import Task
+from experiments.harness.tasks import unpack_files
 
 NAME = "rebel-agent"
 # T of the target "within 2x of full-game CFR after as many iterations".
@@ -172,53 +172,49 @@ def torch_available() -> bool:
   return True
 
 
-def convergence_frame(plan: Plan, models,
-                      note: Callable[[str], None] = lambda text: None) -> pd.DataFrame:
-  """Rows (setting, kind, leaf solver, iterations, exploitability, ...) of measurement 1;
-  ``note`` receives a progress line per setting and leaf solver."""
+def convergence_frame(plan: Plan, value: Callable[[tasks.Key], Any],
+                      learn: bool) -> pd.DataFrame:
+  """Rows (setting, kind, leaf solver, iterations, exploitability, ...) of measurement 1 from the
+  tasks' results (``value``: key -> result, ``tasks.measurement_tasks``)."""
   rows = []
   for setting in plan.settings:
-    base = {"setting": setting.label, "game": setting.game, "lookahead": setting.lookahead}
-    for t, value in zip(setting.iterations, measure.cfr_curve(setting.game, setting.iterations)):
+    game, d, ts = setting.game, setting.lookahead, setting.iterations
+    base = {"setting": setting.label, "game": game, "lookahead": d}
+    for t, v in zip(ts, value(("cfr", game, ts, "CFR"))["values"]):
       rows.append(dict(base, kind="CFR", **{"leaf solver": "", "iterations": t,
-                                            "exploitability": value}))
+                                            "exploitability": v}))
     for kind in plan.leaf_solvers:
-      if kind == LEARNED and models is None:
+      if kind == LEARNED and not learn:
         continue
-      note(f"measurement 1, {setting.label}: {kind} leaves")
-      for t in setting.iterations:
-        solver = leaf_solvers.build(kind, setting.game, setting.lookahead, plan, models, False)
-        row = measure.agent_row(setting.game, setting.lookahead, t, solver, plan.max_searches)
+      if kind == LEARNED:
+        found = value(("learned", game, d))
+        agents, curve = found["agent"], found["stitched"]
+      else:
+        agents = [value(("agent", game, d, kind, t)) for t in ts]
+        curve = value(("stitched", game, d, kind))["values"]
+      for t, row in zip(ts, agents):
         rows.append(dict(base, kind="agent", **{"leaf solver": kind, "iterations": t}, **row))
-      solver = leaf_solvers.build(kind, setting.game, setting.lookahead, plan, models, True)
-      for t, value in zip(setting.iterations, measure.stitched_curve(
-          setting.game, setting.lookahead, setting.iterations, solver)):
+      for t, v in zip(ts, curve):
         rows.append(dict(base, kind="stitched", **{"leaf solver": kind, "iterations": t,
-                                                   "exploitability": value}))
+                                                   "exploitability": v}))
   return pd.DataFrame(rows)
 
 
-def variants_frame(plan: Plan, note: Callable[[str], None] = lambda text: None) -> pd.DataFrame:
+def variants_frame(plan: Plan, value: Callable[[tasks.Key], Any]) -> pd.DataFrame:
   """Rows (setting, variant, iterations, exploitability, ...) of measurement 0: every agent of
-  ``VARIANTS`` with exact LP leaves, and full-game CFR with linear averaging and Linear CFR.
-  ``note`` receives a progress line per agent measured."""
+  ``VARIANTS`` with exact LP leaves, and full-game CFR with linear averaging and Linear CFR, from
+  the tasks' results (``value``)."""
   rows = []
-  for k, setting in enumerate(plan.variants):
-    base = {"setting": setting.label, "game": setting.game, "lookahead": setting.lookahead}
-    for name, options in VARIANTS:
-      for t in setting.iterations:
-        note(f"measurement 0, setting {k + 1} of {len(plan.variants)} ({setting.label}): "
-             f"{name}, T={t}")
-        row = measure.agent_row(setting.game, setting.lookahead, t, SequenceFormLPSolver(),
-                                plan.max_searches, **options)
-        rows.append(dict(base, variant=name, iterations=t, **row))
-    for name, curve in (
-        ("full-game CFR, linear averaging",
-         measure.cfr_curve(setting.game, setting.iterations, linear_averaging=True)),
-        ("full-game Linear CFR", measure.cfr_curve(setting.game, setting.iterations,
-                                                    LCFRSolver))):
-      rows += [dict(base, variant=name, iterations=t, exploitability=value)
-               for t, value in zip(setting.iterations, curve)]
+  for setting in plan.variants:
+    game, d, ts = setting.game, setting.lookahead, setting.iterations
+    base = {"setting": setting.label, "game": game, "lookahead": d}
+    for name, _ in VARIANTS:
+      rows += [dict(base, variant=name, iterations=t, **value(("variant", game, d, name, t)))
+               for t in ts]
+    for name, reference in (("full-game CFR, linear averaging", "linear averaging"),
+                            ("full-game Linear CFR", "Linear CFR")):
+      rows += [dict(base, variant=name, iterations=t, exploitability=v)
+               for t, v in zip(ts, value(("cfr", game, ts, reference))["values"])]
   return pd.DataFrame(rows)
 
 
@@ -267,40 +263,23 @@ def variant_table(frame: pd.DataFrame) -> pd.DataFrame:
   return table.reset_index()
 
 
-def error_frame(plan: Plan, models, seed: int) -> pd.DataFrame:
-  """Rows (setting, series, delta, error, agent, stitched) of measurement 2."""
+def error_frame(plan: Plan, value: Callable[[tasks.Key], Any], learn: bool) -> pd.DataFrame:
+  """Rows (setting, iterations, series, delta, error, agent, stitched) of measurement 2 from the
+  tasks' results (``value``): the exact and perturbed values, and the learned ones."""
   rows = []
   for setting in plan.settings:
-    t = min(plan.error_iterations, max(setting.iterations))
-    pbs = measure.on_path_pbs(setting.game, setting.lookahead, t, seed, plan.max_searches)
-    exact = ExactValueFunction(SequenceFormLPSolver())
-    series = [("exact", 0.0, exact)] + [
-        ("perturbed", delta, PerturbedValueFunction(exact, delta, seed)) for delta in plan.deltas]
-    if models is not None:
-      series.append(("learned", float("nan"), ByLeaf(
-          [models.model(setting.game, d)
-           for d in leaf_solvers.leaf_depths(setting.game, setting.lookahead)])))
-    for name, delta, value_function in series:
-      agent = measure.agent_row(setting.game, setting.lookahead, t,
-                                ValueFunctionLeafSolver(value_function), plan.max_searches)
-      stitched_values = (value_function if name != "learned" else
-                         models.model(setting.game, setting.lookahead))
-      stitched = measure.stitched_curve(
-          setting.game, setting.lookahead, [t],
-          ValueFunctionLeafSolver(stitched_values, SequenceFormLPSolver()))[0]
-      rows.append({"setting": setting.label, "iterations": t, "series": name, "delta": delta,
-                   "error": measure.value_error(value_function, pbs),
-                   "agent": agent["exploitability"], "stitched": stitched})
+    base = {"setting": setting.label}
+    found = value(("errors", setting.game, setting.lookahead))["rows"]
+    if learn:
+      found = found + [value(("learned", setting.game, setting.lookahead))["error"]]
+    rows += [dict(base, **row) for row in found]
   return pd.DataFrame(rows)
 
 
-def estimate_frame(plan: Plan, seed: int) -> pd.DataFrame:
-  """Rows of measurement 5: each estimate (``measure.estimate_row``)."""
-  return pd.DataFrame([
-      {"game": game, "lookahead": lookahead, "T": t,
-       **measure.estimate_row(game, lookahead, t, plan.estimate_replicates, seed,
-                              plan.max_searches)}
-      for game, lookahead, t in plan.estimates])
+def estimate_frame(plan: Plan, value: Callable[[tasks.Key], Any]) -> pd.DataFrame:
+  """Rows of measurement 5: each estimate (``measure.estimate_row``) from the tasks' results."""
+  return pd.DataFrame([value(("estimate", game, lookahead, t))
+                       for game, lookahead, t in plan.estimates])
 
 
 def summary_table(frame: pd.DataFrame) -> pd.DataFrame:
@@ -379,12 +358,16 @@ def target_table(frame: pd.DataFrame, final: Optional[pd.DataFrame],
 
 def run(args: argparse.Namespace, ctx: Context) -> ReportSection:
   budget, plan = plan_of(args, ctx.quick)
-  learn = LEARNED in plan.leaf_solvers and torch_available()
-  models = leaf_solvers.Models(ctx.out / "models", plan, ctx.seed) if learn else None
-  variants = variants_frame(plan, ctx.note)
-  frame = convergence_frame(plan, models, ctx.note)
-  ctx.note("measurement 2: the value error")
-  errors = error_frame(plan, models, ctx.seed)
+  torch = torch_available()
+  learn = LEARNED in plan.leaf_solvers and torch
+  value = run_tasks(ctx, tasks.measurement_tasks(budget, plan, learn, torch, ctx.seed))
+  if learn:
+    for setting in plan.settings:
+      unpack_files(value(("learned", setting.game, setting.lookahead))["files"],
+                   ctx.out / "models")
+  variants = variants_frame(plan, value)
+  frame = convergence_frame(plan, value, learn)
+  errors = error_frame(plan, value, learn)
   tables.write_csv(variants, ctx.out / "rebel_agent_variants.csv")
   tables.write_csv(frame, ctx.out / "rebel_agent.csv")
   tables.write_csv(errors, ctx.out / "rebel_agent_error.csv")
@@ -407,8 +390,8 @@ def run(args: argparse.Namespace, ctx: Context) -> ReportSection:
   parts = []
   final = None
   if learn and plan.self_play is not None:
-    ctx.note("measurement 3: self-play")
-    played = self_play_frame(plan.self_play, plan.max_searches)
+    played = pd.concat([value(("self-play", k)) for k in range(plan.self_play.seeds)],
+                       ignore_index=True)
     exact = frame[(frame.game == "kuhn_poker") & (frame.lookahead == 1) &
                   (frame.kind == "agent") & (frame["leaf solver"] == EXACT)]
     tables.write_csv(played, ctx.out / "rebel_agent_self_play.csv")
@@ -423,16 +406,14 @@ def run(args: argparse.Namespace, ctx: Context) -> ReportSection:
   ratios = timing = None
   extra_checks = []
   if plan.stakes is not None:
-    extra_checks.append(stakes.scaling_check(plan.stakes, plan.max_searches))
-    if not torch_available():
+    extra_checks.append(Check(**value(("stakes-scaling",))))
+    if not torch:
       parts.append("Measurement 4 (large deck, unseen stakes) left out: PyTorch is not "
                    "installed.")
     else:
-      ctx.note("measurement 4: 13 cards, a range of stakes")
-      family = stakes.family_models(plan.stakes, ctx.out / "models", ctx.seed, plan.max_searches)
-      measured = stakes.stakes_frame(plan.stakes, family, ctx.seed, plan.max_searches)
-      timing = stakes.timing_frame(plan.stakes, family, ctx.seed, plan.max_searches)
-      decks = stakes.deck_frame(plan.stakes, ctx.seed)
+      found = value(("stakes",))
+      unpack_files(found["files"], ctx.out / "models")
+      measured, timing, decks = found["measured"], found["timing"], found["decks"]
       ratios = stakes.ratio_table(measured)
       tables.write_csv(measured, ctx.out / "rebel_agent_stakes.csv")
       tables.write_csv(timing, ctx.out / "rebel_agent_stakes_timing.csv")
@@ -446,14 +427,15 @@ def run(args: argparse.Namespace, ctx: Context) -> ReportSection:
                 CAPTIONS["stakes"], tables.markdown_table(timing, 3), CAPTIONS["timing"],
                 tables.markdown_table(decks, 3), CAPTIONS["decks"]]
   if plan.estimates:
-    ctx.note("measurement 5: estimates from sampled draws")
-    estimates = estimate_frame(plan, ctx.seed)
+    estimates = estimate_frame(plan, value)
     tables.write_csv(estimates, ctx.out / "rebel_agent_estimate.csv")
     csvs.append("rebel_agent_estimate.csv")
     parts += [tables.markdown_table(estimates, 3, missing="beyond the enumeration's budget"),
               CAPTIONS["estimate"]]
-  if torch_available():  # Measurement 6: learned leaves, on-policy rounds, 5 seeds.
-    learned = learned_section.measurement(budget, ctx)
+  if torch:  # Measurement 6: learned leaves, on-policy rounds, 5 seeds.
+    found = value(("learned-measurement",))
+    unpack_files(found["files"], ctx.out)
+    learned = tasks.learned_section_of(found)
     parts += learned.parts
     figures += learned.figures
     csvs += learned.csvs
@@ -473,6 +455,23 @@ def run(args: argparse.Namespace, ctx: Context) -> ReportSection:
                        markdown=markdown, figures=figures, tables=csvs,
                        checks=variant_checks(variants) + experiment_checks(frame) +
                        extra_checks)
+
+
+def run_tasks(ctx: Context, todo: Dict[tasks.Key, Task]) -> Callable[[tasks.Key], Any]:
+  """Runs the tasks on the context's executor, the longest estimated first (so that the last
+  to finish are short), and returns key -> the task's result.
+
+  Raises:
+    RuntimeError: if a task failed (each failure is in ``ctx.failures``, its traceback in the
+      experiment's job_errors.log).
+  """
+  order = sorted(todo, key=lambda key: -todo[key].estimate)
+  results = {r.task: r for r in ctx.run_tasks([todo[key] for key in order],
+                                              "rebel-agent's measurements")}
+  if ctx.failures:
+    first = context.describe_failures(ctx.failures[:1])[0]
+    raise RuntimeError(f"{len(ctx.failures)} of {len(todo)} tasks failed (first: {first})")
+  return lambda key: results[todo[key]].value
 
 
 def _ratios(values) -> str:

@@ -6,6 +6,7 @@ evaluator's on every agent; the exact-leaf agent at doubled stakes twice as expl
 """
 
 import argparse
+import json
 
 from open_spiel.python.algorithms import cfr
 from open_spiel.python.algorithms import exploitability
@@ -49,6 +50,23 @@ def test_quick_run_passes_its_checks_and_writes_outputs(quick_run):
   assert errors.error.iloc[0] == 0.0
   for r in errors.iloc[1:].itertuples():
     assert 0 < r.error <= r.delta * 2.0 + 1e-12
+
+
+def test_value_error_study_uses_the_values_at_every_leaf(quick_run):
+  # Measurement 2 measures the error at every leaf the exact agent evaluates, so its agents use
+  # the values at every leaf (one_player_exact=False). At lookahead 2 on kuhn_poker the only
+  # leaf is pb, where one player acts: with exact one-player leaves every perturbed agent would
+  # be the exact-leaf agent. The exact values there are the exact LP's: the same agent as
+  # measurement 1's exact-leaf agent at the same T (a perfect value function is exact leaves).
+  _, folder = quick_run
+  errors = pd.read_csv(folder / "rebel_agent_error.csv")
+  frame = pd.read_csv(folder / "rebel_agent.csv")
+  t = errors.iterations.iloc[0]
+  exact = frame[(frame.kind == "agent") & (frame["leaf solver"] == rebel_agent.EXACT) &
+                (frame.iterations == t)].exploitability.iloc[0]
+  assert errors.agent.iloc[0] == pytest.approx(exact, abs=1e-12)
+  for r in errors.iloc[1:].itertuples():
+    assert abs(r.agent - exact) > 1e-4
 
 
 def test_cfr_rows_are_openspiel_cfr(quick_run):
@@ -166,3 +184,15 @@ def test_variants_show_the_papers_agent_and_cfr_avg(quick_run):
     if t in setting.iterations:
       assert float(linear[linear.iterations == t].exploitability.iloc[0]) == pytest.approx(
           exploitability.exploitability(game, solver.average_policy()), abs=1e-9)
+
+
+def test_a_rerun_reuses_every_task(quick_run):
+  # Every measurement is a task saved in jobs/ as it finishes: a rerun of the same code computes
+  # none of them again and writes the same numbers.
+  code, folder = quick_run
+  before = pd.read_csv(folder / "rebel_agent.csv")
+  assert code == 0
+  assert cli.main(["rebel-agent", "--quick", "--quiet", "--out", str(folder.parent)]) == 0
+  jobs = json.loads((folder / "manifest.json").read_text())["jobs"]
+  assert jobs["reused"] == jobs["total"] > 10 and jobs["computed"] == 0
+  pd.testing.assert_frame_equal(pd.read_csv(folder / "rebel_agent.csv"), before)

@@ -10,26 +10,12 @@ import time
 import pytest
 
 from experiments.harness import context
-from experiments.harness import executors
 from experiments.harness import game_loader
 from experiments.harness import jobs
 from experiments.harness import provenance
+from helpers import RecordingExecutor
 from helpers import numbers
 from helpers import sweep_jobs
-
-
-class _Recording(executors.Serial):
-  """The serial executor, recording which jobs it ran; raises ``interrupt_on``'s exception."""
-
-  def __init__(self, interrupt_on=None):
-    self.ran, self.interrupt_on = [], interrupt_on
-
-  def run(self, fn, todo):
-    for job in todo:
-      if job == self.interrupt_on:
-        raise KeyboardInterrupt
-      self.ran.append(job)
-      yield job, fn(job)
 
 
 def test_job_rejects_non_positive_iterations():
@@ -46,7 +32,7 @@ def test_job_keys_are_distinct_and_stable():
 
 
 def test_results_are_saved_and_reused_by_the_same_code(tmp_path):
-  first = _Recording()
+  first = RecordingExecutor()
   ctx = context.Context("t", tmp_path, executor=first)
   results = ctx.run_jobs(sweep_jobs())
   assert first.ran == sweep_jobs() and ctx.stats.computed == 4 and ctx.stats.reused == 0
@@ -55,12 +41,12 @@ def test_results_are_saved_and_reused_by_the_same_code(tmp_path):
   assert saved["format"] == jobs.FORMAT and saved["computed_by"] == provenance.code_stamp()
   assert saved["solved"]["iterations"] == [1, 5, 20] and saved["solved"]["policy"] is None
   assert jobs.JobResult.from_json(saved) == results[0]
-  second = _Recording()
+  second = RecordingExecutor()
   again = context.Context("t", tmp_path, executor=second)
   assert numbers(again.run_jobs(sweep_jobs())) == numbers(results)
   assert second.ran == [] and again.stats.reused == 4
   assert again.stats.reused_finished == [r.finished for r in results]
-  fresh = _Recording()
+  fresh = RecordingExecutor()
   context.Context("t", tmp_path, executor=fresh, fresh=True).run_jobs(sweep_jobs())
   assert fresh.ran == sweep_jobs()
 
@@ -69,7 +55,7 @@ def test_changed_code_reruns_every_job(tmp_path, monkeypatch):
   context.Context("t", tmp_path).run_jobs(sweep_jobs()[:2])
   stamp = dict(provenance.code_stamp(), fingerprint="0" * 16)
   monkeypatch.setattr(provenance, "code_stamp", lambda: stamp)
-  rerun = _Recording()
+  rerun = RecordingExecutor()
   ctx = context.Context("t", tmp_path, executor=rerun)
   results = ctx.run_jobs(sweep_jobs()[:2])
   assert rerun.ran == sweep_jobs()[:2] and ctx.stats.reused == 0
@@ -84,7 +70,7 @@ def test_unreadable_or_foreign_result_files_are_recomputed(tmp_path):
     jobs.result_path(folder, job).write_text(content)
     assert jobs.load(folder, job, provenance.code_stamp()["fingerprint"]) is None
   (folder / f".{job.key}.json.abc.tmp").write_text("half written")  # A write killed midway.
-  recording = _Recording()
+  recording = RecordingExecutor()
   context.Context("t", tmp_path, executor=recording).run_jobs([job])
   assert recording.ran == [job] and not list(folder.glob("*.tmp"))
 
@@ -109,11 +95,11 @@ def test_a_failing_job_is_recorded_and_the_sweep_goes_on(tmp_path):
 
 def test_an_interrupted_sweep_keeps_finished_jobs_and_resumes(tmp_path):
   made = sweep_jobs()
-  ctx = context.Context("t", tmp_path, executor=_Recording(interrupt_on=made[2]))
+  ctx = context.Context("t", tmp_path, executor=RecordingExecutor(interrupt_on=made[2]))
   with pytest.raises(KeyboardInterrupt):
     ctx.run_jobs(made)
   assert (ctx.stats.kept, ctx.stats.total) == (2, 4)
-  resumed = _Recording()
+  resumed = RecordingExecutor()
   ctx = context.Context("t", tmp_path, executor=resumed)
   ctx.run_jobs(made)
   assert resumed.ran == made[2:] and ctx.stats.reused == 2
@@ -125,7 +111,7 @@ def test_a_repeated_job_is_refused(tmp_path):
 
 
 def test_too_long_and_too_large_sweeps_are_refused_before_work(tmp_path, monkeypatch):
-  recording = _Recording()
+  recording = RecordingExecutor()
   ctx = context.Context("convergence", tmp_path, executor=recording, max_minutes=1)
   # OpenSpiel's Python CFR: about 2e-5 s per history and iteration, tic-tac-toe 549,946 histories
   # (counted by the walk; OpenSpiel's tic_tac_toe tests give the same number of histories).

@@ -1,0 +1,283 @@
+"""The experiment's work as tasks (``experiments.harness.tasks``): resumable units that the
+executor spreads over ``--workers`` processes, each saved as it finishes and reused by a rerun
+of the same code.
+
+One task per:
+
+* measurement 0: (game, lookahead, agent variant, T): ``agent``, exact LP leaves; per setting the
+  two full-game CFR curves (``cfr``);
+* measurement 1: (game, lookahead, leaf solver, T): ``agent``; per (setting, leaf solver) the
+  stitched curve (``stitched``); per setting full-game CFR (``cfr``); with learned leaves, per
+  setting ``learned``: the value functions trained (``leaf_solvers.Models``), the agent at every T,
+  the stitched curve and measurement 2's learned point, with the models' files;
+* measurement 2: per setting, the exact and perturbed values (``value_errors``);
+* measurement 3: per seed (``self_play``);
+* measurement 4: the family models with every frame that uses them (``stakes_measurement``), and
+  the doubled-stakes check (``stakes_scaling``);
+* measurement 5: per (game, lookahead, T) (``estimate``);
+* measurement 6: the whole of ``learned_section.measurement`` (``learned_measurement``), its
+  files in its result.
+
+Every function takes JSON-able arguments (the budget by name, ``plan.PLANS``) and returns a
+DataFrame or a JSON-able dict; ``measurement_tasks`` lists the tasks of a budget with rough
+estimates of their wall time (seconds on one of two shared cores; they order the work, longest
+first, and bound it by ``--max-minutes``).
+"""
+
+import copy
+import dataclasses
+import functools
+import json
+import pathlib
+import tempfile
+from typing import Any, Dict, List, Optional, Sequence, Tuple
+
+import pandas as pd
+
+from algorithms.cfr.solvers import LCFRSolver
+from algorithms.rebel.agent.agent import ReBeLAgent
+from algorithms.rebel.agent.behaviour import search_count
+from algorithms.rebel.agent.values_by_cut import ByLeaf
+from algorithms.rebel.leaves.solvers import SequenceFormLPSolver
+from algorithms.rebel.leaves.leaf_values import ExactValueFunction
+from algorithms.rebel.leaves.leaf_values import PerturbedValueFunction
+from algorithms.rebel.leaves.leaf_values import ValueFunctionLeafSolver
+from experiments.commands.rebel_agent import leaf_solvers
+from experiments.commands.rebel_agent import learned_section
+from experiments.commands.rebel_agent import measure
+from experiments.commands.rebel_agent import stakes
+from experiments.commands.rebel_agent.plan import EXACT
+from experiments.commands.rebel_agent.plan import HEDGE
+from experiments.commands.rebel_agent.plan import LEARNED
+from experiments.commands.rebel_agent.plan import PLANS
+from experiments.commands.rebel_agent.plan import VARIANTS
+from experiments.commands.rebel_agent.plan import Plan
+from experiments.commands.rebel_agent.self_play import self_play_frame
+from experiments.harness import checks
+from experiments.harness import game_loader
+from experiments.harness.context import Context
+from experiments.harness.tasks import Task
+from experiments.harness.tasks import pack_files
+
+# The references of full-game CFR: ``measure.cfr_curve``'s solver and options by name.
+CFR_REFERENCES = {"CFR": {}, "linear averaging": {"linear_averaging": True},
+                  "Linear CFR": {"solver_class": LCFRSolver}}
+
+
+def agent(budget: str, leaves: str, game: str, lookahead: int, iterations: int,
+          options: Optional[Dict[str, Any]] = None) -> Dict[str, float]:
+  """``measure.agent_row`` of the agent with ``leaves`` (not learned; ``leaf_solvers.build``)
+  and ``ReBeLAgent`` ``options``."""
+  plan = PLANS[budget]
+  solver = leaf_solvers.build(leaves, game, lookahead, plan, None, False)
+  return measure.agent_row(game, lookahead, iterations, solver, plan.max_searches,
+                           **(options or {}))
+
+
+def stitched(budget: str, leaves: str, game: str, lookahead: int,
+             iterations: List[int]) -> Dict[str, List[float]]:
+  """``measure.stitched_curve`` of ``CFRAvgSolver`` with ``leaves`` (not learned)."""
+  solver = leaf_solvers.build(leaves, game, lookahead, PLANS[budget], None, True)
+  return {"values": measure.stitched_curve(game, lookahead, iterations, solver)}
+
+
+def cfr(game: str, iterations: List[int], reference: str) -> Dict[str, List[float]]:
+  """Full-game CFR's exploitability at each T (``CFR_REFERENCES``: CFR, CFR with linear
+  averaging, Linear CFR)."""
+  return {"values": measure.cfr_curve(game, iterations, **CFR_REFERENCES[reference])}
+
+
+def _error_row(plan: Plan, game: str, lookahead: int, iterations: int, pbs, name: str,
+               delta: float, values, stitched_values) -> Dict[str, Any]:
+  """Measurement 2's row of one value function: its on-path error, the agent and the stitched
+  policy with its values at every leaf (``one_player_exact=False``: the error is measured at
+  every leaf, the one-player ones included, so the agent uses the values there too)."""
+  agent_row = measure.agent_row(game, lookahead, iterations,
+                                ValueFunctionLeafSolver(values, one_player_exact=False),
+                                plan.max_searches)
+  solver = ValueFunctionLeafSolver(stitched_values, SequenceFormLPSolver(),
+                                   one_player_exact=False)
+  return {"iterations": iterations, "series": name, "delta": delta,
+          "error": measure.value_error(values, pbs), "agent": agent_row["exploitability"],
+          "stitched": measure.stitched_curve(game, lookahead, [iterations], solver)[0]}
+
+
+def error_iterations(plan: Plan, iterations: Sequence[int]) -> int:
+  """The T of measurement 2 for a setting measured at ``iterations``."""
+  return min(plan.error_iterations, max(iterations))
+
+
+def value_errors(budget: str, game: str, lookahead: int, iterations: int,
+                 seed: int) -> Dict[str, List[dict]]:
+  """Measurement 2's rows of the exact and the perturbed values (``PerturbedValueFunction``)
+  at the leaf PBSs the exact-leaf agent evaluates (``measure.on_path_pbs``)."""
+  plan = PLANS[budget]
+  pbs = measure.on_path_pbs(game, lookahead, iterations, seed, plan.max_searches)
+  exact = ExactValueFunction(SequenceFormLPSolver())
+  series = [("exact", 0.0, exact)] + [
+      ("perturbed", delta, PerturbedValueFunction(exact, delta, seed)) for delta in plan.deltas]
+  return {"rows": [_error_row(plan, game, lookahead, iterations, pbs, name, delta, values,
+                              values) for name, delta, values in series]}
+
+
+def learned(budget: str, game: str, lookahead: int, iterations: List[int], error_t: int,
+            seed: int) -> Dict[str, Any]:
+  """Everything with learned leaves at one setting: the value functions trained
+  (``leaf_solvers.Models``), the agent at every T (measurement 1), the stitched curve, and
+  measurement 2's learned point at T = ``error_t``; with the models' files."""
+  plan = PLANS[budget]
+  with tempfile.TemporaryDirectory() as folder:
+    models = leaf_solvers.Models(pathlib.Path(folder), plan, seed)
+    solver = leaf_solvers.build(LEARNED, game, lookahead, plan, models, False)
+    agents = [measure.agent_row(game, lookahead, t, solver, plan.max_searches)
+              for t in iterations]
+    solver = leaf_solvers.build(LEARNED, game, lookahead, plan, models, True)
+    curve = measure.stitched_curve(game, lookahead, iterations, solver)
+    pbs = measure.on_path_pbs(game, lookahead, error_t, seed, plan.max_searches)
+    values = ByLeaf([models.model(game, d) for d in leaf_solvers.leaf_depths(game, lookahead)])
+    error = _error_row(plan, game, lookahead, error_t, pbs, "learned", float("nan"), values,
+                       models.model(game, lookahead))
+    return {"agent": agents, "stitched": curve, "error": error,
+            "files": pack_files(folder)}
+
+
+def self_play(budget: str, seed: int) -> pd.DataFrame:
+  """Measurement 3's rows of one seed (``self_play.self_play_frame``)."""
+  plan = PLANS[budget]
+  return self_play_frame(plan.self_play, seed, plan.max_searches)
+
+
+def stakes_measurement(budget: str, seed: int) -> Dict[str, Any]:
+  """Measurement 4 (``stakes``): the family models, the agents at every ratio, the timing and the
+  deck's choice, with the models' files."""
+  plan = PLANS[budget]
+  with tempfile.TemporaryDirectory() as folder:
+    family = stakes.family_models(plan.stakes, pathlib.Path(folder), seed, plan.max_searches)
+    return {"measured": stakes.stakes_frame(plan.stakes, family, seed, plan.max_searches),
+            "timing": stakes.timing_frame(plan.stakes, family, seed, plan.max_searches),
+            "decks": stakes.deck_frame(plan.stakes, seed), "files": pack_files(folder)}
+
+
+def stakes_scaling(budget: str) -> Dict[str, Any]:
+  """Measurement 4's check that doubled stakes double the exact-leaf agent's exploitability."""
+  plan = PLANS[budget]
+  return dataclasses.asdict(stakes.scaling_check(plan.stakes, plan.max_searches))
+
+
+def estimate(budget: str, game: str, lookahead: int, iterations: int,
+             seed: int) -> Dict[str, float]:
+  """Measurement 5's row (``measure.estimate_row``)."""
+  plan = PLANS[budget]
+  return {"game": game, "lookahead": lookahead, "T": iterations,
+          **measure.estimate_row(game, lookahead, iterations, plan.estimate_replicates, seed,
+                                 plan.max_searches)}
+
+
+def learned_measurement(budget: str, seed: int) -> Dict[str, Any]:
+  """Measurement 6 (``learned_section.measurement``) in a folder of its own: its section (checks
+  as dicts) and the files it wrote."""
+  with tempfile.TemporaryDirectory() as folder:
+    section = learned_section.measurement(budget, Context("rebel-agent", folder, seed=seed))
+    return dict(dataclasses.asdict(section), files=pack_files(folder))
+
+
+def learned_section_of(value: Dict[str, Any]) -> learned_section.Section:
+  """``learned_measurement``'s section rebuilt (its checks as ``checks.Check``)."""
+  fields = {k: v for k, v in value.items() if k != "files"}
+  return learned_section.Section(**dict(fields, checks=[checks.Check(**c)
+                                                        for c in fields["checks"]]))
+
+
+Key = Tuple[Any, ...]
+
+
+# Rough wall times, measured on two shared cores, of: one iteration of one search (an agent's
+# enumeration runs ``search_count`` searches of T iterations each, 3 s for 10,201 searches at
+# T = 100 on kuhn_poker, lookahead 1); one search's iteration with Hedge leaves over the LP's;
+# a search of a 13-card deck over a 3-card one; an estimate from sampled draws per T (its
+# replicates and the best responses to their fits, 66 s at T = 100 and 194 s at T = 300); the
+# training of a setting's value functions; self-play per seed; measurements 4 and 6 per budget.
+_SEARCH_ITERATION_SECONDS = 4e-6
+_HEDGE_FACTOR = 10.0
+_DECK_FACTOR = 1.5
+_ESTIMATE_SECONDS_PER_T = 0.7
+_TRAINING_SECONDS = 10.0
+_SELF_PLAY_SECONDS = 25.0
+_STAKES_SECONDS = {"quick": 25.0, "default": 70.0, "full": 300.0}
+_LEARNED_MEASUREMENT_SECONDS = {"quick": 60.0, "default": 300.0, "full": 900.0}
+
+
+@functools.lru_cache(maxsize=None)
+def _agent(game: str, lookahead: int, options: str) -> ReBeLAgent:
+  """The agent (its public tree built once per game, lookahead and options)."""
+  return ReBeLAgent(game_loader.load_game(game), lookahead=lookahead, **json.loads(options))
+
+
+def _searches(game: str, lookahead: int, iterations: int, options: str) -> int:
+  """The searches of the agent's enumeration at T = ``iterations`` (``behaviour.search_count``
+  on a copy of ``_agent`` with that T; no search is run)."""
+  counted = copy.copy(_agent(game, lookahead, options))
+  counted.iterations = iterations
+  return search_count(counted)
+
+
+def _agent_seconds(game: str, lookahead: int, iterations: int, leaves: str = EXACT,
+                   options: Optional[Dict[str, Any]] = None) -> float:
+  """A rough wall time of one agent's enumeration: its searches times T iterations each."""
+  searches = _searches(game, lookahead, iterations, json.dumps(options or {}, sort_keys=True))
+  return (_SEARCH_ITERATION_SECONDS * searches * iterations
+          * (_HEDGE_FACTOR if leaves == HEDGE else 1.0)
+          * (_DECK_FACTOR if "deck_size" in game else 1.0))
+
+
+def measurement_tasks(budget: str, plan: Plan, learn: bool, torch: bool,
+                      seed: int) -> Dict[Key, Task]:
+  """Every task of the budget by key (the frames are assembled from them by key)."""
+  out: Dict[Key, Task] = {}
+
+  def add(key: Key, function, estimate: float, **arguments) -> None:
+    label = "-".join(str(k) for k in key)
+    out[key] = Task.make("rebel-agent", function, label, estimate, **arguments)
+
+  for setting in plan.variants:
+    game, d, ts = setting.game, setting.lookahead, list(setting.iterations)
+    for name, options in VARIANTS:
+      for t in ts:
+        add(("variant", game, d, name, t), agent, _agent_seconds(game, d, t, EXACT, options),
+            budget=budget, leaves=EXACT, game=game, lookahead=d, iterations=t, options=options)
+    for reference in ("linear averaging", "Linear CFR"):
+      add(("cfr", game, tuple(ts), reference), cfr, 1.0, game=game, iterations=ts,
+          reference=reference)
+  for setting in plan.settings:
+    game, d, ts = setting.game, setting.lookahead, list(setting.iterations)
+    add(("cfr", game, tuple(ts), "CFR"), cfr, 1.0, game=game, iterations=ts, reference="CFR")
+    for kind in plan.leaf_solvers:
+      if kind == LEARNED:
+        continue
+      for t in ts:
+        add(("agent", game, d, kind, t), agent, _agent_seconds(game, d, t, kind), budget=budget,
+            leaves=kind, game=game, lookahead=d, iterations=t)
+      add(("stitched", game, d, kind), stitched, _agent_seconds(game, d, max(ts), kind) / 3,
+          budget=budget, leaves=kind, game=game, lookahead=d, iterations=ts)
+    error_t = error_iterations(plan, ts)
+    add(("errors", game, d), value_errors,
+        (len(plan.deltas) + 2) * _agent_seconds(game, d, error_t), budget=budget, game=game,
+        lookahead=d, iterations=error_t, seed=seed)
+    if learn:
+      add(("learned", game, d), learned,
+          _TRAINING_SECONDS + 2 * sum(_agent_seconds(game, d, t) for t in ts),
+          budget=budget, game=game, lookahead=d, iterations=ts, error_t=error_t, seed=seed)
+  if learn and plan.self_play is not None:
+    for k in range(plan.self_play.seeds):
+      add(("self-play", k), self_play, _SELF_PLAY_SECONDS, budget=budget, seed=k)
+  if plan.stakes is not None:
+    add(("stakes-scaling",), stakes_scaling, 2.0, budget=budget)
+    if torch:
+      add(("stakes",), stakes_measurement, _STAKES_SECONDS[budget], budget=budget, seed=seed)
+  for game, d, t in plan.estimates:
+    add(("estimate", game, d, t), estimate, _ESTIMATE_SECONDS_PER_T * t,
+        budget=budget, game=game, lookahead=d, iterations=t, seed=seed)
+  if torch:
+    add(("learned-measurement",), learned_measurement, _LEARNED_MEASUREMENT_SECONDS[budget],
+        budget=budget, seed=seed)
+  return out
