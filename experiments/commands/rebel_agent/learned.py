@@ -31,7 +31,7 @@ against exact leaves, in one process.
 
 import dataclasses
 import time
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Callable, Dict, List, Optional, Tuple
 
 import numpy as np
 import pandas as pd
@@ -95,6 +95,9 @@ class LearnedPlan:
     timing_deck, timing_ratio, timing_iterations, timing_lookaheads, timing_hands: the speed.
     max_searches: the enumeration's budget.
     agent: the ``ReBeLAgent`` options of every agent measured, learned and exact (``PAPER``).
+    sampled: for a case with a range of trained ratios, the ratios drawn afresh in each round
+      across that range (``round_ratios``) whose learned agents also play and give data; 0: the
+      rounds play at the trained ratios only.
   """
 
   cases: Tuple[Case, ...]
@@ -115,6 +118,7 @@ class LearnedPlan:
   timing_hands: int
   max_searches: int
   agent: Dict[str, Any] = dataclasses.field(default_factory=lambda: dict(PAPER))
+  sampled: int = 0
 
 
 # The paper's agent (Brown et al. 2020, Section 6, and its released code): CFR-D, the drawn
@@ -144,6 +148,28 @@ def learned_depths(game: str, lookahead: int) -> List[int]:
   return [d for d in leaf_depths(game, lookahead)
           if any(len(leaf.acting_players) == 2
                  for leaf in cut_of(game_loader.load_game(game), d)[0].leaves)]
+
+
+def round_ratios(case: Case, sampled: int, seed: int, index: int) -> Tuple[float, ...]:
+  """The ratios whose learned agents play in on-policy round ``index``: the trained ones and
+  ``sampled`` more, stratified log-uniform over the trained range, drawn afresh per seed and
+  round: log r_k = log lo + (k + u_k) / K (log hi - log lo), u_k ~ Uniform[0, 1).
+
+  Raises:
+    ValueError: if a drawn ratio is one of the case's unseen ratios (they stay unseen; with
+      continuous draws this has probability 0, so it would mean a broken generator).
+  """
+  low, high = np.log(min(case.trained)), np.log(max(case.trained))
+  if sampled == 0 or low == high:
+    return case.trained
+  u = (np.arange(sampled) + np.random.default_rng([seed, index]).random(sampled)) / sampled
+  drawn = tuple(float(r) for r in np.clip(np.exp(low + u * (high - low)), min(case.trained),
+                                          max(case.trained)))
+  hits = [r for r in drawn for unseen in case.unseen if np.isclose(r, unseen, rtol=1e-9, atol=0)]
+  if hits:
+    raise ValueError(f"round {index}, seed {seed}: drew ante/bet {hits[0]!r}, an unseen ratio "
+                     f"of the case (unseen: {case.unseen})")
+  return case.trained + drawn
 
 
 def _exact_records(case: Case, plan: LearnedPlan) -> Dict[float, list]:
@@ -195,9 +221,11 @@ def evaluate(models, game: str, iterations: int, plan: LearnedPlan) -> Dict[str,
                  "infostate error": float(np.mean(infostate)) if records else 0.0})
 
 
-def learned_frame(plan: LearnedPlan, base_seed: int) -> pd.DataFrame:
+def learned_frame(plan: LearnedPlan, base_seed: int,
+                  progress: Optional[Callable[[pd.DataFrame], None]] = None) -> pd.DataFrame:
   """Rows (deck, stakes, trained on, seed, round, T, exploitability, errors, examples, ...) of
-  the learned agent, and the exact-leaf agent's rows (seed and round empty)."""
+  the learned agent, and the exact-leaf agent's rows (seed and round -1); ``progress``, if given,
+  is called with the rows so far after each case's exact-leaf rows and after each seed."""
   rows = []
   last = set(plan.iterations)
   for case in plan.cases:
@@ -211,6 +239,8 @@ def learned_frame(plan: LearnedPlan, base_seed: int) -> pd.DataFrame:
                                 SequenceFormLPSolver(), plan.max_searches, **plan.agent)
         rows.append(dict(row, deck=case.deck, stakes=ratio, **{"trained on": seen},
                          seed=-1, round=-1, T=t, leaves=EXACT))
+    if progress is not None:
+      progress(pd.DataFrame(rows))
     for k in range(plan.seeds):
       seed = base_seed + k
       domains, base = _base(case, plan, depths, seed, visited)
@@ -219,19 +249,29 @@ def learned_frame(plan: LearnedPlan, base_seed: int) -> pd.DataFrame:
                                 agent=plan.agent, max_searches=plan.max_searches)
       training = TrainingOptions(hidden=plan.hidden, steps=plan.steps, seed=seed)
 
-      def report(done: Round, case=case, seed=seed, measured=measured):
+      played = set(case.trained)  # Every ratio whose PBSs are in the data so far.
+
+      def round_games(index: int, case=case, seed=seed, played=played):
+        ratios = round_ratios(case, plan.sampled, seed, index)
+        played.update(ratios)
+        return [game_loader.load_game(game_string(case.deck, r)) for r in ratios]
+
+      def report(done: Round, case=case, seed=seed, measured=measured, played=played):
         models = [done.models[d] for d in sorted(done.models)]
         final = done.index == plan.rounds
         for ratio, seen in measured:
+          nearest = min(played, key=lambda p, ratio=ratio: abs(np.log(p / ratio)))
           for t in sorted(set(plan.round_iterations) | (last if final else set())):
             row = evaluate(models, game_string(case.deck, ratio), t, plan)
             rows.append(dict(row, deck=case.deck, stakes=ratio, **{"trained on": seen},
                              seed=seed, round=done.index, T=t, leaves=LEARNED,
                              examples=sum(done.examples.values()),
-                             **{"round queries": len(done.queries)}))
+                             **{"round queries": len(done.queries),
+                                "nearest ratio in the data": nearest}))
 
-      games = [game_loader.load_game(game_string(case.deck, r)) for r in case.trained]
-      on_policy_rounds(games, domains, base, options, training, report=report)
+      on_policy_rounds(round_games, domains, base, options, training, report=report)
+      if progress is not None:
+        progress(pd.DataFrame(rows))
   return pd.DataFrame(rows)
 
 
