@@ -11,8 +11,13 @@ For each case (a deck and the ante/bet ratios trained on, measured on, never see
   ``examples`` random PBSs per leaf and ratio and on every leaf PBS of the exact-leaf agent at
   the ``visits`` T, all labelled by the exact LP;
 * rounds 1..``rounds``: the DAgger rounds of ``learning.on_policy`` at every trained ratio and
-  every T of ``iterations`` (the T evaluated): the learned agent plays, its value-function
-  queries are labelled exactly and join the data, the networks are retrained;
+  at ``sampled`` ratios drawn afresh per seed and round across the trained range
+  (``round_ratios``; never one of the unseen ratios), and every T of ``iterations`` (the T
+  evaluated): the learned agent plays, its value-function queries are labelled exactly and join
+  the data, the networks are retrained. The drawn ratios are there because the network's error
+  on the agent's own queries between the trained ratios was measured at 2 to 7 times its error at
+  them after rounds at the trained ratios alone: the agent's beliefs depend on the stakes, and
+  data at four ratios do not reach the queries between them;
 * after each round, at every seen and unseen ratio and every T of ``round_iterations`` (of
   ``iterations`` after the last round): the learned agent's exact exploitability (the
   enumerated behaviour strategy, ``measure.agent_row``, OpenSpiel's and the tree evaluator's)
@@ -133,13 +138,15 @@ PLANS = {
                          max_searches=20_000),
     "default": LearnedPlan(cases=(Case(3, (1.0,), (1.0,)),
                                   Case(13, (0.5, 1.0, 2.0, 4.0), (1.0,), (1.5, 3.0))),
-                           lookahead=1, iterations=(100,), round_iterations=(100,), rounds=1,
+                           lookahead=1, iterations=(100,), round_iterations=(100,), rounds=2,
                            seeds=5, examples=300, visits=(10, 30), hidden=(64, 64), steps=2000,
                            hands=2, timing_deck=13, timing_ratio=1.5, timing_iterations=100,
-                           timing_lookaheads=(1, 2), timing_hands=6, max_searches=100_000),
+                           timing_lookaheads=(1, 2), timing_hands=6, max_searches=100_000,
+                           sampled=8),
 }
-# --full: also T = 300 (an enumeration of 90,601 searches per agent) and two rounds.
-PLANS["full"] = dataclasses.replace(PLANS["default"], iterations=(100, 300), rounds=2)
+# --full: also T = 300 (an enumeration of 90,601 searches per agent, about 65 s of CPU at 13
+# cards), its agents also playing in the rounds.
+PLANS["full"] = dataclasses.replace(PLANS["default"], iterations=(100, 300))
 
 
 def learned_depths(game: str, lookahead: int) -> List[int]:
