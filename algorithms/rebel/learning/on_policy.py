@@ -10,10 +10,12 @@ over the rounds. ``on_policy_rounds`` runs it for the agent's cuts:
 
 * round 0: one ``PBSValueFunction`` per cut (``agent.values_by_cut.ByLeaf`` joins them),
   trained on the ``base`` data (e.g. random and exact-agent-visited PBSs, ``learning.dataset``);
-* round r >= 1: in every game of ``games`` (several stakes of one family, or one game) and for
-  every T of ``options.iterations``, the agent (``agent.agent.ReBeLAgent`` with
-  ``options.agent``'s keyword options, i.e. the same search as the agent measured) with the
-  round-(r - 1) value functions at its leaves plays: every draw enumerated
+* round r >= 1: in every game of ``games`` (several stakes of one family, or one game; or of
+  ``games(r)``, e.g. stakes drawn afresh each round across a family model's range, so that the
+  data reach the agent's queries between fixed training stakes) and for every T of
+  ``options.iterations``, the agent (``agent.agent.ReBeLAgent`` with ``options.agent``'s
+  keyword options, i.e. the same search as the agent measured) with the round-(r - 1) value
+  functions at its leaves plays: every draw enumerated
   (``agent.behaviour.behaviour_strategy``, ``options.hands`` None) or ``options.hands`` hands
   against itself (``agent.monte_carlo.play_hands``, seeded); ``RecordingValueFunction`` records
   every (leaf, belief) the value functions are asked (at a one-player leaf the leaf solver
@@ -28,7 +30,7 @@ option (``learning.bootstrap``).
 """
 
 import dataclasses
-from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 import pyspiel
@@ -126,19 +128,34 @@ def agent_queries(game: pyspiel.Game, models: Sequence[PBSValueFunction], iterat
 
 
 def labelled(queries: Sequence[Query], labeller: LeafSolver) -> list:
-  """The queries as records (leaf, belief, the labeller's root values there)."""
-  return [(leaf, belief, np.asarray(labeller(leaf, belief).root_values, dtype=np.float64))
-          for leaf, belief in queries]
+  """The queries as records (leaf, belief, the labeller's root values there), in order.
+
+  A query asked again (the same leaf object and belief bit for bit: e.g. both seats of a hand run
+  the same deterministic root search) is labelled once and its record repeated, so the records
+  are those of labelling every query with a deterministic labeller.
+  """
+  labels: Dict[Tuple[int, bytes], np.ndarray] = {}
+  out = []
+  for leaf, belief in queries:
+    key = (id(leaf), np.asarray(belief, dtype=np.float64).tobytes())
+    if key not in labels:
+      labels[key] = np.asarray(labeller(leaf, belief).root_values, dtype=np.float64)
+    out.append((leaf, belief, labels[key]))
+  return out
 
 
-def on_policy_rounds(games: Sequence[pyspiel.Game], domains: Dict[int, LeafDomain],
+Games = Union[Sequence[pyspiel.Game], Callable[[int], Sequence[pyspiel.Game]]]
+
+
+def on_policy_rounds(games: Games, domains: Dict[int, LeafDomain],
                      base: Dict[int, Dataset], options: OnPolicyOptions,
                      training: TrainingOptions, labeller: Optional[LeafSolver] = None,
                      report: Optional[Callable[[Round], None]] = None) -> List[Round]:
   """Round 0 and ``options.rounds`` on-policy rounds (module docstring).
 
   Args:
-    games: the games the agent plays in (each covered by every domain).
+    games: the games the agent plays in, the same in every round, or a function of the round
+      r >= 1 that gives that round's games (each game covered by every domain).
     domains: depth -> the ``LeafDomain`` of that cut (for a family of stakes, its range).
     base: depth -> round 0's data (the same keys as ``domains``).
     options: the rounds.
@@ -159,7 +176,7 @@ def on_policy_rounds(games: Sequence[pyspiel.Game], domains: Dict[int, LeafDomai
     if index > 0:
       previous = [rounds[-1].models[d] for d in sorted(domains)]
       asked = []
-      for game in games:
+      for game in games(index) if callable(games) else games:
         for t in options.iterations:
           asked += [(str(game), t, leaf, belief)
                     for leaf, belief in agent_queries(game, previous, t, options)]

@@ -11,8 +11,13 @@ For each case (a deck and the ante/bet ratios trained on, measured on, never see
   ``examples`` random PBSs per leaf and ratio and on every leaf PBS of the exact-leaf agent at
   the ``visits`` T, all labelled by the exact LP;
 * rounds 1..``rounds``: the DAgger rounds of ``learning.on_policy`` at every trained ratio and
-  every T of ``iterations`` (the T evaluated): the learned agent plays, its value-function
-  queries are labelled exactly and join the data, the networks are retrained;
+  at ``sampled`` ratios drawn afresh per seed and round across the trained range
+  (``round_ratios``; never one of the unseen ratios), and every T of ``iterations`` (the T
+  evaluated): the learned agent plays, its value-function queries are labelled exactly and join
+  the data, the networks are retrained. The drawn ratios are there because after rounds at the trained
+  ratios alone the network's error on the agent's own queries between them stayed several times
+  its error at the nearest trained ratios (docs/rebel.md): the agent's beliefs depend on the
+  stakes, and data at four ratios do not reach the queries between them;
 * after each round, at every seen and unseen ratio and every T of ``round_iterations`` (of
   ``iterations`` after the last round): the learned agent's exact exploitability (the
   enumerated behaviour strategy, ``measure.agent_row``, OpenSpiel's and the tree evaluator's)
@@ -31,7 +36,7 @@ against exact leaves, in one process.
 
 import dataclasses
 import time
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Callable, Dict, List, Optional, Tuple
 
 import numpy as np
 import pandas as pd
@@ -95,6 +100,9 @@ class LearnedPlan:
     timing_deck, timing_ratio, timing_iterations, timing_lookaheads, timing_hands: the speed.
     max_searches: the enumeration's budget.
     agent: the ``ReBeLAgent`` options of every agent measured, learned and exact (``PAPER``).
+    sampled: for a case with a range of trained ratios, the ratios drawn afresh in each round
+      across that range (``round_ratios``) whose learned agents also play and give data; 0: the
+      rounds play at the trained ratios only.
   """
 
   cases: Tuple[Case, ...]
@@ -115,6 +123,7 @@ class LearnedPlan:
   timing_hands: int
   max_searches: int
   agent: Dict[str, Any] = dataclasses.field(default_factory=lambda: dict(PAPER))
+  sampled: int = 0
 
 
 # The paper's agent (Brown et al. 2020, Section 6, and its released code): CFR-D, the drawn
@@ -129,13 +138,15 @@ PLANS = {
                          max_searches=20_000),
     "default": LearnedPlan(cases=(Case(3, (1.0,), (1.0,)),
                                   Case(13, (0.5, 1.0, 2.0, 4.0), (1.0,), (1.5, 3.0))),
-                           lookahead=1, iterations=(100,), round_iterations=(100,), rounds=1,
+                           lookahead=1, iterations=(100,), round_iterations=(100,), rounds=2,
                            seeds=5, examples=300, visits=(10, 30), hidden=(64, 64), steps=2000,
                            hands=2, timing_deck=13, timing_ratio=1.5, timing_iterations=100,
-                           timing_lookaheads=(1, 2), timing_hands=6, max_searches=100_000),
+                           timing_lookaheads=(1, 2), timing_hands=6, max_searches=100_000,
+                           sampled=8),
 }
-# --full: also T = 300 (an enumeration of 90,601 searches per agent) and two rounds.
-PLANS["full"] = dataclasses.replace(PLANS["default"], iterations=(100, 300), rounds=2)
+# --full: also T = 300 (an enumeration of 90,601 searches per agent, about 65 s of CPU at 13
+# cards), its agents also playing in the rounds.
+PLANS["full"] = dataclasses.replace(PLANS["default"], iterations=(100, 300))
 
 
 def learned_depths(game: str, lookahead: int) -> List[int]:
@@ -144,6 +155,28 @@ def learned_depths(game: str, lookahead: int) -> List[int]:
   return [d for d in leaf_depths(game, lookahead)
           if any(len(leaf.acting_players) == 2
                  for leaf in cut_of(game_loader.load_game(game), d)[0].leaves)]
+
+
+def round_ratios(case: Case, sampled: int, seed: int, index: int) -> Tuple[float, ...]:
+  """The ratios whose learned agents play in on-policy round ``index``: the trained ones and
+  ``sampled`` more, stratified log-uniform over the trained range, drawn afresh per seed and
+  round: log r_k = log lo + (k + u_k) / K (log hi - log lo), u_k ~ Uniform[0, 1).
+
+  Raises:
+    ValueError: if a drawn ratio is one of the case's unseen ratios (they stay unseen; with
+      continuous draws this has probability 0, so it would mean a broken generator).
+  """
+  low, high = np.log(min(case.trained)), np.log(max(case.trained))
+  if sampled == 0 or low == high:
+    return case.trained
+  u = (np.arange(sampled) + np.random.default_rng([seed, index]).random(sampled)) / sampled
+  drawn = tuple(float(r) for r in np.clip(np.exp(low + u * (high - low)), min(case.trained),
+                                          max(case.trained)))
+  hits = [r for r in drawn for unseen in case.unseen if np.isclose(r, unseen, rtol=1e-9, atol=0)]
+  if hits:
+    raise ValueError(f"round {index}, seed {seed}: drew ante/bet {hits[0]!r}, an unseen ratio "
+                     f"of the case (unseen: {case.unseen})")
+  return case.trained + drawn
 
 
 def _exact_records(case: Case, plan: LearnedPlan) -> Dict[float, list]:
@@ -195,9 +228,11 @@ def evaluate(models, game: str, iterations: int, plan: LearnedPlan) -> Dict[str,
                  "infostate error": float(np.mean(infostate)) if records else 0.0})
 
 
-def learned_frame(plan: LearnedPlan, base_seed: int) -> pd.DataFrame:
+def learned_frame(plan: LearnedPlan, base_seed: int,
+                  progress: Optional[Callable[[pd.DataFrame], None]] = None) -> pd.DataFrame:
   """Rows (deck, stakes, trained on, seed, round, T, exploitability, errors, examples, ...) of
-  the learned agent, and the exact-leaf agent's rows (seed and round empty)."""
+  the learned agent, and the exact-leaf agent's rows (seed and round -1); ``progress``, if given,
+  is called with the rows so far after each case's exact-leaf rows and after each seed."""
   rows = []
   last = set(plan.iterations)
   for case in plan.cases:
@@ -211,6 +246,8 @@ def learned_frame(plan: LearnedPlan, base_seed: int) -> pd.DataFrame:
                                 SequenceFormLPSolver(), plan.max_searches, **plan.agent)
         rows.append(dict(row, deck=case.deck, stakes=ratio, **{"trained on": seen},
                          seed=-1, round=-1, T=t, leaves=EXACT))
+    if progress is not None:
+      progress(pd.DataFrame(rows))
     for k in range(plan.seeds):
       seed = base_seed + k
       domains, base = _base(case, plan, depths, seed, visited)
@@ -219,19 +256,29 @@ def learned_frame(plan: LearnedPlan, base_seed: int) -> pd.DataFrame:
                                 agent=plan.agent, max_searches=plan.max_searches)
       training = TrainingOptions(hidden=plan.hidden, steps=plan.steps, seed=seed)
 
-      def report(done: Round, case=case, seed=seed, measured=measured):
+      played = set(case.trained)  # Every ratio whose PBSs are in the data so far.
+
+      def round_games(index: int, case=case, seed=seed, played=played):
+        ratios = round_ratios(case, plan.sampled, seed, index)
+        played.update(ratios)
+        return [game_loader.load_game(game_string(case.deck, r)) for r in ratios]
+
+      def report(done: Round, case=case, seed=seed, measured=measured, played=played):
         models = [done.models[d] for d in sorted(done.models)]
         final = done.index == plan.rounds
         for ratio, seen in measured:
+          nearest = min(played, key=lambda p, ratio=ratio: abs(np.log(p / ratio)))
           for t in sorted(set(plan.round_iterations) | (last if final else set())):
             row = evaluate(models, game_string(case.deck, ratio), t, plan)
             rows.append(dict(row, deck=case.deck, stakes=ratio, **{"trained on": seen},
                              seed=seed, round=done.index, T=t, leaves=LEARNED,
                              examples=sum(done.examples.values()),
-                             **{"round queries": len(done.queries)}))
+                             **{"round queries": len(done.queries),
+                                "nearest ratio in the data": nearest}))
 
-      games = [game_loader.load_game(game_string(case.deck, r)) for r in case.trained]
-      on_policy_rounds(games, domains, base, options, training, report=report)
+      on_policy_rounds(round_games, domains, base, options, training, report=report)
+      if progress is not None:
+        progress(pd.DataFrame(rows))
   return pd.DataFrame(rows)
 
 

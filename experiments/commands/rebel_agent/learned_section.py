@@ -50,6 +50,15 @@ class Section:
   targets: List[dict]
 
 
+def _sampled(plan: learned.LearnedPlan) -> str:
+  """The intro's words on the ratios drawn in each round (``learned.round_ratios``)."""
+  if not plan.sampled:
+    return ""
+  return (f" and, where a range of ratios is trained, at {plan.sampled} ratios drawn afresh in "
+          "each round and seed across that range (one per equal stratum of its logarithm; an "
+          "unseen ratio is never drawn)")
+
+
 def measurement(budget: str, ctx: Context) -> Section:
   """Runs measurement 6 at the budget's plan (``learned.PLANS``) and writes its files."""
   plan = learned.PLANS[budget]
@@ -79,7 +88,8 @@ def measurement(budget: str, ctx: Context) -> Section:
            f"trained ratio and the exact-leaf agent's leaf PBSs at T = "
            f"{', '.join(map(str, plan.visits))}; each round adds every PBS the learned agent "
            f"asked its network at T = {', '.join(map(str, plan.iterations))} in "
-           f"{plan.hands} hands per trained ratio, labelled by the exact LP (DAgger). "
+           f"{plan.hands} hands per trained ratio{_sampled(plan)}, labelled by the exact LP "
+           "(DAgger). "
            "One-player leaves are exact. Exploitability over the exact-leaf agent's, per round "
            "(median, best and worst seed), with the value errors on the learned agent's own "
            "queries (counterfactual: measurement 2's metric; infostate: per card, divided by its "

@@ -16,12 +16,14 @@ from algorithms.rebel.agent.behaviour import behaviour_strategy
 from algorithms.rebel.agent.values_by_cut import ByLeaf
 from algorithms.rebel.learning.dataset import supervised_dataset
 from algorithms.rebel.learning.on_policy import OnPolicyOptions
+from algorithms.rebel.learning.on_policy import labelled
 from algorithms.rebel.learning.on_policy import on_policy_rounds
 from algorithms.rebel.learning.training import TrainingOptions
 from algorithms.rebel.learning.value_network import cut_of
 from algorithms.rebel.learning.value_network import infostate_errors
 from algorithms.rebel.learning.value_network import value_errors
 from algorithms.rebel.leaves.leaf_values import ValueFunctionLeafSolver
+from algorithms.rebel.leaves.solvers import SequenceFormLPSolver
 from spiel_games import kuhn_poker_ante
 
 TORCH_REASON = "PyTorch not installed (the 'learn' extra: pip install -e '.[learn]')"
@@ -66,14 +68,14 @@ class _Spy:
     return self.inner.root_values(leaf, belief)
 
 
-def _rounds(game, agent_options):
+def _rounds(game, agent_options, games=None):
   domains, base = {}, {}
   for k, depth in enumerate((1, 2)):
     tree, domains[depth] = cut_of(game, depth)
     base[depth] = supervised_dataset(tree, 20, seed=k)
   options = OnPolicyOptions(rounds=2, iterations=(4,), lookahead=1, agent=agent_options,
                             max_searches=1000)
-  return on_policy_rounds([game], domains, base, options,
+  return on_policy_rounds([game] if games is None else games, domains, base, options,
                           TrainingOptions(hidden=(8,), steps=30, batch_size=16, seed=3))
 
 
@@ -103,3 +105,45 @@ def test_on_policy_rounds_record_the_agents_queries_and_are_deterministic(agent_
     assert {leaf.public_state for _, _, leaf, _ in recorded} == {"p"}
     assert rounds[r].examples[1] - rounds[r - 1].examples[1] == len(recorded)
     assert rounds[r].examples[2] == rounds[r - 1].examples[2]
+
+
+def test_rounds_play_the_games_of_their_round_and_label_a_repeated_query_once():
+  pytest.importorskip("torch", reason=TORCH_REASON)
+  game = pyspiel.load_game("kuhn_poker")
+  asked = []
+
+  def games(index):  # Round r plays the game r times: r copies of the same agent's queries.
+    asked.append(index)
+    return [game] * index
+
+  rounds = _rounds(game, {}, games)
+  fixed = _rounds(game, {})
+  assert asked == [1, 2]
+  for r in (1, 2):
+    spy = _Spy(ByLeaf([rounds[r - 1].models[d] for d in (1, 2)]))
+    behaviour_strategy(ReBeLAgent(game, lookahead=1, iterations=4,
+                                  leaf_solver=ValueFunctionLeafSolver(spy)))
+    assert len(rounds[r].queries) == r * len(spy.asked) > 0
+  # Round 1 plays the one game in both runs: the same data, the same round-1 models.
+  for name, value in rounds[1].models[1].params.items():
+    np.testing.assert_array_equal(value, fixed[1].models[1].params[name])
+
+
+def test_labelled_labels_each_distinct_query_once():
+  game = pyspiel.load_game("kuhn_poker")
+  tree, _ = cut_of(game, 1)
+  (leaf,) = [z for z in tree.leaves if z.public_state == "p"]
+  beliefs = [np.full(leaf.num_roots, 1 / leaf.num_roots), np.linspace(1, 2, leaf.num_roots)]
+  beliefs[1] /= beliefs[1].sum()
+  calls = []
+
+  def labeller(z, belief):
+    calls.append(belief)
+    return SequenceFormLPSolver()(z, belief)
+
+  queries = [(leaf, beliefs[0]), (leaf, beliefs[1]), (leaf, beliefs[0].copy())]
+  records = labelled(queries, labeller)
+  assert len(calls) == 2
+  for (z, belief, values), (query_leaf, query_belief) in zip(records, queries):
+    assert z is query_leaf and belief is query_belief
+    np.testing.assert_array_equal(values, SequenceFormLPSolver()(z, belief).root_values)

@@ -287,3 +287,24 @@ def test_learned_agent_asks_networks_only_at_two_player_leaves():
   # network, lookahead 2 none.
   assert learned.learned_depths("kuhn_poker", 1) == [1]
   assert learned.learned_depths("kuhn_poker", 2) == []
+
+
+def test_round_ratios_cover_the_trained_range_and_never_draw_an_unseen_ratio():
+  # measurement 6's on-policy rounds at 13 cards: the trained ratios, then one ratio per equal
+  # stratum of log [0.5, 4] (3 octaves, K = 6: half an octave each), fresh per seed and round.
+  case = learned.Case(13, (0.5, 1.0, 2.0, 4.0), (1.0,), (1.5, 3.0))
+  ratios = learned.round_ratios(case, 6, seed=0, index=1)
+  assert ratios[:4] == case.trained
+  drawn = np.log2(ratios[4:]) - np.log2(0.5)
+  np.testing.assert_array_equal(np.floor(drawn / 0.5), np.arange(6))
+  assert not set(ratios) & set(case.unseen)
+  assert learned.round_ratios(case, 6, seed=0, index=1) == ratios
+  assert learned.round_ratios(case, 6, seed=0, index=2) != ratios
+  assert learned.round_ratios(case, 6, seed=1, index=1) != ratios
+  assert learned.round_ratios(case, 0, seed=0, index=1) == case.trained
+  one = learned.Case(3, (1.0,), (1.0,))
+  assert learned.round_ratios(one, 6, seed=0, index=1) == (1.0,)
+  # A case whose unseen ratio is one the generator draws is refused, not trained on.
+  hit = learned.Case(13, case.trained, (1.0,), (ratios[6],))
+  with pytest.raises(ValueError, match="unseen ratio"):
+    learned.round_ratios(hit, 6, seed=0, index=1)
