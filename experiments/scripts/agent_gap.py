@@ -70,16 +70,19 @@ class Variant(ReBeLAgent):
     game: the game.
     root: "search", "exact" or "average".
     nested: "search", "lp" or "cfr".
-    nested_iterations: N, the CFR iterations of nested "cfr".
+    nested_iterations: N, the iterations of every nested search ("search": T if None) or of
+      nested "cfr" (10,000 if None).
     **options: ``ReBeLAgent``'s (lookahead, iterations, weighting, ...).
   """
 
   def __init__(self, game: pyspiel.Game, *, root: str = "search", nested: str = "search",
-               nested_iterations: int = 10_000, **options):
+               nested_iterations: Optional[int] = None, **options):
     super().__init__(game, **options)
     check_choice("root", root, ROOTS)
     check_choice("nested", nested, NESTED)
-    self.root_part, self.nested_part, self.nested_iterations = root, nested, int(nested_iterations)
+    self.root_part, self.nested_part = root, nested
+    self.nested_iterations = int(nested_iterations if nested_iterations is not None else
+                                 10_000 if nested == "cfr" else self.iterations)
     # Searches that reach the end of the game (no leaves), for nested "lp" and "cfr".
     self.to_end = PublicCuts(self.arrays, int(self.arrays.tree.node_depth.max()) + 1)
     self.root_record: Optional[SearchRecord] = None
@@ -97,9 +100,13 @@ class Variant(ReBeLAgent):
       leaf = next(leaf for leaf in self.cuts.cut(game.depth).leaves
                   if leaf.public_state == game.public_state)
       return [Play(1.0, self.leaf_solver(leaf, belief).policy, 0)]
-    if self.nested_part == "cfr":
-      return [Play(1.0, solve_average(game, belief, self.nested_iterations, self.rule), 0)]
-    return super()._plays(game, belief)
+    n = self.nested_iterations
+    if self.nested_part == "search" and n == self.iterations:
+      return super()._plays(game, belief)
+    if self.nested_part == "cfr" or (not game.leaves and self.num_plays(game) == 1):
+      return [Play(1.0, solve_average(game, belief, n, self.rule), 0)]
+    return self.plays_from(run_search(game, belief, n, self.leaf_solver, self.rule,
+                                      self.leaf_beliefs))
 
   def _root_plays(self, game: SearchGame, belief: np.ndarray) -> List[Play]:
     if self.root_part == "exact":
@@ -195,34 +202,41 @@ def stitched_row(name: str, game: pyspiel.Game, iterations: int, alternating: bo
   return measured(name, game, solver.average_policy())
 
 
-def decomposition(game: pyspiel.Game, iterations: int, nested_iterations: int = 10_000,
-                  with_agent: bool = True) -> List[Row]:
-  """The rows of the table at lookahead 1 and T = ``iterations`` (module docstring), and last
-  CFR-D's bound R_w / (2 W_T) on the exploitability of the row "root search + nested LP"."""
+def decomposition(game: pyspiel.Game, iterations: int, nested: Sequence[int] = (),
+                  cfr_iterations: int = 10_000, with_agent: bool = True) -> List[Row]:
+  """The rows of the table at lookahead 1 and T = ``iterations`` (module docstring): the agent
+  and the agent playing pibar^t (if ``with_agent``), the stitched policies, the variants (nested
+  searches of each N in ``nested``, nested CFR of ``cfr_iterations``), and last CFR-D's bound
+  R_w / (2 W_T) on the exploitability of the row "root search T, nested = leaf LP"."""
   def variant(**parts) -> Variant:
-    return Variant(game, lookahead=1, iterations=iterations,
-                   nested_iterations=nested_iterations, **parts)
+    return Variant(game, lookahead=1, iterations=iterations, **parts)
 
+  cfr = f"CFR {cfr_iterations} to the end"
   rows = []
   if with_agent:
-    rows.append(variant_row("agent (root search T, nested searches T)", game, variant()))
+    rows += [variant_row("agent (root search T, nested searches T)", game, variant()),
+             variant_row("(e) agent playing and passing pibar^t (play='average')", game,
+                         variant(play="average"))]
   rows += [
       stitched_row("(a) stitched CFR-D, alternating updates", game, iterations, True),
       stitched_row("(a) stitched CFR-D, simultaneous updates", game, iterations, False)]
   exact_nested = variant(nested="lp")
   rows.append(variant_row("(c) root search T, nested = leaf LP at the PBS passed on", game,
                           exact_nested))
-  rows.append(variant_row(f"(c) root search T, nested = CFR {nested_iterations} to the end",
-                          game, variant(nested="cfr")))
+  rows.append(variant_row(f"(c) root search T, nested = {cfr}", game,
+                          variant(nested="cfr", nested_iterations=cfr_iterations)))
+  rows += [variant_row(f"(c) root search T, nested searches {n}", game,
+                       variant(nested_iterations=n)) for n in nested]
   rows.append(variant_row("(b) exact root (LP), nested searches T", game, variant(root="exact")))
   rows.append(variant_row("(b) exact root (LP), nested = leaf LP", game,
                           variant(root="exact", nested="lp")))
-  rows.append(variant_row(f"(b) exact root (LP), nested = CFR {nested_iterations}", game,
-                          variant(root="exact", nested="cfr")))
+  rows.append(variant_row(f"(b) exact root (LP), nested = {cfr}", game,
+                          variant(root="exact", nested="cfr", nested_iterations=cfr_iterations)))
   rows.append(variant_row("(d) root plays pibar^T, passes its PBS, nested searches T", game,
                           variant(root="average")))
   regret = trunk_regret(exact_nested, exact_nested.root_record)
-  rows.append(Row("CFR-D bound R_w / (2 W_T) on row (c) LP", regret / 2, (regret, 0.0)))
+  rows.append(Row("CFR-D bound R_w / (2 W_T) on the row (c) leaf LP", regret / 2,
+                  (regret, 0.0)))
   return rows
 
 
@@ -233,23 +247,28 @@ def main(argv=None) -> int:
                       default=["kuhn_poker", "kuhn_poker_ante(simplified=True)"])
   parser.add_argument("--iterations", type=int, nargs="+", default=[100, 1000],
                       help="T of every search (positive integers)")
-  parser.add_argument("--nested-iterations", type=int, default=10_000,
+  parser.add_argument("--nested-factor", type=int, nargs="*", default=[10],
+                      help="rows with nested searches of N = factor x T iterations, where "
+                           "T N <= --budget when the nested searches have leaves")
+  parser.add_argument("--cfr-iterations", type=int, default=10_000,
                       help="N of the nested CFR rows (positive)")
-  parser.add_argument("--skip-agent-above", type=int, default=1000,
-                      help="leave out the agent's own row above this T on games whose "
-                           "enumeration needs T^2 searches (its value is in docs/rebel.md)")
+  parser.add_argument("--budget", type=int, default=200_000,
+                      help="the largest T^2 (or T N) of draws enumerated below the root when "
+                           "the nested searches have leaves; rows above it are left out")
   args = parser.parse_args(argv)
-  if min(args.iterations) < 1 or args.nested_iterations < 1:
-    parser.error("--iterations and --nested-iterations must be positive integers")
+  if min(args.iterations) < 1 or args.cfr_iterations < 1 or min(args.nested_factor,
+                                                                   default=1) < 1:
+    parser.error("--iterations, --nested-factor and --cfr-iterations must be positive integers")
   for text in args.game:
     try:
       game = game_loader.load_game(text)
     except ValueError as e:
       parser.error(f"bad --game: {e}")
+    leaves = any(leaf_game.leaves for leaf_game in _nested_games(game))
     for t in args.iterations:
-      nested_leaves = any(leaf_game.leaves for leaf_game in _nested_games(game))
-      rows = decomposition(game, t, args.nested_iterations,
-                           with_agent=not nested_leaves or t <= args.skip_agent_above)
+      affordable = lambda n: not leaves or t * n <= args.budget  # noqa: E731
+      rows = decomposition(game, t, [f * t for f in args.nested_factor if affordable(f * t)],
+                           args.cfr_iterations, with_agent=affordable(t))
       print(f"\n{text}, lookahead 1, T = {t}")
       print(f"{'policy':<62} {'exploitability':>14} {'gain of p0':>11} {'gain of p1':>11}")
       for row in rows:
