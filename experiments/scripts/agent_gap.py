@@ -41,6 +41,7 @@ import pyspiel
 
 from algorithms import CFRAvgSolver
 from algorithms.cfr import tree_passes
+from algorithms.exact.regret_bounds import regret_matching_bound
 from algorithms.exact.sequence_form_lp import solve_game
 from algorithms.rebel import leaf_step
 from algorithms.rebel.agent.agent import Play
@@ -193,9 +194,10 @@ def variant_row(name: str, game: pyspiel.Game, variant: Variant) -> Row:
   return measured(name, game, tabular_policy(variant, behaviour_strategy(variant).policy))
 
 
-def stitched_row(name: str, game: pyspiel.Game, iterations: int, alternating: bool) -> Row:
-  """CFR-D's output strategy from ``CFRAvgSolver`` (linear weighting, the agent's leaf LP)."""
-  solver = CFRAvgSolver(game, depth_limit=1, leaf_beliefs="current", weighting="linear",
+def stitched_row(name: str, game: pyspiel.Game, iterations: int, alternating: bool,
+                 weighting: str = "linear") -> Row:
+  """CFR-D's output strategy from ``CFRAvgSolver`` (the agent's leaf LP)."""
+  solver = CFRAvgSolver(game, depth_limit=1, leaf_beliefs="current", weighting=weighting,
                         alternating_updates=alternating,
                         leaf_solver=SequenceFormLPSolver(split_ties=True))
   solver.solve(iterations)
@@ -203,13 +205,18 @@ def stitched_row(name: str, game: pyspiel.Game, iterations: int, alternating: bo
 
 
 def decomposition(game: pyspiel.Game, iterations: int, nested: Sequence[int] = (),
-                  cfr_iterations: int = 10_000, with_agent: bool = True) -> List[Row]:
+                  cfr_iterations: int = 10_000, with_agent: bool = True,
+                  weighting: str = "linear") -> List[Row]:
   """The rows of the table at lookahead 1 and T = ``iterations`` (module docstring): the agent
   and the agent playing pibar^t (if ``with_agent``), the stitched policies, the variants (nested
   searches of each N in ``nested``, nested CFR of ``cfr_iterations``), and last CFR-D's bound
-  R_w / (2 W_T) on the exploitability of the row "root search T, nested = leaf LP"."""
+  R_w / (2 W_T) on the exploitability of the row "root search T, nested = leaf LP" and, with
+  uniform weighting, the worst case of that bound, Delta |I| sqrt(|A|) / (2 sqrt(T)) over the
+  trunk's |I| information sets (Zinkevich, Johanson, Bowling, Piccione, NeurIPS 2007, Theorem 3,
+  ``regret_matching_bound``; Delta = the game's utility range; linear weighting has no bound of
+  this form with unweighted regrets)."""
   def variant(**parts) -> Variant:
-    return Variant(game, lookahead=1, iterations=iterations, **parts)
+    return Variant(game, lookahead=1, iterations=iterations, weighting=weighting, **parts)
 
   cfr = f"CFR {cfr_iterations} to the end"
   rows = []
@@ -218,8 +225,9 @@ def decomposition(game: pyspiel.Game, iterations: int, nested: Sequence[int] = (
              variant_row("(e) agent playing and passing pibar^t (play='average')", game,
                          variant(play="average"))]
   rows += [
-      stitched_row("(a) stitched CFR-D, alternating updates", game, iterations, True),
-      stitched_row("(a) stitched CFR-D, simultaneous updates", game, iterations, False)]
+      stitched_row("(a) stitched CFR-D, alternating updates", game, iterations, True, weighting),
+      stitched_row("(a) stitched CFR-D, simultaneous updates", game, iterations, False,
+                   weighting)]
   exact_nested = variant(nested="lp")
   rows.append(variant_row("(c) root search T, nested = leaf LP at the PBS passed on", game,
                           exact_nested))
@@ -237,6 +245,13 @@ def decomposition(game: pyspiel.Game, iterations: int, nested: Sequence[int] = (
   regret = trunk_regret(exact_nested, exact_nested.root_record)
   rows.append(Row("CFR-D bound R_w / (2 W_T) on the row (c) leaf LP", regret / 2,
                   (regret, 0.0)))
+  if weighting == "uniform":
+    trunk_sets = len(np.unique(exact_nested.arrays.seq_infoset[
+        np.flatnonzero(exact_nested.cuts.root().trunk_mask)]))
+    worst = trunk_sets * regret_matching_bound(game.max_utility() - game.min_utility(),
+                                               game.num_distinct_actions(), iterations)
+    rows.append(Row("its worst case Delta |I| sqrt(|A|) / (2 sqrt(T))", worst / 2,
+                    (worst, 0.0)))
   return rows
 
 
@@ -250,6 +265,8 @@ def main(argv=None) -> int:
   parser.add_argument("--nested-factor", type=int, nargs="*", default=[10],
                       help="rows with nested searches of N = factor x T iterations, where "
                            "T N <= --budget when the nested searches have leaves")
+  parser.add_argument("--weighting", choices=("linear", "uniform"), default="linear",
+                      help="the searches' averaging weights (linear: the paper's agent)")
   parser.add_argument("--cfr-iterations", type=int, default=10_000,
                       help="N of the nested CFR rows (positive)")
   parser.add_argument("--budget", type=int, default=200_000,
@@ -266,10 +283,10 @@ def main(argv=None) -> int:
       parser.error(f"bad --game: {e}")
     leaves = any(leaf_game.leaves for leaf_game in _nested_games(game))
     for t in args.iterations:
-      affordable = lambda n: not leaves or t * n <= args.budget  # noqa: E731
-      rows = decomposition(game, t, [f * t for f in args.nested_factor if affordable(f * t)],
-                           args.cfr_iterations, with_agent=affordable(t))
-      print(f"\n{text}, lookahead 1, T = {t}")
+      nested = [f * t for f in args.nested_factor if not leaves or f * t * t <= args.budget]
+      rows = decomposition(game, t, nested, args.cfr_iterations,
+                           not leaves or t * t <= args.budget, args.weighting)
+      print(f"\n{text}, lookahead 1, T = {t}, {args.weighting} weighting")
       print(f"{'policy':<62} {'exploitability':>14} {'gain of p0':>11} {'gain of p1':>11}")
       for row in rows:
         print(f"{row.name:<62} {row.exploitability:>14.6f} {row.gains[0]:>11.6f} "
