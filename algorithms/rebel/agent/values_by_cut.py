@@ -19,7 +19,7 @@ class ByLeaf:
   """Value functions of several cuts as one: ``root_values`` from the one that has the leaf.
 
   Args:
-    value_functions: objects with ``cut.leaves`` (their public states) and
+    value_functions: objects with ``domain.leaves`` (their public states) and
       ``root_values(leaf, belief)``, e.g. ``PBSValueFunction``s.
 
   Raises:
