@@ -87,3 +87,18 @@ def test_bad_parts_and_cli_errors(capsys):
     agent_gap.main(["--iterations", "0"])
   assert exit_info.value.code == 2
   assert "--iterations" in capsys.readouterr().err
+
+
+def test_table_prints_every_row(capsys):
+  # A tiny run of the CLI: the rows in order, CFR-D's average twice (the identity above), and the
+  # bound above the row it bounds.
+  assert agent_gap.main(["--game", "kuhn_poker_ante(simplified=True)", "--iterations", "3",
+                         "--nested-factor", "2", "--cfr-iterations", "10"]) == 0
+  lines = capsys.readouterr().out.splitlines()
+  rows = {line[:62].strip(): [float(x) for x in line[62:].split()] for line in lines
+          if line and line[0] in "a(C"}
+  assert len(rows) == 12
+  assert rows["(a) stitched CFR-D, simultaneous updates"] == \
+      rows["(c) root search T, nested = leaf LP at the PBS passed on"]
+  assert rows["CFR-D bound R_w / (2 W_T) on the row (c) leaf LP"][0] >= \
+      rows["(c) root search T, nested = leaf LP at the PBS passed on"][0]
