@@ -64,8 +64,8 @@ from algorithms.tree.tree_layout import TreeArrays
 # Float64 arrays of D N 2 entries a range-vector run holds (R, S, sigma, X, q for two players,
 # the average): the memory estimate of ``check_memory``.
 _RANGE_ARRAYS = 8
-# The same for three players (``range3_kernel.iterations``: R, S, sigma, q for each of three
-# players, v (3, D, N) = 1.5 arrays, the average): 9.5, rounded up.
+# The same for three players (``range_kernel.iterations`` on a ``CardTree3``: R, S, sigma, q for
+# each of three players, v (3, D, N) = 1.5 arrays, the average): 9.5, rounded up.
 _RANGE3_ARRAYS = 10
 # The default memory limit of a range-vector run, in bytes.
 DEFAULT_MAX_BYTES = 4 * 2**30

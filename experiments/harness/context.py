@@ -443,7 +443,7 @@ def check_cost(todo: Sequence[jobs_lib.Job], max_minutes: float, parallelism: in
                what: str = "jobs") -> float:
   """Refuses, before any work, games too large for the engine (``check_job_sizes``) and ``todo``
   estimated (``estimate_seconds``) to take longer than ``max_minutes`` on ``parallelism``
-  workers.
+  workers: the estimates' sum over ``parallelism``, or the longest one if that is more.
 
   Returns:
     The estimated wall time of ``todo`` (seconds).
@@ -453,7 +453,9 @@ def check_cost(todo: Sequence[jobs_lib.Job], max_minutes: float, parallelism: in
   """
   check_job_sizes(todo, histories)
   estimates = [(estimate_seconds(job, histories), job) for job in todo]
-  total = sum(seconds for seconds, _ in estimates) / parallelism
+  # Spread over the workers, but never below the longest unit, which runs on one of them.
+  total = max([sum(seconds for seconds, _ in estimates) / parallelism]
+              + [seconds for seconds, _ in estimates])
   if total > 60 * max_minutes:
     longest, job = max(estimates, key=lambda e: e[0])
     count = f"{len(todo)} {what}" if len(todo) > 1 else what

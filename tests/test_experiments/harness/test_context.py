@@ -126,6 +126,16 @@ def test_too_long_and_too_large_sweeps_are_refused_before_work(tmp_path, monkeyp
   assert recording.ran == []
 
 
+def test_an_estimate_on_several_workers_is_never_below_its_longest_job():
+  # Two workers share the jobs, but one job runs on one worker: one job alone is estimated at its
+  # own time, several at their sum over the workers when that is longer than the longest.
+  estimate = context.estimate_seconds
+  one = [jobs.Job("t", "leduc_poker", "our_cfr", 0, 1000)]
+  assert context.check_cost(one, 60, parallelism=2) == estimate(one[0])
+  many = [jobs.Job("t", "kuhn_poker", "our_cfr", s, 100) for s in range(6)]
+  assert context.check_cost(many, 60, parallelism=2) == sum(map(estimate, many)) / 2
+
+
 def test_history_count_stops_at_the_cap():
   game = game_loader.load_game("kuhn_poker")
   # 1 + 6 deals x (1 + 2 x ...) = 58 (OpenSpiel).
