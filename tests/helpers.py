@@ -18,6 +18,7 @@ exact enumerations and the sweeps several test modules run.
 * ``kuhn_value``: player 0's value of a Kuhn profile by direct enumeration of ``KuhnRules``.
 * ``sweep_jobs`` / ``numbers``: a small sweep of mixed solvers and what its results computed;
   ``RecordingExecutor``: the serial executor, recording what it ran, interrupted on request.
+* ``compact_tables``: markdown with the cells of its tables unpadded, to look for a row.
 * ``REPO``: the checkout's root folder.
 """
 
@@ -199,3 +200,17 @@ def numbers(results):
   """What a result computed, without its timings and provenance."""
   return [(r.job, {k: v for k, v in dataclasses.asdict(r.solved).items() if k != "seconds"})
           for r in results]
+
+
+def compact_tables(text: str) -> str:
+  """``text`` with every markdown table line's cells stripped (``DataFrame.to_markdown`` pads
+  each to its column's width), so a test can look for a row as ``| a | b |``; an escaped bar
+  stays inside its cell."""
+  lines = []
+  for line in text.splitlines():
+    if line.startswith("|"):
+      cells = re.split(r"(?<!\\)\|", line)[1:-1]
+      line = "| " + " | ".join(c.strip() for c in cells) + " |"
+    lines.append(line)
+  return "\n".join(lines)
+

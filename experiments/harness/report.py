@@ -8,9 +8,12 @@ computed the numbers (one line if every section agrees, else a note that section
 line in each), a table of contents, a summary (checks passed, whether the sections' budgets
 differ, and a table of what was solved, checks passed, the worst distance to a reference relative
 to its tolerance, budget, jobs, time, status), the failed checks and errors, then each section
-with its provenance, budget, text, figures, tables and checks (a long list of checks is
-summarised by reference source and folded). Running one experiment again into the same folder
-replaces its section only.
+with its provenance, budget, text, figures, tables and checks. A section stays short: its text
+keeps its first (key) table, while a later long table moves with its caption to
+``<experiment>/report_tables.md`` (``split_tables``); a long list of checks is summarised by
+reference source with its failed checks in full, every row going to ``<experiment>/checks.md``
+(``write_checks``); every check of a section is in ``<experiment>/checks.csv``, linked. Running
+one experiment again into the same folder replaces its section only.
 
 A ``section.json`` that cannot be read (damaged, or written by an incompatible version) is never
 dropped: ``load_sections`` returns it as an ``UNREADABLE`` record, which the report shows in the
@@ -21,7 +24,9 @@ import dataclasses
 import json
 import math
 import pathlib
-from typing import Any, Callable, Dict, List, Optional, Sequence
+from typing import Any, Dict, List, Optional, Sequence, Tuple
+
+import pandas as pd
 
 from experiments.harness import provenance
 from experiments.harness import tables
@@ -36,8 +41,15 @@ UNREADABLE = "UNREADABLE"
 # A section that made no check: not a pass unless the run asked for none (``--allow-no-checks``).
 NO_CHECKS = "NO CHECKS"
 NO_CHECKS_ALLOWED = "no checks (allowed)"
-# A section with more checks than this shows a table per reference source and folds the rows.
-FOLD_CHECKS_ABOVE = 12
+# A section with more checks than this shows a table per reference source and its failed checks;
+# every row is in CHECKS_MD and CHECKS_CSV of its folder, linked.
+INLINE_CHECKS_UP_TO = 12
+CHECKS_CSV = "checks.csv"
+CHECKS_MD = "checks.md"
+# A section's first markdown table (its key table) stays in the report; a later one of more rows
+# than this moves, with its caption, to MOVED_TABLES_MD of its folder, linked.
+INLINE_TABLE_ROWS = 12
+MOVED_TABLES_MD = "report_tables.md"
 _WORST = "worst abs. difference / tolerance"
 
 
@@ -195,22 +207,6 @@ def _num(x: float) -> str:
   return "not a number" if math.isnan(x) else f"{x:.6g}"
 
 
-def column_format(values: Sequence[float]) -> Callable[[float], str]:
-  """One number format for a column of the report: whole numbers with thousands separators;
-  else, when every nonzero magnitude lies in [1e-4, 1e6), fixed point with the decimals that show
-  the smallest to four significant digits (at most eight; thousands separators); else scientific
-  with four significant digits. NaN shows as "not a number" in any."""
-  finite = [abs(v) for v in values if math.isfinite(v)]
-  if all(v == int(v) for v in finite):
-    fmt = "{:,.0f}"
-  elif all(1e-4 <= v < 1e6 for v in finite if v):
-    decimals = min(8, max(3 - math.floor(math.log10(v)) for v in finite if v))
-    fmt = f"{{:,.{decimals}f}}"
-  else:
-    fmt = "{:.3e}"
-  return lambda x: "not a number" if math.isnan(x) else str(x) if math.isinf(x) else fmt.format(x)
-
-
 def _ratio(check: Check) -> float:
   """|value - reference| / tolerance (0/0 counts as 0)."""
   diff = abs(check.value - check.reference)
@@ -233,9 +229,10 @@ def _worst(checks: Sequence[Check]) -> str:
 
 
 def _worst_column(groups: Sequence[Sequence[Check]]) -> List[str]:
-  """``_worst_ratio`` of each group of checks in one format (``column_format``), "-" for none."""
+  """``_worst_ratio`` of each group of checks in one format (``tables.column_format``), "-" for
+  none."""
   ratios = [_worst_ratio(g) for g in groups]
-  fmt = column_format([r for r in ratios if r is not None])
+  fmt = tables.column_format([r for r in ratios if r is not None])
   return ["-" if r is None else fmt(r) for r in ratios]
 
 
@@ -244,19 +241,28 @@ def _result(check: Check) -> str:
   return text + " (holds by construction)" if check.by_construction else text
 
 
+def checks_frame(checks: Sequence[Check]) -> pd.DataFrame:
+  """One row per check, the numbers as they are: what ``CHECKS_CSV`` holds."""
+  return pd.DataFrame({
+      "check": [c.name for c in checks], "value": [c.value for c in checks],
+      "reference": [c.reference for c in checks],
+      "abs. difference": [abs(c.value - c.reference) for c in checks],
+      "tolerance": [c.tolerance for c in checks], "reference source": [c.source for c in checks],
+      "by construction": [c.by_construction for c in checks],
+      "passed": [c.passed for c in checks]})
+
+
+_NUMBERS = ("value", "reference", "abs. difference", "tolerance")
+
+
 def checks_table(checks: Sequence[Check]) -> str:
-  """A markdown table of checks: value, reference, distance, tolerance, source, result."""
-  lines = ["| check | value | reference | abs. difference | tolerance | reference source "
-           "| result |",
-           "|---|---:|---:|---:|---:|---|---|"]
-  columns = [[c.value for c in checks], [c.reference for c in checks],
-             [abs(c.value - c.reference) for c in checks], [c.tolerance for c in checks]]
-  value, reference, difference, tolerance = (column_format(v) for v in columns)
-  for c in checks:
-    lines.append(f"| {tables.escape(c.name)} | {value(c.value)} | {reference(c.reference)} | "
-                 f"{difference(abs(c.value - c.reference))} | {tolerance(c.tolerance)} | "
-                 f"{tables.escape(c.source)} | {_result(c)} |")
-  return "\n".join(lines)
+  """A markdown table of checks: value, reference, distance, tolerance, source, result; each
+  number column in one format (``tables.column_format``)."""
+  frame = checks_frame(checks)
+  for column in _NUMBERS:
+    frame[column] = frame[column].map(tables.column_format(frame[column]))
+  frame["result"] = [_result(c) for c in checks]
+  return tables.markdown_table(frame.drop(columns=["by construction", "passed"]), right=_NUMBERS)
 
 
 def sources_table(checks: Sequence[Check]) -> str:
@@ -265,21 +271,39 @@ def sources_table(checks: Sequence[Check]) -> str:
   groups: Dict[tuple, List[Check]] = {}
   for c in checks:
     groups.setdefault((c.source, c.by_construction), []).append(c)
-  lines = [f"| reference source | checks | passed | {_WORST} |", "|---|---:|---:|---:|"]
   worst = _worst_column([[] if built else found for (_, built), found in groups.items()])
-  for ((source, built), found), ratio in zip(groups.items(), worst):
-    lines.append(f"| {tables.escape(source)} | {len(found):,} | {sum(c.passed for c in found):,} "
-                 f"| {'holds by construction' if built else ratio} |")
-  return "\n".join(lines)
+  frame = pd.DataFrame({
+      "reference source": [source for source, _ in groups],
+      "checks": [len(found) for found in groups.values()],
+      "passed": [sum(c.passed for c in found) for found in groups.values()],
+      _WORST: ["holds by construction" if built else ratio
+               for ((_, built), ratio) in zip(groups, worst)]})
+  return tables.markdown_table(frame, right=[_WORST])
 
 
 def _hold(built: Sequence[Check]) -> str:
   return "holds" if len(built) == 1 else "hold"
 
 
-def checks_block(checks: Sequence[Check]) -> List[str]:
-  """A section's checks for the report: a sentence; all rows when they are few, else a table per
-  reference source, the failed checks, and every row folded (``<details>``)."""
+def checks_block(checks: Sequence[Check], experiment: str) -> List[str]:
+  """A section's checks for the report: ``checks_sentence``; all rows when they are few, else a
+  table per reference source and the failed checks in full; a link to every row
+  (``write_checks``)."""
+  failed = [c for c in checks if not c.passed]
+  lines = ["### Checks", "", checks_sentence(checks)]
+  csv = f"[`{experiment}/{CHECKS_CSV}`]({experiment}/{CHECKS_CSV})"
+  if len(checks) <= INLINE_CHECKS_UP_TO:
+    return lines + ["", checks_table(checks), "", f"The same rows as CSV: {csv}."]
+  lines += ["", sources_table(checks)]
+  if failed:
+    lines += ["", f"Failed checks ({len(failed):,}):", "", checks_table(failed)]
+  return lines + ["", f"All {len(checks):,} checks, one per row: "
+                  f"[`{experiment}/{CHECKS_MD}`]({experiment}/{CHECKS_MD}) (CSV: {csv})."]
+
+
+def checks_sentence(checks: Sequence[Check]) -> str:
+  """How many checks passed, the worst distance to a reference, and how many hold by
+  construction."""
   failed = [c for c in checks if not c.passed]
   built = [c for c in checks if c.by_construction]
   text = f"{len(checks) - len(failed):,} of {len(checks):,} checks passed"
@@ -289,36 +313,106 @@ def checks_block(checks: Sequence[Check]) -> List[str]:
     text += (f". {len(built)} of them {_hold(built)} by construction (identities or bounds of "
              "the method, a guard against bugs rather than a comparison with an independent "
              f"reference) and {'is' if len(built) == 1 else 'are'} left out of the worst distance")
-  lines = ["### Checks", "", text + "."]
-  if len(checks) <= FOLD_CHECKS_ABOVE:
-    return lines + ["", checks_table(checks)]
-  lines += ["", sources_table(checks)]
-  if failed:
-    lines += ["", "Failed checks:", "", checks_table(failed)]
-  return lines + [""] + _folded(f"All {len(checks):,} checks, one per row", checks_table(checks))
+  return text + "."
 
 
-def _folded(summary: str, table: str, fold: bool = True) -> List[str]:
-  """``table`` in a ``<details>`` block titled ``summary`` (or as it is, without ``fold``)."""
-  if not fold:
-    return [table]
-  return [f"<details><summary>{summary}</summary>", "", table, "", "</details>"]
+def write_checks(folder: pathlib.Path, record: SectionRecord) -> None:
+  """Writes every check of ``record`` to ``folder/<experiment>/CHECKS_CSV`` (the numbers as they
+  are) and, when the report does not show them all (more than ``INLINE_CHECKS_UP_TO``), to
+  ``CHECKS_MD`` (the report's table), atomically; removes a file it does not write."""
+  sub = pathlib.Path(folder) / record.experiment
+  checks = record.section.checks
+  if checks:
+    sub.mkdir(parents=True, exist_ok=True)
+    tables.write_csv(checks_frame(checks), sub / CHECKS_CSV)
+  else:
+    (sub / CHECKS_CSV).unlink(missing_ok=True)
+  if len(checks) > INLINE_CHECKS_UP_TO:
+    atomic_file.atomic_write_text(sub / CHECKS_MD, "\n".join(
+        [f"# {record.section.title}: every check", "", checks_sentence(checks), "",
+         checks_table(checks)]) + "\n")
+  else:
+    (sub / CHECKS_MD).unlink(missing_ok=True)
+
+
+def _blocks(markdown: str) -> List[List[str]]:
+  """``markdown``'s paragraphs: runs of lines between blank lines (a fenced code block whole)."""
+  blocks: List[List[str]] = [[]]
+  fenced = False
+  for line in markdown.strip().splitlines():
+    if line.startswith("```"):
+      fenced = not fenced
+    if not line.strip() and not fenced:
+      blocks.append([])
+    else:
+      blocks[-1].append(line)
+  return [b for b in blocks if b]
+
+
+def _is_table(block: Sequence[str]) -> bool:
+  return len(block) >= 2 and all(line.startswith("|") for line in block)
+
+
+def split_tables(markdown: str, experiment: str) -> Tuple[str, str]:
+  """``markdown`` for the report and the tables moved out of it (for ``MOVED_TABLES_MD``).
+
+  The first table stays; a later one of more than ``INLINE_TABLE_ROWS`` rows moves with its
+  caption (the paragraph before it) and its footnote (a paragraph after it on missing numbers,
+  ``tables.markdown_table``'s), and a line linking to it takes its place.
+  """
+  blocks = _blocks(markdown)
+  kept: List[List[str]] = []
+  moved: List[str] = []
+  seen_table = False
+  i = 0
+  while i < len(blocks):
+    block = blocks[i]
+    if not _is_table(block):
+      kept.append(block)
+      i += 1
+      continue
+    rows = len(block) - 2
+    if not seen_table or rows <= INLINE_TABLE_ROWS:
+      seen_table = True
+      kept.append(block)
+      i += 1
+      continue
+    number = sum(line.startswith('<a id="table-') for line in moved) + 1
+    caption = kept.pop() if kept and not _is_table(kept[-1]) else []
+    footnote = blocks[i + 1] if i + 1 < len(blocks) and blocks[i + 1][0].startswith(
+        tables.MISSING) else []
+    moved += [f'<a id="table-{number}"></a>', "", *caption, *([""] if caption else []), *block,
+              *([""] if footnote else []), *footnote, ""]
+    where = f"{experiment}/{MOVED_TABLES_MD}"
+    kept.append(caption + [""] * bool(caption) + [
+        f"The table ({rows:,} rows): [`{where}`, table {number}]({where}#table-{number})."])
+    i += 2 if footnote else 1
+  return "\n\n".join("\n".join(b) for b in kept), "\n".join(moved).rstrip()
+
+
+def _write_moved(folder: pathlib.Path, record: SectionRecord, moved: str) -> None:
+  """Writes the tables ``split_tables`` moved out of the record's section to
+  ``folder/<experiment>/MOVED_TABLES_MD`` atomically; removes that file when none moved."""
+  path = pathlib.Path(folder) / record.experiment / MOVED_TABLES_MD
+  if not moved:
+    path.unlink(missing_ok=True)
+    return
+  atomic_file.atomic_write_text(path, f"# {record.section.title}: long tables\n\n{moved}\n")
 
 
 def summary_table(records: Sequence[SectionRecord]) -> str:
   """One row per experiment: what it solved, checks passed, worst distance/tolerance (checks that
   hold by construction left out), budget, jobs, time, status."""
-  lines = [f"| experiment | what was solved | checks passed | {_WORST} | budget | jobs "
-           "| time (s) | status |", "|---|---|---:|---:|---|---:|---:|---|"]
-  worst = _worst_column([r.section.checks for r in records])
-  for r, ratio in zip(records, worst):
-    checks = r.section.checks
-    passed = sum(c.passed for c in checks)
-    seconds = "-" if r.unreadable is not None else f"{r.seconds:,.1f}"
-    lines.append(f"| {r.experiment} | {tables.escape(r.section.title)} | "
-                 f"{passed:,}/{len(checks):,} | {ratio} | {r.budget_text()} | {r.jobs_text()} | "
-                 f"{seconds} | {r.status} |")
-  return "\n".join(lines)
+  frame = pd.DataFrame({
+      "experiment": [r.experiment for r in records],
+      "what was solved": [r.section.title for r in records],
+      "checks passed": [f"{sum(c.passed for c in r.section.checks):,}/{len(r.section.checks):,}"
+                        for r in records],
+      _WORST: _worst_column([r.section.checks for r in records]),
+      "budget": [r.budget_text() for r in records], "jobs": [r.jobs_text() for r in records],
+      "time (s)": ["-" if r.unreadable is not None else f"{r.seconds:,.1f}" for r in records],
+      "status": [r.status for r in records]})
+  return tables.markdown_table(frame, right=["checks passed", _WORST, "jobs", "time (s)"])
 
 
 def outcome_text(record: SectionRecord, shown_failures: int = 3) -> str:
@@ -442,9 +536,13 @@ def render_report(folder: pathlib.Path, order: Sequence[str],
   out += [note, ""] if note else []
   out += [summary_table(records), ""]
   if failed:
-    out += ["### Failed checks", ""] + _folded(
-        f"{len(failed):,} failed checks", checks_table(failed), len(failed) > FOLD_CHECKS_ABOVE)
-    out += [""]
+    out += ["### Failed checks", ""]
+    if len(failed) <= INLINE_CHECKS_UP_TO:
+      out += [checks_table(failed), ""]
+    else:  # Each section lists its own in full.
+      out += [f"{len(failed):,} failed checks, listed in full in their sections: " + ", ".join(
+          f"[{r.experiment}](#{anchor(r)}) ({n:,})" for r in records
+          if (n := sum(not c.passed for c in r.section.checks))) + ".", ""]
   for r in records:
     if _problems(r):
       out += [f"- **{r.experiment}**: " + "; ".join(_problems(r))]
@@ -470,13 +568,16 @@ def render_report(folder: pathlib.Path, order: Sequence[str],
       out += ["**Interrupted** before it finished; the finished jobs are kept in "
               f"`{r.experiment}/jobs/`; rerun the same command to resume.", ""]
     if s.markdown:
-      out += [s.markdown.strip(), ""]
+      markdown, moved = split_tables(s.markdown, r.experiment)
+      out += [markdown, ""]
+    _write_moved(folder, r, moved if s.markdown else "")
     for fig in s.figures:
       out += [f"![{fig}]({r.experiment}/{fig})", ""]
     if s.tables:
       out += ["Tables: " + ", ".join(f"[{t}]({r.experiment}/{t})" for t in s.tables), ""]
+    write_checks(folder, r)
     if s.checks:
-      out += checks_block(s.checks) + [""]
+      out += checks_block(s.checks, r.experiment) + [""]
   path = folder / REPORT_NAME
   atomic_file.atomic_write_text(path, "\n".join(out).rstrip() + "\n")
   return path

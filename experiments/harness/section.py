@@ -16,7 +16,8 @@ class ReportSection:
 
   Attributes:
     title: the section heading.
-    markdown: the section's text (may contain markdown tables).
+    markdown: the section's text (may contain markdown tables: the report shows the first, its
+      key table, and moves a later long one to a file it links, ``report.split_tables``).
     figures: paths of PNG files, relative to the experiment's folder.
     tables: paths of CSV files, relative to the experiment's folder.
     checks: reference checks; the report's pass/fail table collects them.

@@ -1,13 +1,16 @@
 """Tables: CSV files written atomically and markdown tables for the report.
 
-A markdown table never shows a raw ``nan``: a missing number (NaN or None) is shown as
-``MISSING`` and the table is followed by a footnote saying what is missing and why (the
-``missing`` argument of ``markdown_table``). A ``|`` in a cell is escaped (``escape``).
+A markdown table (``markdown_table``, rendered by ``pandas.DataFrame.to_markdown``) shows each
+numeric column in one format (``column_format``: whole numbers, fixed point or scientific, never
+a mix, with thousands separators) and right-aligns it. It never shows a raw ``nan``: a missing
+number (NaN or None) is shown as ``MISSING`` and the table is followed by a footnote saying what
+is missing and why (the ``missing`` argument). A ``|`` in a cell is escaped (``escape``).
 """
 
 import math
+import numbers
 import pathlib
-from typing import Any, Mapping, Union
+from typing import Any, Callable, Mapping, Sequence, Union
 
 import numpy as np
 import pandas as pd
@@ -32,36 +35,59 @@ def escape(text: Any) -> str:
   return str(text).replace("|", "\\|")
 
 
+def column_format(values: Sequence[float], digits: int = 4) -> Callable[[float], str]:
+  """One number format for a column: whole numbers with thousands separators; else, when every
+  nonzero magnitude lies in [1e-4, 1e6), fixed point with the decimals that show the smallest
+  to ``digits`` significant digits (at most ``digits`` + 4 decimals; thousands separators); else
+  scientific with ``digits`` significant digits. NaN shows as "not a number" in any."""
+  finite = [abs(float(v)) for v in values if math.isfinite(v)]
+  if all(v == int(v) for v in finite):
+    fmt = "{:,.0f}"
+  elif all(1e-4 <= v < 1e6 for v in finite if v):
+    decimals = min(digits + 4, max(digits - 1 - math.floor(math.log10(v)) for v in finite if v))
+    fmt = f"{{:,.{decimals}f}}"
+  else:
+    fmt = f"{{:.{digits - 1}e}}"
+  return lambda x: "not a number" if math.isnan(x) else str(x) if math.isinf(x) else fmt.format(x)
+
+
+def _is_number(x: Any) -> bool:
+  return isinstance(x, numbers.Real) and not isinstance(x, (bool, np.bool_))
+
+
 def markdown_table(frame: pd.DataFrame, digits: int = 4,
-                   missing: Union[str, Mapping[str, str]] = NO_VALUE) -> str:
-  """A markdown table of ``frame`` (index dropped), floats to ``digits`` significant digits.
+                   missing: Union[str, Mapping[str, str]] = NO_VALUE,
+                   right: Sequence[str] = ()) -> str:
+  """A markdown table of ``frame`` (index dropped), each numeric column in one format.
 
   Args:
     frame: the rows.
-    digits: significant digits of floats.
+    digits: significant digits of the numbers (``column_format``).
     missing: why a number is missing: one reason for the table, or {column: reason}. A table
       with missing numbers shows them as ``MISSING`` and ends with a footnote giving the reason
       (per column with a mapping; a column the mapping does not name gets ``NO_VALUE``).
+    right: columns of text to right-align too (numbers already formatted by the caller); a
+      column whose cells are all numbers is right-aligned anyway.
   """
-  def cell(x: Any) -> str:
-    if is_missing(x):
-      return MISSING
-    if isinstance(x, (float, np.floating)):
-      return f"{x:.{digits}g}"
-    return escape(x)
-  lines = ["| " + " | ".join(escape(c) for c in frame.columns) + " |",
-           "|" + "---|" * len(frame.columns)]
-  gaps = set()
-  for row in frame.itertuples(index=False):
-    lines.append("| " + " | ".join(cell(x) for x in row) + " |")
-    gaps |= {c for c, x in zip(frame.columns, row) if is_missing(x)}
+  columns, align, gaps = [], [], []
+  for name, values in frame.items():
+    present = [x for x in values if not is_missing(x)]
+    fmt = column_format([x for x in present if _is_number(x)], digits)
+    columns.append([MISSING if is_missing(x) else fmt(x) if _is_number(x) else escape(x)
+                    for x in values])
+    numeric = bool(present) and all(_is_number(x) for x in present)
+    align.append("right" if numeric or name in right else "left")
+    if len(present) < len(values):
+      gaps.append(name)
+  cells = pd.DataFrame(dict(enumerate(columns)), columns=range(len(columns)))
+  cells.columns = [escape(c) for c in frame.columns]
+  lines = [cells.to_markdown(index=False, colalign=align, disable_numparse=True)]
   if gaps:
-    columns = [c for c in frame.columns if c in gaps]
     if isinstance(missing, str):
       lines += ["", f"{MISSING}: {missing}."]
     else:
       lines += ["", "; ".join(f"{MISSING} in {c}: {missing.get(str(c), NO_VALUE)}"
-                              for c in columns) + "."]
+                              for c in gaps) + "."]
   return "\n".join(lines)
 
 

@@ -136,9 +136,9 @@ def test_run_writes_report_manifest_and_sections(quick_run):
 
 
 @pytest.mark.slow
-def test_quick_report_has_contents_no_nan_and_folded_checks(quick_run):
+def test_quick_report_has_contents_no_nan_and_checks_in_files(quick_run):
   _, out = quick_run
-  text = (out / report.REPORT_NAME).read_text()
+  text = helpers.compact_tables((out / report.REPORT_NAME).read_text())
   assert not re.search(r"\bnan\b", text, re.IGNORECASE)
   lines = text.splitlines()
   links = re.findall(r"^- \[(.*)\]\(#([^)]+)\)", text, re.M)
@@ -151,8 +151,11 @@ def test_quick_report_has_contents_no_nan_and_folded_checks(quick_run):
   assert "**Standard rules.**" in text and "**Simplified rules.**" in text
   assert "| sweep | ante (chips) | bet (chips) | regime | P0 bets J (bluff) [0] | P1 calls a " \
          "bet with Q [1b] | game value / bet (player 0) |" in text
-  # 55 and 16 checks: a table per reference source, the rows folded.
-  assert text.count("<details><summary>All ") == 2
+  # 55 and 16 checks: a table per reference source, the rows in files of their folders.
+  for name, count in (("ante-sweep", 55), ("rps", 16)):
+    assert (f"All {count} checks, one per row: [`{name}/checks.md`]({name}/checks.md) (CSV: "
+            f"[`{name}/checks.csv`]({name}/checks.csv)).") in text
+    assert len((out / name / report.CHECKS_CSV).read_text().splitlines()) == count + 1
   assert "| reference source | checks | passed | worst abs. difference / tolerance |" in text
   assert "Every section ran at the same budget: quick (`--quick`)." in text
 
@@ -217,7 +220,7 @@ def fakes(monkeypatch):
 
 
 def _report(out):
-  return (out / report.REPORT_NAME).read_text()
+  return helpers.compact_tables((out / report.REPORT_NAME).read_text())
 
 
 def test_a_corrupt_section_is_shown_named_and_fails_the_run(fakes, tmp_path, capsys):
@@ -253,10 +256,10 @@ def test_a_rerun_replaces_the_folder_but_keeps_saved_work(fakes, tmp_path):
   # A bad option changes nothing.
   assert cli.main(["alpha", "--quiet", "--fail", "--figure", "second.png", "--out", str(out)]) == 2
   assert sorted(p.name for p in (out / "alpha").iterdir()) == [
-      "error.log", "first.png", "jobs", "manifest.json", "section.json"]
+      "checks.csv", "error.log", "first.png", "jobs", "manifest.json", "section.json"]
   assert cli.main(["alpha", "--quiet", "--figure", "second.png", "--out", str(out)]) == 0
   assert sorted(p.name for p in (out / "alpha").iterdir()) == [
-      "jobs", "manifest.json", "second.png", "section.json"]
+      "checks.csv", "jobs", "manifest.json", "second.png", "section.json"]
   assert (out / "alpha" / "jobs" / "kept.json").stat().st_mtime_ns == kept
   assert "![second.png](alpha/second.png)" in _report(out)
 
@@ -347,7 +350,7 @@ def test_zero_checks_is_not_a_pass_unless_asked_for(monkeypatch, tmp_path, capsy
   monkeypatch.setattr(cli, "experiment_modules", lambda: [gamma])
   out = tmp_path / "r"
   assert cli.main(["gamma", "--out", str(out)]) == 1
-  printed = capsys.readouterr().out
+  printed = helpers.compact_tables(capsys.readouterr().out)
   assert "| gamma | Nothing checked | 0/0 | - | default | - |" in printed
   assert "| NO CHECKS |" in printed
   assert f"gamma: {report.NO_CHECKS_ADVICE}" in printed

@@ -67,7 +67,7 @@ def _table_headers(markdown: str):
   """The header cells of every markdown table in ``markdown``."""
   lines = markdown.splitlines()
   return [[c.strip() for c in lines[k - 1].strip("|").split("|")]
-          for k, line in enumerate(lines) if k and line.startswith("|---")]
+          for k, line in enumerate(lines) if k and re.fullmatch(r"\|(:?-+:?\|)+", line)]
 
 
 def test_markdown_headers_are_words_with_units():

@@ -19,6 +19,7 @@ from experiments.harness import references
 from experiments.harness import report
 from experiments.harness import solver_registry
 from experiments.harness.checks import Check
+import helpers
 from spiel_games import kuhn_rules
 
 Fraction = fractions.Fraction
@@ -153,7 +154,7 @@ def test_cli_passes_then_fails_on_a_corrupted_golden_file(tmp_path, monkeypatch,
   argv = ["reference-check", "--quick", "--solver", "our_cfr", "--solver", "cs_cfr",
           "--game", "kuhn_poker", "--game", "kuhn_poker_ante(ante=0.75)"]
   assert cli.main(argv + ["--out", str(tmp_path / "good")]) == 0
-  out = capsys.readouterr().out
+  out = helpers.compact_tables(capsys.readouterr().out)
   assert "| reference-check |" in out and "| PASS |" in out and "FAIL" not in out
   good = report.load_sections(tmp_path / "good", [])[0]
   assert good.section.checks and all(c.passed for c in good.section.checks)
@@ -283,7 +284,7 @@ def test_cli_checks_solvers_from_outside_the_project(tmp_path, capsys):
   argv = ["reference-check", "--quick", "--game", "kuhn_poker", "--game", THREE,
           "--solver", SIMPLE, "--solver", SIGN_ERROR, "--solver", "our_cfr"]
   assert cli.main(argv + ["--out", str(tmp_path)]) == 1
-  out = capsys.readouterr().out
+  out = helpers.compact_tables(capsys.readouterr().out)
   # Only the sign error fails, on the two-player game: exploitability 0.83 against 0.0177.
   failed = [line for line in out.splitlines() if "**FAIL**" in line]
   assert failed and all(SIGN_ERROR in line for line in failed)

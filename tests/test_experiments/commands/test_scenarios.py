@@ -288,7 +288,7 @@ def test_without_a_terminal_a_log_shows_where_the_run_is(tmp_path):
   done = cli("reference-check", "--quick", "--game", "kuhn_poker", "--solver", "our_cfr",
              "--out", tmp_path)
   assert done.returncode == 0 and done.stderr == "", done.stderr
-  lines = done.stdout.splitlines()
+  lines = helpers.compact_tables(done.stdout).splitlines()
   assert all(re.fullmatch(r"\[\d\d:\d\d:\d\d\] .*", line) for line in lines[:3]), lines
   progress = [line.split("] ", 1)[1] for line in lines[:3]]
   assert progress[0] == ("reference-check: started, budget quick (--quick), with --game "

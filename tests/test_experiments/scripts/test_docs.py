@@ -39,14 +39,20 @@ def test_publish_copies_figures_and_writes_tables(tmp_path):
   for experiment, name in docs.FIGURES:
     assert (out / name).read_bytes() == (results / experiment / name).read_bytes()
   assert (out / docs.REFERENCE_CHECK).read_text() == (
-      "| game | references | cfr | cs_cfr |\n|---|---|---|---|\n| kuhn_poker | 6/6 | 7/7 | - |\n")
+      "| game       | references   | cfr   | cs_cfr   |\n"
+      "|:-----------|:-------------|:------|:---------|\n"
+      "| kuhn_poker | 6/6          | 7/7   | -        |\n")
+  # Numbers right-aligned, one format per column: exploitability to 3 significant digits, whole
+  # iterations per second with a thousands separator.
   assert (out / docs.REBEL_TABLE).read_text() == (
-      "| game | depth | algorithm | weighting | T=3000 | it/s |\n|---|---|---|---|---|---|\n"
-      "| kuhn_poker | 1 | CFR-AVG | uniform | 0.000501 | 14383 |\n")
+      "| game       |   depth | algorithm   | weighting   |   T=3000 |   it/s |\n"
+      "|:-----------|--------:|:------------|:------------|---------:|-------:|\n"
+      "| kuhn_poker |       1 | CFR-AVG     | uniform     | 0.000501 | 14,383 |\n")
   assert (out / docs.THREE_PLAYER_TABLE).read_text() == (
-      "| game | solver | NashConv | nearest member |\n|---|---|---|---|\n"
-      "| kuhn_poker(players=3) | our_cfr | 0.001297 | c11=0: beta = 0.1894 |\n")
-  summary = (out / docs.SUMMARY).read_text()
+      "| game                  | solver   |   NashConv | nearest member       |\n"
+      "|:----------------------|:---------|-----------:|:---------------------|\n"
+      "| kuhn_poker(players=3) | our_cfr  |   0.001297 | c11=0: beta = 0.1894 |\n")
+  summary = helpers.compact_tables((out / docs.SUMMARY).read_text())
   assert "| reference-check | Reference check | 1/1 |" in summary and "PASS" in summary
   assert sorted(p.name for p in out.iterdir()) == sorted(
       [n for _, n in docs.FIGURES]
@@ -118,7 +124,7 @@ def test_committed_region_equals_the_code_output(name):
 def test_closed_form_table_has_kuhns_value_and_the_lp_agrees():
   """Kuhn (1950): the standard game at ante = bet = 1 is worth -1/18 to player 0, with player 1
   bluffing J and calling with Q 1/3 of the time; the LP column is an independent solution."""
-  table = docs.kuhn_reference_standard(DOCS)
+  table = helpers.compact_tables(docs.kuhn_reference_standard(DOCS))
   assert "| (1, 1) | kuhn | -1/18 | 0 | 0 | 1/3 | 1/3 | 1/3 | -0.055556 |" in table
   assert "| (2, 1) | both_bluff | -1/30 | 1/5 | 1 | 4/5 | 1/5 | 3/5 | -0.033333 |" in table
 
