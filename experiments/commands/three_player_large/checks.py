@@ -25,8 +25,8 @@ import pandas as pd
 
 from algorithms.exact import kuhn3_equilibria
 from experiments.commands.three_player_large import plan
-from experiments.commands.three_player_large.frames import VALUE_DISTANCE
 from experiments.commands.three_player_large import solve as solve_lib
+from experiments.commands.three_player_large.frames import VALUE_DISTANCE
 from experiments.harness import checks
 from experiments.harness import references
 from experiments.harness.checks import Check

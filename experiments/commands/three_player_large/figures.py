@@ -9,6 +9,7 @@
 """
 
 import matplotlib.figure
+import matplotlib.ticker
 import numpy as np
 import pandas as pd
 
@@ -53,10 +54,10 @@ def plot_structure(components: pd.DataFrame, x: str) -> matplotlib.figure.Figure
   ax.set_title("calling thresholds (lowest calling card)", fontsize=10)
   ax.set_ylim(0, 1)
   ax.set_ylabel("fraction of the deck")
-  ax.legend(fontsize=7, loc="lower right")
+  ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.02, 1.0))
   quantity, unit = AXIS[x]
   for ax in axes:
-    ax.set_xlabel(plotting.axis_label(quantity, unit))
+    ax.set_xlabel(plotting.axis_label(quantity, unit, log=x == "cards"))
     if x == "cards":
       ax.set_xticks(positions, [f"{v:,}" for v in values], rotation=60, fontsize=7)
   plotting.legend_below(fig, ncol=2, order=[label for _, label in KIND_STYLE.values()])
@@ -88,6 +89,7 @@ def plot_values(solves: pd.DataFrame, distance: pd.DataFrame,
       right.plot(n, fit.C.iloc[0] * n ** -fit.k.iloc[0], "--", color=line.get_color(),
                  label=f"fit C N^-k, k = {fit.k.iloc[0]:.2f}")
   plotting.log_log(right, "deck size N", "distance from the largest deck's")
+  right.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
   right.set_title("how fast the solutions settle", fontsize=10)
   right.legend(fontsize=7)
   return fig

@@ -16,7 +16,7 @@ this budget (CPU seconds on a loaded 2-core machine): 0.2 s at 300 cards, 0.75 s
 """
 
 import dataclasses
-from typing import Generic, Tuple, TypeVar
+from typing import Generic, TypeVar
 
 from spiel_games.kuhn_rules import KuhnRules
 

@@ -19,11 +19,11 @@ other opponent folded, or is yet to act) calls with probability s_j(x) at its fi
 node. The bet of card c is a bluff against j if it beats less than ``BLUFF_SHARE`` of j's
 calling mass (it wins only when j folds; the margin absorbs the thin mixing a finite solve
 leaves), else a value bet against j (it beats some of the hands that call, or j never calls
-with a card it can hold: it cannot lose a showdown to j). Measured at 1,000 cards, P = 3: the shares are 0 for the low bets,
-0.45 to 0.76 for the high ones, and 0 against one answerer and 0.34 to 0.36 against the other
-for a bet with mid-range cards. Billingham (arXiv 1802.04670, abstract) reports for N > 5 a bet
-with mid-range cards that is a bluff against one player and a value bet against the other: a
-component with kinds (bluff, value) or (value, bluff).
+with a card it can hold: it cannot lose a showdown to j). Measured at 1,000 cards, P = 3: the
+shares are 0 for the low bets, 0.45 to 0.76 for the high ones, and 0 against one answerer
+and 0.34 to 0.36 against the other for a bet with mid-range cards. Billingham (arXiv
+1802.04670, abstract) reports for N > 5 a bet with mid-range cards that is a bluff against one
+player and a value bet against the other: a component with kinds (bluff, value) or (value, bluff).
 """
 
 import dataclasses
