@@ -19,7 +19,7 @@ STRUCTURE_CAPTION = (
     "panel: the lowest calling card at each answering node. Gaps above the top bar are traps "
     "(the best cards check).")
 DECK_CAPTION = (f"`{DECK_FIGURE}`: the structure against the deck size N at P = 3; "
-                + STRUCTURE_CAPTION + " What to see: from about 13 cards on the picture stops "
+                + STRUCTURE_CAPTION + " What to see: from about 25 cards on the picture stops "
                 "changing; the green bar is the mid-range bet.")
 POT_CAPTION = (f"`{POT_FIGURE}`: the same against the initial pot P on one deck. "
                "What to see: where the mid-range bet exists, and how the ranges widen with P.")
