@@ -51,11 +51,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace, ctx: Context) -> ReportSection:
   quick = ctx.quick
-  decks = plan.DECKS.resolve(quick)
+  decks = plan.DECKS.resolve(None, quick)
   if args.max_cards is not None:
     decks = tuple(d for d in decks if d < args.max_cards) + (args.max_cards,)
-  pots, pot_cards = plan.POTS.resolve(quick), plan.POT_CARDS.resolve(quick)
-  openspiel_max = plan.OPENSPIEL_MAX_CARDS.resolve(quick)
+  pots, pot_cards = plan.POTS.resolve(None, quick), plan.POT_CARDS.resolve(None, quick)
+  openspiel_max = plan.OPENSPIEL_MAX_CARDS.resolve(None, quick)
   deck_records = []
   for n in decks:
     ctx.note(f"solving {n:,} cards at P = {plan.MAIN_POT:g}")

@@ -15,9 +15,7 @@ this budget (CPU seconds on a loaded 2-core machine): 0.2 s at 300 cards, 0.75 s
 40,000 iterations, as do discounted and linear CFR; predictive CFR+ reaches 2e-4 to 3e-7).
 """
 
-import dataclasses
-from typing import Generic, TypeVar
-
+from experiments.harness.arguments import Budget
 from spiel_games.kuhn_rules import KuhnRules
 
 NAME = "three-player-large-deck"
@@ -27,27 +25,14 @@ MAIN_POT = 3.0  # Standard three-player Kuhn poker: each player antes 1.
 ITERATIONS = 4000  # CFR+ iterations of every solve (module docstring).
 SOLVER = "CFR+"
 
-T = TypeVar("T")
-
-
-@dataclasses.dataclass(frozen=True)
-class Scale(Generic[T]):
-  """A setting with a default and a ``--quick`` value."""
-
-  default: T
-  quick: T
-
-  def resolve(self, quick: bool) -> T:
-    return self.quick if quick else self.default
-
-
-# The N sweep at P = MAIN_POT, and the pot sweep on one deck.
-DECKS = Scale((4, 5, 6, 8, 13, 25, 50, 100, 300, 1000, 3000, 10_000), (4, 6, 13, 50, 300, 1000))
-POTS = Scale((1.0, 1.5, 2.0, 3.0, 4.0, 6.0, 8.0, 12.0), (1.5, 3.0, 6.0, 12.0))
-POT_CARDS = Scale(1000, 300)
+# The N sweep at P = MAIN_POT, and the pot sweep on one deck (default, --quick).
+DECKS = Budget((4, 5, 6, 8, 13, 25, 50, 100, 300, 1000, 3000, 10_000),
+               (4, 6, 13, 50, 300, 1000))
+POTS = Budget((1.0, 1.5, 2.0, 3.0, 4.0, 6.0, 8.0, 12.0), (1.5, 3.0, 6.0, 12.0))
+POT_CARDS = Budget(1000, 300)
 # Independent evaluations of the same average policy: OpenSpiel's nash_conv walks every history
 # (0.4 s at 4 cards, 5 s at 8, 30 s at 13), the flat engine's tree evaluator (0.5 s at 20 cards).
-OPENSPIEL_MAX_CARDS = Scale(6, 4)
+OPENSPIEL_MAX_CARDS = Budget(6, 4)
 FLAT_MAX_CARDS = 25
 # The smallest deck read as "large" (the structure and rate fits): the decks below it are the
 # small-deck regime where CFR+ stalls (module docstring).
