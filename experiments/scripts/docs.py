@@ -13,7 +13,8 @@ tables: ``summary.md`` (the main job's summary table), ``reference_check.md`` (t
 check's pass/fail table, ``pass_fail.csv``), ``rebel_table.md`` (the ReBeL run's
 ``rebel_table.csv``: exploitability to 3 significant digits, whole iterations per second) and
 ``three_player_table.md`` (every three-player run: NashConv, slope, values, nearest member), and
-copies the large-deck experiment's ``large_deck_table.md`` with the figures. If a
+copies the large-deck and three-player-large-deck experiments' tables (``large_deck_table.md``,
+``three_player_large_deck_table.md``) with the figures. If a
 check failed or an experiment crashed, ``docs/`` is left as it was and the exit code is the
 failed run's.
 
@@ -49,6 +50,7 @@ from algorithms.exact import sequence_form_lp
 from experiments import cli
 from experiments.commands import rebel
 from experiments.commands import reference_check
+from experiments.commands import three_player_large
 from experiments.harness import arguments
 from experiments.harness import provenance
 from experiments.harness import references
@@ -92,6 +94,10 @@ FIGURES = (
     ("rebel-agent", "rebel_agent_error.png"),
     ("rebel-agent", "rebel_agent_self_play.png"),
     ("rebel-agent", "rebel_agent_stakes.png"),
+    (three_player_large.NAME, three_player_large.captions.DECK_FIGURE),
+    (three_player_large.NAME, three_player_large.captions.POT_FIGURE),
+    (three_player_large.NAME, three_player_large.captions.VALUES_FIGURE),
+    (three_player_large.NAME, three_player_large.DOCS_TABLE),
 )
 SUMMARY = "summary.md"
 REFERENCE_CHECK = "reference_check.md"
@@ -331,7 +337,8 @@ def headlines(docs: pathlib.Path) -> str:
   """The README's headline numbers, read from the tables the last full run published
   (``SUMMARY``, ``REBEL_TABLE``) and from the benchmark's output (``BENCHMARK``)."""
   summary = _markdown_rows((docs / SUMMARY).read_text())
-  passed = [tuple(int(x) for x in row["checks passed"].split("/")) for row in summary]
+  passed = [tuple(int(x.replace(",", "")) for x in row["checks passed"].split("/"))
+            for row in summary]  # Counts may carry thousands separators ("1,712/1,712").
   rebel = _markdown_rows((docs / REBEL_TABLE).read_text())
   rebel_rows = {(r["game"], r["depth"], r["algorithm"], r["weighting"]): r for r in rebel}
   last = [c for c in rebel[0] if c.startswith("T=")][-1]
@@ -390,6 +397,7 @@ GENERATORS: Dict[str, Callable[[pathlib.Path], str]] = {
     "rebel-table": _published(REBEL_TABLE),
     "three-player-table": _published(THREE_PLAYER_TABLE),
     "large-deck-table": _published(LARGE_DECK_TABLE),
+    "three-player-large-deck-table": _published(three_player_large.DOCS_TABLE),
 }
 
 
