@@ -14,10 +14,10 @@ For each case (a deck and the ante/bet ratios trained on, measured on, never see
   at ``sampled`` ratios drawn afresh per seed and round across the trained range
   (``round_ratios``; never one of the unseen ratios), and every T of ``iterations`` (the T
   evaluated): the learned agent plays, its value-function queries are labelled exactly and join
-  the data, the networks are retrained. The drawn ratios are there because after rounds at the trained
-  ratios alone the network's error on the agent's own queries between them stayed several times
-  its error at the nearest trained ratios (docs/rebel.md): the agent's beliefs depend on the
-  stakes, and data at four ratios do not reach the queries between them;
+  the data, the networks are retrained. The drawn ratios are there because after rounds at the
+  trained ratios alone the network's error on the agent's own queries between them stayed
+  several times its error at the nearest trained ratios (docs/rebel.md): the agent's beliefs
+  depend on the stakes, and data at four ratios do not reach the queries between them;
 * after each round, at every seen and unseen ratio and every T of ``round_iterations`` (of
   ``iterations`` after the last round): the learned agent's exact exploitability (the
   enumerated behaviour strategy, ``measure.agent_row``, OpenSpiel's and the tree evaluator's)
