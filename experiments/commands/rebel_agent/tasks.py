@@ -38,10 +38,10 @@ from algorithms.cfr.solvers import LCFRSolver
 from algorithms.rebel.agent.agent import ReBeLAgent
 from algorithms.rebel.agent.behaviour import search_count
 from algorithms.rebel.agent.values_by_cut import ByLeaf
-from algorithms.rebel.leaves.solvers import SequenceFormLPSolver
 from algorithms.rebel.leaves.leaf_values import ExactValueFunction
 from algorithms.rebel.leaves.leaf_values import PerturbedValueFunction
 from algorithms.rebel.leaves.leaf_values import ValueFunctionLeafSolver
+from algorithms.rebel.leaves.solvers import SequenceFormLPSolver
 from experiments.commands.rebel_agent import leaf_solvers
 from experiments.commands.rebel_agent import learned_section
 from experiments.commands.rebel_agent import measure
