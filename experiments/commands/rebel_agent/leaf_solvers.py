@@ -58,10 +58,10 @@ class Models:
     key = (game_string, depth)
     if key not in self.trained:
       game = game_loader.load_game(game_string)
-      tree, cut = cut_of(game, depth)
+      tree, domain = cut_of(game, depth)
       data = supervised_dataset(tree, self.plan.examples, self.seed)
       options = TrainingOptions(hidden=self.plan.hidden, steps=self.plan.steps, seed=self.seed)
-      model = train(cut, data, options, {"game": game_string, "depth": depth})
+      model = train(domain, data, options, {"game": game_string, "depth": depth})
       self.folder.mkdir(parents=True, exist_ok=True)
       model.save(str(self.folder / f"{plotting.slug(game_string)}-d{depth}.npz"))
       self.trained[key] = model

@@ -199,9 +199,9 @@ def _base(case: Case, plan: LearnedPlan, depths: List[int], seed: int, visited) 
   for depth in depths:
     parts = []
     for k, ratio in enumerate(case.trained):
-      tree, cut = cut_of(game_loader.load_game(game_string(case.deck, ratio)), depth)
+      tree, domain = cut_of(game_loader.load_game(game_string(case.deck, ratio)), depth)
       parts += [supervised_dataset(tree, plan.examples, 1000 * seed + k),
-                visited_dataset(visited[ratio], cut)]
+                visited_dataset(visited[ratio], domain)]
     _, domains[depth] = cut_of(game_loader.load_game(game_string(case.deck, case.trained[0])),
                                depth, stakes)
     base[depth] = Dataset.concatenate(parts)

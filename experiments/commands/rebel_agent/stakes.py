@@ -105,9 +105,9 @@ def family_models(plan: StakesPlan, folder, seed: int,
   for depth in depths(plan):
     parts = []
     for k, ratio in enumerate(plan.trained):
-      tree, cut = cut_of(game_loader.load_game(game_string(plan.deck, ratio)), depth)
+      tree, domain = cut_of(game_loader.load_game(game_string(plan.deck, ratio)), depth)
       parts += [supervised_dataset(tree, plan.examples, seed + k),
-                visited_dataset(records[ratio], cut)]
+                visited_dataset(records[ratio], domain)]
     data = Dataset.concatenate(parts)
     _, family = cut_of(game_loader.load_game(game_string(plan.deck, plan.trained[0])), depth,
                        stakes)
