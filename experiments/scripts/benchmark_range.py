@@ -38,13 +38,13 @@ On the range engine alone, two and three players (``kuhn_poker_ante(players=3)``
    DCFR (Brown and Sandholm 2019), two players at 1,000 and 100,000 cards, three at 50 and
    1,000 (``PLAYER_DECKS``), as in part 2.
 5. ``--part cost``: the harness's cost model on range vectors
-   (``solver_registry.RANGE_COSTS``) against measured CPU seconds of the running thread
+   (``range_cost.RANGE_COSTS``) against measured CPU seconds of the running thread
    (``solver_registry.SOLVER_CLOCK``) for ``our_cfr``: one iteration as the harness calls it
    (``evaluate_and_update_policy``), one measure of the average policy (``card_policy`` and the
    exact exploitability or NashConv), and a whole ``solver_registry.solve`` of
-   ``solver_registry.RANGE_COST_ITERATIONS`` iterations measured at the convergence
+   ``range_cost.RANGE_COST_ITERATIONS`` iterations measured at the convergence
    experiment's points, against ``context.estimate_seconds`` of that job (``COST_DECKS``); the
-   numbers ``solver_registry.RANGE_COST_MEASUREMENTS`` records.
+   numbers ``range_cost.RANGE_COST_MEASUREMENTS`` records.
 
 ``main(argv)`` prints the tables and returns their rows (``Rows``, or a list of ``PlayerRate``
 or ``Cost`` rows with ``--part``); run as a script, the exit status is 1 if the engines
@@ -69,6 +69,7 @@ from experiments.harness import context
 from experiments.harness import game_loader
 from experiments.harness import jobs
 from experiments.harness import measures
+from experiments.harness import range_cost
 from experiments.harness import script_runner
 from experiments.harness import solver_registry
 
@@ -273,7 +274,7 @@ def cost(players: int, cards: int) -> Cost:
   measure = measures.measure_for(game)
   evaluation = _thread_seconds(lambda: measure.exact(instance.card_policy()),
                                max(2, min(50, 10**7 // cards)))
-  iterations = solver_registry.RANGE_COST_ITERATIONS
+  iterations = range_cost.RANGE_COST_ITERATIONS
   points = jobs.measuring_points(iterations, 20)  # the convergence experiment's points
   job = jobs.Job("benchmark", str(game), COST_SOLVER, 0, iterations, measure_at=points)
   start = solver_registry.SOLVER_CLOCK()
@@ -355,7 +356,7 @@ def print_costs(rows: Sequence[Cost]) -> None:
   print(f"\n## 5. Cost on range vectors ({COST_SOLVER}, CPU s of the running thread) against the "
         "harness's estimate\n")
   print(f"| players | cards | s / iteration | s / measure | run of "
-        f"{solver_registry.RANGE_COST_ITERATIONS} iterations (s) | estimate (s) | "
+        f"{range_cost.RANGE_COST_ITERATIONS} iterations (s) | estimate (s) | "
         "estimate / run |\n|---|---|---|---|---|---|---|")
   for r in rows:
     print(f"| {r.players} | {r.cards:,} | {r.iteration:.3g} | {r.evaluation:.3g} | "

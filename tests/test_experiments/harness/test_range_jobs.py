@@ -26,6 +26,7 @@ from experiments.harness import context
 from experiments.harness import game_loader
 from experiments.harness import jobs
 from experiments.harness import measures
+from experiments.harness import range_cost
 from experiments.harness import references
 from experiments.harness import solver_registry
 from helpers import numbers
@@ -161,7 +162,7 @@ def test_range_jobs_are_sized_and_estimated_by_cards(tmp_path, monkeypatch):
   ctx = context.Context("t", tmp_path)
   job = large_sweep()[0]
   assert context.size_text(job) == "1,000 cards, range vectors"
-  (a, b), (c, e) = solver_registry.RANGE_COSTS[2]
+  (a, b), (c, e) = range_cost.RANGE_COSTS[2]
   measured = 2  # Iterations 10 and 100.
   # solve's iterations, the warm-up's and the throwaway solver's; its measures and the returns.
   assert ctx.estimate_seconds(job) == pytest.approx(
@@ -182,31 +183,31 @@ def test_range_jobs_are_sized_and_estimated_by_cards(tmp_path, monkeypatch):
 
 def test_range_cost_model_is_linear_and_fits_its_measurements():
   # The model's form: linear in iterations, measures and cards, per number of players; and its
-  # coefficients against the runs they were fitted to (solver_registry.RANGE_COST_MEASUREMENTS,
+  # coefficients against the runs they were fitted to (range_cost.RANGE_COST_MEASUREMENTS,
   # measured CPU seconds of ``benchmark_range --part cost``): each run within a factor 2 of the
   # model, and from 100,000 cards on its iterations and measures too (recorded numbers, no clock
   # read here).
-  for cost in solver_registry.RANGE_COSTS.values():
+  for cost in range_cost.RANGE_COSTS.values():
     (a, b), (c, e) = cost
     assert min(a, b, c, e) > 0
     assert cost.seconds(7, 3, 1000) == pytest.approx(7 * (a + b * 1000) + 3 * (c + e * 1000))
     assert cost.seconds(20, 0, 5000) == pytest.approx(2 * cost.seconds(10, 0, 5000))
     twice = cost.seconds(10, 4, 2 * 10**6) - cost.seconds(10, 4, 10**6)
     assert twice == pytest.approx(cost.seconds(10, 4, 10**6) - cost.seconds(10, 4, 0))
-  assert solver_registry.RANGE_COSTS[3].iteration[1] > solver_registry.RANGE_COSTS[2].iteration[1]
+  assert range_cost.RANGE_COSTS[3].iteration[1] > range_cost.RANGE_COSTS[2].iteration[1]
   spec = solver_registry.get_solver("our_cfr")
-  points = solver_registry.RANGE_COST_POINTS
+  points = range_cost.RANGE_COST_POINTS
   decks = {}
-  for players, cards, iteration, evaluation, run in solver_registry.RANGE_COST_MEASUREMENTS:
+  for players, cards, iteration, evaluation, run in range_cost.RANGE_COST_MEASUREMENTS:
     decks.setdefault(players, []).append(cards)
-    cost = solver_registry.RANGE_COSTS[players]
+    cost = range_cost.RANGE_COSTS[players]
     if cards >= 10**5:  # Below, the line through the large decks overestimates an iteration.
       assert 0.5 <= cost.seconds(1, 0, cards) / iteration <= 2
       assert 0.5 <= cost.seconds(0, 1, cards) / evaluation <= 2
     game = pyspiel.load_game(f"kuhn_poker_ante(players={players},deck_size={cards})")
     tree = spec.card_tree(game)
     assert tree.num_cards == cards
-    estimate = spec.range_seconds(solver_registry.RANGE_COST_ITERATIONS, points, tree)
+    estimate = spec.range_seconds(range_cost.RANGE_COST_ITERATIONS, points, tree)
     assert 0.5 <= estimate / run <= 2, (players, cards, estimate, run)
   for cards in decks.values():
     assert min(cards) <= 1000 and max(cards) >= 10**6
