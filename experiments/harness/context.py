@@ -350,8 +350,11 @@ class Context:
     self.stats.reused += len(found)
     self.stats.reused_finished += [r.finished for r in found.values()]
     label = description or "sweep"
-    with self.bar("{desc}: {n} of {total} " + noun + "s done, {elapsed} elapsed, about "
-                  "{remaining} left", total=len(sweep), initial=len(found), desc=label) as bar:
+    estimates = {unit: estimate_seconds(unit, self.histories) for unit in todo}
+    planned, finished = sum(estimates.values()), 0.0
+    with self.bar("{desc}: {n} of {total} " + noun + "s done, {elapsed} elapsed{postfix}",
+                  total=len(sweep), initial=len(found), desc=label,
+                  postfix=_left(planned, 0.0, 0.0, self.executor.parallelism)) as bar:
       self.activity = f"{label}: {bar.n} of {_count(len(sweep), noun)} done"
       for item, outcome in self.executor.run(fn, group(todo)):
         done = zip(item, outcome) if isinstance(item, tuple) else [(item, outcome)]
@@ -365,6 +368,9 @@ class Context:
             jobs_lib.save(folder, result)
             found[unit] = result
             self.stats.computed += 1
+          finished += estimates[unit]
+          bar.set_postfix_str(_left(planned, finished, bar.format_dict["elapsed"],
+                                    self.executor.parallelism), refresh=False)
           bar.update(1)
         self.activity = f"{label}: {bar.n} of {_count(len(sweep), noun)} done"
     self.activity = f"{label} finished, {_count(len(sweep), noun)}"
@@ -497,6 +503,19 @@ def _card_tree(job: jobs_lib.Job) -> Optional[CardTree]:
 
 def _count(count: int, noun: str) -> str:
   return f"{count} {noun}" + ("" if count == 1 else "s")
+
+
+def _left(planned: float, finished: float, elapsed: float, parallelism: int) -> str:
+  """The progress line's "about ... left": the estimated seconds of the units not finished
+  (``planned - finished``, ``estimate_seconds``) at the pace measured so far (wall seconds per
+  estimated second finished), or before any unit finished, the plan over the workers less the
+  time elapsed. Counting units instead misleads where they differ in size (tasks run longest
+  first)."""
+  if finished > 0:
+    seconds = (planned - finished) * elapsed / finished
+  else:
+    seconds = max(planned / parallelism - elapsed, 0.0)
+  return f"about {duration(seconds)} left"
 
 
 def duration(seconds: float) -> str:

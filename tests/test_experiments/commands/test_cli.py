@@ -310,7 +310,7 @@ def test_without_a_terminal_each_experiment_says_when_it_starts_and_ends(fakes, 
                       r"worker\(s\)", lines[3])
   for line, done in zip(lines[4:7], range(3)):  # tqdm's bar as lines, elapsed and remaining.
     assert re.fullmatch(rf"beta: beta sweep: {done} of 2 jobs done, \d\d:\d\d elapsed, about "
-                        r"(\?|\d\d:\d\d) left", line), line
+                        r"(\d+ s|\d+ min|\d+\.\d h) left", line), line
   assert lines[7].startswith("beta: done, PASS, 3/3 checks passed, jobs 2 (0 reused), ")
   # --quiet: one line per experiment, no progress lines.
   assert cli.main(["run", "--quick", "--quiet", "--out", str(tmp_path)]) == 0

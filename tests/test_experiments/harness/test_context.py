@@ -184,3 +184,13 @@ def test_without_a_terminal_a_long_step_shows_at_least_once_a_minute(tmp_path, m
   with context.Context("t", tmp_path).heartbeat():  # No log: no heartbeat.
     time.sleep(1.0)
   assert capfd.readouterr().out == ""
+
+
+def test_time_left_follows_the_estimates_not_the_count_of_units():
+  # Before any unit finished: the plan over the workers less the time elapsed.
+  assert context._left(600.0, 0.0, 60.0, 2) == "about 4 min left"
+  assert context._left(100.0, 0.0, 500.0, 2) == "about 0 s left"
+  # After: the estimated work left at the measured pace. One long unit of 500 estimated seconds
+  # done in 250 s of wall time (two workers) leaves 100 estimated seconds: 50 s, whatever the
+  # number of small units they are split into.
+  assert context._left(600.0, 500.0, 250.0, 2) == "about 50 s left"
