@@ -28,13 +28,15 @@ def test_the_first_point_of_a_fresh_process_costs_what_later_ones_do():
   # Before the warm-up, our CFR's first iteration in a process took 10-30 ms (numba loading its
   # kernel from the cache), 1000 times a later iteration (about 10 us) and more than the other
   # 999 together. Per iteration, the first point is now within a small factor of the median of
-  # later intervals (a fresh solver's first iteration: a few times a later one).
+  # later intervals (a fresh solver's first iteration: a few times a later one, once 29 times on
+  # an idle machine: the first point is one iteration of a few microseconds, which a page fault
+  # or a timer tick outweighs). The bound, 100, is a tenth of what the missing warm-up costs.
   out = subprocess.run([sys.executable, "-c", FRESH_RUN], capture_output=True, text=True,
                        check=True, timeout=300).stdout
   iterations, seconds = json.loads(out.strip().splitlines()[-1])
   per_iteration = np.diff([0.0, *seconds]) / np.diff([0, *iterations])
   later = float(np.median(per_iteration[1:]))
-  assert per_iteration[0] < 25 * later, (per_iteration[0], later)
+  assert per_iteration[0] < 100 * later, (per_iteration[0], later)
   assert all(b >= a for a, b in zip(seconds, seconds[1:]))
 
 
