@@ -112,6 +112,20 @@ class Play:
   iteration: int
 
 
+def splits_ties(leaf_beliefs: str = "current", **_other_options) -> bool:
+  """Whether the agent with these ``ReBeLAgent`` options plays exactly tied actions equally at its
+  exact one-player leaves (the LP's and ``ValueFunctionLeafSolver``'s ``split_ties``): with CFR-D,
+  as the next search does (``leaf_step``: a tie broken otherwise makes the trunk value a play
+  that never follows); with CFR-AVG the first tied action, as ``CFRAvgSolver`` does."""
+  return leaf_beliefs == "current"
+
+
+def exact_leaf_solver(**options) -> SequenceFormLPSolver:
+  """The exact LP that an agent with these ``ReBeLAgent`` options uses when given no leaf solver
+  (one-player ties split as ``splits_ties`` says)."""
+  return SequenceFormLPSolver(split_ties=splits_ties(**options))
+
+
 class ReBeLAgent:
   """ReBeL's agent on a two-player game with public observations (module docstring).
 
@@ -120,7 +134,7 @@ class ReBeLAgent:
     lookahead: d >= 1, the player actions each search looks ahead.
     iterations: T >= 1, the iterations of each search.
     leaf_solver: ``solver(leaf, belief) -> LeafSolution``; the exact LP if None (splitting the
-      ties of one-player leaves with CFR-D, ``SequenceFormLPSolver(split_ties=True)``).
+      ties of one-player leaves with CFR-D, ``splits_ties``).
     weighting: "linear" (w_t = t, the paper's), "uniform" (w_t = 1) or "linear_cfr" (w_t = t
       and regrets discounted by t / (t + 1), Linear CFR).
     leaf_beliefs: "current" (CFR-D, the paper's) or "average" (CFR-AVG).
@@ -144,10 +158,8 @@ class ReBeLAgent:
     check_choice("draw", draw, DRAWS)
     self.game = game
     self.iterations = int(iterations)
-    # The exact LP; with CFR-D its one-player leaves split exact ties as the next search does
-    # (``leaf_step``: a tie broken otherwise makes the trunk value a play that never follows).
-    self.leaf_solver = leaf_solver if leaf_solver is not None else SequenceFormLPSolver(
-        split_ties=leaf_beliefs == "current")
+    self.leaf_solver = leaf_solver if leaf_solver is not None else exact_leaf_solver(
+        leaf_beliefs=leaf_beliefs)
     self.weighting, self.leaf_beliefs, self.play, self.draw = weighting, leaf_beliefs, play, draw
     self.rule = UpdateRule(alternating_updates=bool(alternating_updates),
                            averaging_gamma=0.0 if weighting == "uniform" else 1.0,

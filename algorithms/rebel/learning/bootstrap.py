@@ -35,6 +35,7 @@ import numpy as np
 import pyspiel
 
 from algorithms.rebel.agent.agent import ReBeLAgent
+from algorithms.rebel.agent.agent import splits_ties
 from algorithms.rebel.agent.search import run_search
 from algorithms.rebel.agent.search_game import SearchGame
 from algorithms.rebel.agent.values_by_cut import ByLeaf
@@ -91,7 +92,8 @@ class BootstrapSelfPlay:
 
   def agent(self, iterations: int) -> ReBeLAgent:
     """ReBeL's agent with the current models' values at its leaves."""
-    solver = ValueFunctionLeafSolver(ByLeaf(list(self.models().values())))
+    solver = ValueFunctionLeafSolver(ByLeaf(list(self.models().values())),
+                                     split_ties=splits_ties())
     return ReBeLAgent(self.game, lookahead=self.lookahead, iterations=iterations,
                       leaf_solver=solver)
 

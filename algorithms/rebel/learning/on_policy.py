@@ -36,6 +36,7 @@ import numpy as np
 import pyspiel
 
 from algorithms.rebel.agent.agent import ReBeLAgent
+from algorithms.rebel.agent.agent import splits_ties
 from algorithms.rebel.agent.behaviour import behaviour_strategy
 from algorithms.rebel.agent.monte_carlo import play_hands
 from algorithms.rebel.agent.values_by_cut import ByLeaf
@@ -119,7 +120,8 @@ def agent_queries(game: pyspiel.Game, models: Sequence[PBSValueFunction], iterat
   ``iterations`` while it plays (module docstring)."""
   recorder = RecordingValueFunction(ByLeaf(models))
   agent = ReBeLAgent(game, lookahead=options.lookahead, iterations=iterations,
-                     leaf_solver=ValueFunctionLeafSolver(recorder), **options.agent)
+                     leaf_solver=ValueFunctionLeafSolver(
+                         recorder, split_ties=splits_ties(**options.agent)), **options.agent)
   if options.hands is None:
     behaviour_strategy(agent, max_searches=options.max_searches)
   else:

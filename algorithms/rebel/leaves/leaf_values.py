@@ -96,14 +96,17 @@ class ValueFunctionLeafSolver:
     continuation: a leaf solver for the reported continuation policy; uniform play if None.
     one_player_exact: at a leaf where fewer than two players act, the exact best response
       (policy and values) instead of the value function (module docstring).
+    split_ties: that best response plays exactly tied actions equally
+      (``SequenceFormLPSolver``'s option; ``agent.agent.splits_ties`` for an agent's search).
   """
 
   def __init__(self, value_function, continuation: Optional[LeafSolver] = None,
-               one_player_exact: bool = True):
+               one_player_exact: bool = True, split_ties: bool = False):
     self.value_function = value_function
     self.continuation = continuation
     self.one_player_exact = bool(one_player_exact)
-    self._exact = SequenceFormLPSolver()
+    self.split_ties = bool(split_ties)
+    self._exact = SequenceFormLPSolver(split_ties=split_ties)
 
   def __call__(self, leaf: LeafSubgame, belief: np.ndarray) -> LeafSolution:
     if self.one_player_exact and len(leaf.acting_players) < 2:

@@ -73,7 +73,7 @@ def spec(solver: LeafSolver) -> Dict[str, Any]:
   """
   kind = type(solver)
   if kind is SequenceFormLPSolver:
-    return {"name": kind.__name__}
+    return {"name": kind.__name__, **_ties(solver)}
   if kind is CFRLeafSolver:
     return {"name": kind.__name__, "iterations": solver.iterations,
             "rule": dataclasses.asdict(solver.rule)}
@@ -82,9 +82,14 @@ def spec(solver: LeafSolver) -> Dict[str, Any]:
   if kind is ValueFunctionLeafSolver:
     return {"name": kind.__name__, "value_function": value_function_spec(solver.value_function),
             "continuation": None if solver.continuation is None else spec(solver.continuation),
-            "one_player_exact": solver.one_player_exact}
+            "one_player_exact": solver.one_player_exact, **_ties(solver)}
   raise ValueError(f"leaf solver {kind.__name__} is not one of the project's "
                    f"({', '.join(LEAF_SOLVERS)}) and cannot be recorded")
+
+
+def _ties(solver) -> Dict[str, Any]:
+  """``split_ties`` in a description when set (descriptions without it stay as they were)."""
+  return {"split_ties": True} if solver.split_ties else {}
 
 
 def value_function_spec(value_function) -> Dict[str, Any]:
@@ -140,7 +145,7 @@ class _Builder:
 
   def _leaf_solver(self, name: str, d: Dict[str, Any]) -> LeafSolver:
     if name == "SequenceFormLPSolver":
-      return SequenceFormLPSolver()
+      return SequenceFormLPSolver(bool(d.get("split_ties", False)))
     if name == "CFRLeafSolver":
       return CFRLeafSolver(d["iterations"], UpdateRule(**d["rule"]))
     if name == "HedgeLeafSolver":
@@ -149,7 +154,8 @@ class _Builder:
     return ValueFunctionLeafSolver(self.value_function(d["value_function"]),
                                    None if continuation is None
                                    else self.leaf_solver(continuation),
-                                   bool(d.get("one_player_exact", False)))
+                                   bool(d.get("one_player_exact", False)),
+                                   bool(d.get("split_ties", False)))
 
   def value_function(self, description: Dict[str, Any]):
     name = description.get("name") if isinstance(description, dict) else None

@@ -12,6 +12,7 @@ import dataclasses
 import pathlib
 from typing import Dict, List, Optional
 
+from algorithms.rebel.agent.agent import splits_ties
 from algorithms.rebel.agent.values_by_cut import ByLeaf
 from algorithms.rebel.learning.dataset import supervised_dataset
 from algorithms.rebel.learning.training import TrainingOptions
@@ -72,7 +73,7 @@ def build(kind: str, game_string: str, lookahead: int, plan: Plan, models: Optio
           stitched: bool):
   """The leaf solver ``kind`` for the agent (``stitched=False``) or for ``CFRAvgSolver``."""
   if kind == EXACT:
-    return SequenceFormLPSolver()
+    return None  # The agent's (``agent.agent.splits_ties``) or CFRAvgSolver's own exact LP.
   if kind == CFR_K:
     return CFRLeafSolver(plan.cfr_k)
   if kind == HEDGE:
@@ -82,4 +83,5 @@ def build(kind: str, game_string: str, lookahead: int, plan: Plan, models: Optio
   if stitched:
     return ValueFunctionLeafSolver(models.model(game_string, lookahead), SequenceFormLPSolver())
   return ValueFunctionLeafSolver(ByLeaf([models.model(game_string, depth)
-                                         for depth in leaf_depths(game_string, lookahead)]))
+                                         for depth in leaf_depths(game_string, lookahead)]),
+                                 split_ties=splits_ties())

@@ -42,6 +42,8 @@ import numpy as np
 import pandas as pd
 
 from algorithms.rebel.agent.agent import ReBeLAgent
+from algorithms.rebel.agent.agent import exact_leaf_solver
+from algorithms.rebel.agent.agent import splits_ties
 from algorithms.rebel.agent.behaviour import behaviour_strategy
 from algorithms.rebel.agent.monte_carlo import play_hands
 from algorithms.rebel.agent.values_by_cut import ByLeaf
@@ -183,7 +185,7 @@ def _exact_records(case: Case, plan: LearnedPlan) -> Dict[float, list]:
   """Per trained ratio, every leaf PBS the exact-leaf agent evaluates at the ``visits`` T."""
   out = {}
   for ratio in case.trained:
-    recorder = RecordingLeafSolver()
+    recorder = RecordingLeafSolver(exact_leaf_solver(**plan.agent))
     for t in plan.visits:
       behaviour_strategy(ReBeLAgent(game_loader.load_game(game_string(case.deck, ratio)),
                                     lookahead=plan.lookahead, iterations=t, leaf_solver=recorder,
@@ -211,7 +213,8 @@ def _base(case: Case, plan: LearnedPlan, depths: List[int], seed: int, visited) 
 def evaluate(models, game: str, iterations: int, plan: LearnedPlan) -> Dict[str, float]:
   """The learned agent's exploitability and its value error on its own queries (module doc)."""
   recorder = RecordingValueFunction(ByLeaf(models))
-  row = measure.agent_row(game, plan.lookahead, iterations, ValueFunctionLeafSolver(recorder),
+  row = measure.agent_row(game, plan.lookahead, iterations,
+                          ValueFunctionLeafSolver(recorder, split_ties=splits_ties(**plan.agent)),
                           plan.max_searches, **plan.agent)
   records = labelled(recorder.queries, SequenceFormLPSolver())
   counterfactual, infostate = [], []
@@ -243,7 +246,7 @@ def learned_frame(plan: LearnedPlan, base_seed: int,
     for ratio, seen in measured:
       for t in sorted(set(plan.round_iterations) | last):
         row = measure.agent_row(game_string(case.deck, ratio), plan.lookahead, t,
-                                SequenceFormLPSolver(), plan.max_searches, **plan.agent)
+                                None, plan.max_searches, **plan.agent)
         rows.append(dict(row, deck=case.deck, stakes=ratio, **{"trained on": seen},
                          seed=-1, round=-1, T=t, leaves=EXACT))
     if progress is not None:
@@ -334,8 +337,9 @@ def timing_frame(plan: LearnedPlan, base_seed: int) -> pd.DataFrame:
                       TrainingOptions(hidden=plan.hidden, seed=base_seed)).model()
               for d in depths]
     seconds = {}
-    for kind, solver in ((EXACT, SequenceFormLPSolver()),
-                         (LEARNED, ValueFunctionLeafSolver(ByLeaf(models)))):
+    for kind, solver in ((EXACT, None),
+                         (LEARNED, ValueFunctionLeafSolver(
+                             ByLeaf(models), split_ties=splits_ties(**plan.agent)))):
       agent = ReBeLAgent(game_loader.load_game(game), lookahead=lookahead,
                          iterations=plan.timing_iterations, leaf_solver=solver, **plan.agent)
       play_hands(agent, 1, base_seed)  # Warm-up: compiled kernels, LP matrices.

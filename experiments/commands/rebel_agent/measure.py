@@ -26,6 +26,7 @@ from algorithms import CFRAvgSolver
 from algorithms import CFRSolver
 from algorithms.cfr.tree_exploitability import TreeEvaluator
 from algorithms.rebel.agent.agent import ReBeLAgent
+from algorithms.rebel.agent.agent import exact_leaf_solver
 from algorithms.rebel.agent.behaviour import behaviour_strategy
 from algorithms.rebel.agent.behaviour import search_count
 from algorithms.rebel.agent.behaviour import tabular_policy
@@ -107,7 +108,7 @@ def cfr_curve(game_string: str, iterations: Sequence[int],
 def on_path_pbs(game_string: str, lookahead: int, iterations: int, seed: int,
                 max_searches: int) -> List[Record]:
   """A sample of the leaf PBSs the exact-leaf agent's searches evaluate, with the LP's values."""
-  recorder = RecordingLeafSolver(size=ON_PATH_SAMPLE, seed=seed)
+  recorder = RecordingLeafSolver(exact_leaf_solver(), ON_PATH_SAMPLE, seed)
   agent = ReBeLAgent(game_loader.load_game(game_string), lookahead=lookahead,
                      iterations=iterations, leaf_solver=recorder)
   behaviour_strategy(agent, max_searches=max_searches)

@@ -19,6 +19,7 @@ from typing import List
 
 import pandas as pd
 
+from algorithms.rebel.agent.agent import splits_ties
 from algorithms.rebel.agent.values_by_cut import ByLeaf
 from algorithms.rebel.learning.bootstrap import BootstrapSelfPlay
 from algorithms.rebel.learning.self_play import SelfPlay
@@ -66,7 +67,7 @@ def self_play_frame(plan: SelfPlayPlan, seed: int, max_searches: int) -> pd.Data
     last = round_ == plan.rounds
     for targets, models in ((BOOTSTRAPPED, list(bootstrap.models().values())),
                             (CFR_TARGETS, [run.model() for run in per_cut])):
-      solver = ValueFunctionLeafSolver(ByLeaf(models))
+      solver = ValueFunctionLeafSolver(ByLeaf(models), split_ties=splits_ties())
       for t in plan.final_iterations if last else (plan.eval_iterations,):
         row = agent_row(GAME, LOOKAHEAD, t, solver, max_searches)
         rows.append({"targets": targets, "seed": seed, "round": round_, "iterations": t,

@@ -42,6 +42,8 @@ import numpy as np
 import pandas as pd
 
 from algorithms.rebel.agent.agent import ReBeLAgent
+from algorithms.rebel.agent.agent import exact_leaf_solver
+from algorithms.rebel.agent.agent import splits_ties
 from algorithms.rebel.agent.behaviour import behaviour_strategy
 from algorithms.rebel.agent.behaviour import search_count
 from algorithms.rebel.agent.values_by_cut import ByLeaf
@@ -88,7 +90,7 @@ def depths(plan: StakesPlan) -> List[int]:
 def visited_records(plan: StakesPlan, ratio: float, max_searches: int) -> list:
   """Every (leaf, belief, values) the exact-leaf agent's searches evaluate at the ``visits``."""
   game = game_loader.load_game(game_string(plan.deck, ratio))
-  recorder = RecordingLeafSolver()
+  recorder = RecordingLeafSolver(exact_leaf_solver())
   for lookahead, iterations in plan.visits:
     for t in iterations:
       behaviour_strategy(ReBeLAgent(game, lookahead=lookahead, iterations=t,
@@ -125,7 +127,8 @@ def learned_solver(plan: StakesPlan, models: Dict[int, PBSValueFunction], ratio:
                    lookahead: int) -> ValueFunctionLeafSolver:
   """The agent's leaves from the family models of the cuts its searches reach."""
   game = game_string(plan.deck, ratio)
-  return ValueFunctionLeafSolver(ByLeaf([models[d] for d in leaf_depths(game, lookahead)]))
+  return ValueFunctionLeafSolver(ByLeaf([models[d] for d in leaf_depths(game, lookahead)]),
+                                 split_ties=splits_ties())
 
 
 def stakes_frame(plan: StakesPlan, models: Dict[int, PBSValueFunction], seed: int,
@@ -142,7 +145,7 @@ def stakes_frame(plan: StakesPlan, models: Dict[int, PBSValueFunction], seed: in
               "lookahead": lookahead}
       learned = learned_solver(plan, models, ratio, lookahead)
       for t in iterations:
-        recorder = RecordingLeafSolver(size=measure.ON_PATH_SAMPLE, seed=seed)
+        recorder = RecordingLeafSolver(exact_leaf_solver(), measure.ON_PATH_SAMPLE, seed)
         for kind, solver in ((EXACT, recorder), (LEARNED, learned)):
           row = measure.agent_row(game_string(plan.deck, ratio), lookahead, t, solver,
                                   max_searches)
@@ -232,7 +235,7 @@ def _search_rows(plan: StakesPlan, models: Dict[int, PBSValueFunction], game, lo
   timed with exact and with learned leaves."""
   t = plan.timing_iterations
   agents = {kind: ReBeLAgent(game, lookahead=lookahead, iterations=t, leaf_solver=solver)
-            for kind, solver in ((EXACT, SequenceFormLPSolver()),
+            for kind, solver in ((EXACT, None),
                                  (LEARNED, learned_solver(plan, models, plan.timing_ratio,
                                                           lookahead)))}
   exact_agent = agents[EXACT]
@@ -266,7 +269,7 @@ def scaling_check(plan: StakesPlan, max_searches: int) -> Check:
   lookahead, iterations = plan.agents[-1]
   t = min(iterations)
   values = [measure.agent_row(game_string(plan.deck, plan.timing_ratio, scale), lookahead, t,
-                              SequenceFormLPSolver(), max_searches)["exploitability"]
+                              None, max_searches)["exploitability"]
             for scale in (1.0, 2.0)]
   return checks.same_number(
       f"{label(plan.deck, plan.timing_ratio, lookahead)}, exact leaves, T={t}: exploitability "

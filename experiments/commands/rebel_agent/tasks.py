@@ -36,6 +36,7 @@ import pandas as pd
 
 from algorithms.cfr.solvers import LCFRSolver
 from algorithms.rebel.agent.agent import ReBeLAgent
+from algorithms.rebel.agent.agent import exact_leaf_solver
 from algorithms.rebel.agent.behaviour import search_count
 from algorithms.rebel.agent.values_by_cut import ByLeaf
 from algorithms.rebel.leaves.leaf_values import ExactValueFunction
@@ -113,7 +114,7 @@ def value_errors(budget: str, game: str, lookahead: int, iterations: int,
   at the leaf PBSs the exact-leaf agent evaluates (``measure.on_path_pbs``)."""
   plan = PLANS[budget]
   pbs = measure.on_path_pbs(game, lookahead, iterations, seed, plan.max_searches)
-  exact = ExactValueFunction(SequenceFormLPSolver())
+  exact = ExactValueFunction(exact_leaf_solver())
   series = [("exact", 0.0, exact)] + [
       ("perturbed", delta, PerturbedValueFunction(exact, delta, seed)) for delta in plan.deltas]
   return {"rows": [_error_row(plan, game, lookahead, iterations, pbs, name, delta, values,

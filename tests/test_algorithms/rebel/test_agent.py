@@ -20,6 +20,8 @@ import pytest
 from algorithms import CFRAvgSolver
 from algorithms.cfr.tree_exploitability import TreeEvaluator
 from algorithms.rebel.agent.agent import ReBeLAgent
+from algorithms.rebel.agent.agent import exact_leaf_solver
+from algorithms.rebel.agent.agent import splits_ties
 from algorithms.rebel.agent.behaviour import behaviour_strategy
 from algorithms.rebel.agent.behaviour import search_count
 from algorithms.rebel.agent.behaviour import tabular_policy
@@ -111,6 +113,24 @@ def test_perfect_value_function_is_exact_leaves(options):
   valued = behaviour_strategy(ReBeLAgent(game, lookahead=1, iterations=8, leaf_solver=perfect,
                                          **options))
   assert np.abs(exact.policy - valued.policy).max() <= 1e-9  # HiGHS's tolerances: 1e-10.
+
+
+def test_value_function_leaves_split_one_player_ties_as_the_default_agent_does():
+  # Reference: the default agent's exact LP leaves (``exact_leaf_solver``). With a 5-card deck
+  # a one-player leaf has exactly tied actions (a middle card indifferent between call and
+  # fold); the perfect value function behind ``ValueFunctionLeafSolver`` gives the same
+  # behaviour only when its one-player best response splits ties as the agent's does
+  # (``splits_ties``): taking the first tied action instead moves the behaviour by 0.16.
+  game = _load("kuhn_poker_ante(deck_size=5)")
+  default = behaviour_strategy(ReBeLAgent(game, lookahead=1, iterations=4)).policy
+  gaps = {}
+  for split in (True, False):
+    perfect = ValueFunctionLeafSolver(ExactValueFunction(exact_leaf_solver()), split_ties=split)
+    valued = behaviour_strategy(ReBeLAgent(game, lookahead=1, iterations=4, leaf_solver=perfect))
+    gaps[split] = np.abs(default - valued.policy).max()
+  assert splits_ties() and not splits_ties(leaf_beliefs="average")
+  assert gaps[True] <= 1e-9  # HiGHS's tolerances: 1e-10.
+  assert gaps[False] > 0.1
 
 
 @pytest.mark.parametrize("options", OPTIONS, ids=OPTION_IDS)

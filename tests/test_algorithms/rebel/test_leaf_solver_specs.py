@@ -42,7 +42,9 @@ def _solvers(tmp_path):
           ValueFunctionLeafSolver(_random_model(tmp_path / "m.npz"), lp),
           ValueFunctionLeafSolver(ExactValueFunction(lp), None),
           ValueFunctionLeafSolver(PerturbedValueFunction(ExactValueFunction(lp), 0.1, seed=2),
-                                  CFRLeafSolver(3))]
+                                  CFRLeafSolver(3)),
+          SequenceFormLPSolver(split_ties=True),
+          ValueFunctionLeafSolver(ExactValueFunction(lp), lp, split_ties=True)]
 
 
 def test_every_solver_round_trips_through_its_description(tmp_path):
