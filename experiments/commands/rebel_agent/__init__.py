@@ -57,6 +57,8 @@ from typing import Any, Callable, Dict, List, Optional
 import numpy as np
 import pandas as pd
 
+from experiments.commands.rebel_agent import learned as learned_measurement
+from experiments.commands.rebel_agent import learned_section
 from experiments.commands.rebel_agent import stakes
 from experiments.commands.rebel_agent import tasks
 from experiments.commands.rebel_agent.figures import plot_convergence
@@ -433,9 +435,10 @@ def run(args: argparse.Namespace, ctx: Context) -> ReportSection:
     parts += [tables.markdown_table(estimates, 3, missing="beyond the enumeration's budget"),
               CAPTIONS["estimate"]]
   if torch:  # Measurement 6: learned leaves, on-policy rounds, 5 seeds.
-    found = value(("learned-measurement",))
-    unpack_files(found["files"], ctx.out)
-    learned = tasks.learned_section_of(found)
+    plan6 = learned_measurement.PLANS[budget]
+    learned = learned_section.measurement(
+        plan6, pd.concat([value(key) for key in tasks.learned_keys(plan6)], ignore_index=True),
+        value(("learned-timing",)), ctx.out)
     parts += learned.parts
     figures += learned.figures
     csvs += learned.csvs

@@ -35,6 +35,8 @@ against exact leaves, in one process.
 """
 
 import dataclasses
+import functools
+import json
 import time
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
@@ -181,15 +183,19 @@ def round_ratios(case: Case, sampled: int, seed: int, index: int) -> Tuple[float
   return case.trained + drawn
 
 
-def _exact_records(case: Case, plan: LearnedPlan) -> Dict[float, list]:
-  """Per trained ratio, every leaf PBS the exact-leaf agent evaluates at the ``visits`` T."""
+@functools.lru_cache(maxsize=4)
+def _exact_records(deck: int, ratios: Tuple[float, ...], lookahead: int, visits: Tuple[int, ...],
+                   agent: str, max_searches: int) -> Dict[float, list]:
+  """Per ratio, every leaf PBS the exact-leaf agent (``ReBeLAgent`` options ``agent`` as JSON)
+  evaluates at the ``visits`` T (kept per process: every seed of a deck uses them)."""
+  options = json.loads(agent)
   out = {}
-  for ratio in case.trained:
-    recorder = RecordingLeafSolver(exact_leaf_solver(**plan.agent))
-    for t in plan.visits:
-      behaviour_strategy(ReBeLAgent(game_loader.load_game(game_string(case.deck, ratio)),
-                                    lookahead=plan.lookahead, iterations=t, leaf_solver=recorder,
-                                    **plan.agent), max_searches=plan.max_searches)
+  for ratio in ratios:
+    recorder = RecordingLeafSolver(exact_leaf_solver(**options))
+    for t in visits:
+      behaviour_strategy(ReBeLAgent(game_loader.load_game(game_string(deck, ratio)),
+                                    lookahead=lookahead, iterations=t, leaf_solver=recorder,
+                                    **options), max_searches=max_searches)
     out[ratio] = recorder.records
   return out
 
@@ -231,58 +237,76 @@ def evaluate(models, game: str, iterations: int, plan: LearnedPlan) -> Dict[str,
                  "infostate error": float(np.mean(infostate)) if records else 0.0})
 
 
+def _measured(case: Case) -> List[Tuple[float, str]]:
+  """The case's measured ratios with "yes" (trained on) or "no"."""
+  return [(r, "yes") for r in case.seen] + [(r, "no") for r in case.unseen]
+
+
+def exact_frame(plan: LearnedPlan, case: Case) -> pd.DataFrame:
+  """The exact-leaf agent's rows (seed and round -1) at every measured ratio and T of a case."""
+  rows = []
+  for ratio, seen in _measured(case):
+    for t in sorted(set(plan.round_iterations) | set(plan.iterations)):
+      row = measure.agent_row(game_string(case.deck, ratio), plan.lookahead, t, None,
+                              plan.max_searches, **plan.agent)
+      rows.append(dict(row, deck=case.deck, stakes=ratio, **{"trained on": seen},
+                       seed=-1, round=-1, T=t, leaves=EXACT))
+  return pd.DataFrame(rows)
+
+
+def seed_frame(plan: LearnedPlan, case: Case, seed: int) -> pd.DataFrame:
+  """One training seed's rows (deck, stakes, trained on, seed, round, T, exploitability,
+  errors, examples, ...) of the learned agent after every round (module docstring)."""
+  depths = learned_depths(game_string(case.deck, case.trained[0]), plan.lookahead)
+  visited = _exact_records(case.deck, case.trained, plan.lookahead, plan.visits,
+                           json.dumps(plan.agent, sort_keys=True), plan.max_searches)
+  domains, base = _base(case, plan, depths, seed, visited)
+  options = OnPolicyOptions(rounds=plan.rounds, iterations=plan.iterations,
+                            lookahead=plan.lookahead, hands=plan.hands, seed=seed,
+                            agent=plan.agent, max_searches=plan.max_searches)
+  training = TrainingOptions(hidden=plan.hidden, steps=plan.steps, seed=seed)
+  played = set(case.trained)  # Every ratio whose PBSs are in the data so far.
+  rows = []
+
+  def round_games(index: int):
+    ratios = round_ratios(case, plan.sampled, seed, index)
+    played.update(ratios)
+    return [game_loader.load_game(game_string(case.deck, r)) for r in ratios]
+
+  def report(done: Round):
+    models = [done.models[d] for d in sorted(done.models)]
+    final = done.index == plan.rounds
+    for ratio, seen in _measured(case):
+      nearest = min(played, key=lambda p: abs(np.log(p / ratio)))
+      for t in sorted(set(plan.round_iterations) | (set(plan.iterations) if final else set())):
+        row = evaluate(models, game_string(case.deck, ratio), t, plan)
+        rows.append(dict(row, deck=case.deck, stakes=ratio, **{"trained on": seen},
+                         seed=seed, round=done.index, T=t, leaves=LEARNED,
+                         examples=sum(done.examples.values()),
+                         **{"round queries": len(done.queries),
+                            "nearest ratio in the data": nearest}))
+
+  on_policy_rounds(round_games, domains, base, options, training, report=report)
+  return pd.DataFrame(rows)
+
+
 def learned_frame(plan: LearnedPlan, base_seed: int,
                   progress: Optional[Callable[[pd.DataFrame], None]] = None) -> pd.DataFrame:
-  """Rows (deck, stakes, trained on, seed, round, T, exploitability, errors, examples, ...) of
-  the learned agent, and the exact-leaf agent's rows (seed and round -1); ``progress``, if given,
-  is called with the rows so far after each case's exact-leaf rows and after each seed."""
-  rows = []
-  last = set(plan.iterations)
-  for case in plan.cases:
-    game = game_string(case.deck, case.trained[0])
-    depths = learned_depths(game, plan.lookahead)
-    visited = _exact_records(case, plan)
-    measured = [(r, "yes") for r in case.seen] + [(r, "no") for r in case.unseen]
-    for ratio, seen in measured:
-      for t in sorted(set(plan.round_iterations) | last):
-        row = measure.agent_row(game_string(case.deck, ratio), plan.lookahead, t,
-                                None, plan.max_searches, **plan.agent)
-        rows.append(dict(row, deck=case.deck, stakes=ratio, **{"trained on": seen},
-                         seed=-1, round=-1, T=t, leaves=EXACT))
+  """Every case's ``exact_frame`` and its seeds' ``seed_frame`` (seeds base_seed, base_seed +
+  1, ...), in one process; ``progress``, if given, is called with the rows so far after each
+  part (the experiment runs the parts as tasks instead)."""
+  parts = []
+
+  def add(part: pd.DataFrame) -> None:
+    parts.append(part)
     if progress is not None:
-      progress(pd.DataFrame(rows))
+      progress(pd.concat(parts, ignore_index=True))
+
+  for case in plan.cases:
+    add(exact_frame(plan, case))
     for k in range(plan.seeds):
-      seed = base_seed + k
-      domains, base = _base(case, plan, depths, seed, visited)
-      options = OnPolicyOptions(rounds=plan.rounds, iterations=plan.iterations,
-                                lookahead=plan.lookahead, hands=plan.hands, seed=seed,
-                                agent=plan.agent, max_searches=plan.max_searches)
-      training = TrainingOptions(hidden=plan.hidden, steps=plan.steps, seed=seed)
-
-      played = set(case.trained)  # Every ratio whose PBSs are in the data so far.
-
-      def round_games(index: int, case=case, seed=seed, played=played):
-        ratios = round_ratios(case, plan.sampled, seed, index)
-        played.update(ratios)
-        return [game_loader.load_game(game_string(case.deck, r)) for r in ratios]
-
-      def report(done: Round, case=case, seed=seed, measured=measured, played=played):
-        models = [done.models[d] for d in sorted(done.models)]
-        final = done.index == plan.rounds
-        for ratio, seen in measured:
-          nearest = min(played, key=lambda p, ratio=ratio: abs(np.log(p / ratio)))
-          for t in sorted(set(plan.round_iterations) | (last if final else set())):
-            row = evaluate(models, game_string(case.deck, ratio), t, plan)
-            rows.append(dict(row, deck=case.deck, stakes=ratio, **{"trained on": seen},
-                             seed=seed, round=done.index, T=t, leaves=LEARNED,
-                             examples=sum(done.examples.values()),
-                             **{"round queries": len(done.queries),
-                                "nearest ratio in the data": nearest}))
-
-      on_policy_rounds(round_games, domains, base, options, training, report=report)
-      if progress is not None:
-        progress(pd.DataFrame(rows))
-  return pd.DataFrame(rows)
+      add(seed_frame(plan, case, base_seed + k))
+  return pd.concat(parts, ignore_index=True)
 
 
 def ratio_table(frame: pd.DataFrame) -> pd.DataFrame:

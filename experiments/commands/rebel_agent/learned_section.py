@@ -1,7 +1,9 @@
-"""Measurement 6 in the report: its tables, figures, targets and checks, in one call
-(``measurement``) from the command's ``run``."""
+"""Measurement 6 in the report: its tables, figures, targets and checks from its frames
+(``learned.exact_frame``, ``learned.seed_frame``, ``learned.timing_frame``, run as tasks), in one
+call (``measurement``) from the command's ``run``."""
 
 import dataclasses
+import pathlib
 from typing import List
 
 import pandas as pd
@@ -13,7 +15,6 @@ from experiments.harness import checks
 from experiments.harness import plotting
 from experiments.harness import tables
 from experiments.harness.checks import Check
-from experiments.harness.context import Context
 
 CAPTIONS = {
     "rounds": (
@@ -59,20 +60,19 @@ def _sampled(plan: learned.LearnedPlan) -> str:
           "unseen ratio is never drawn)")
 
 
-def measurement(budget: str, ctx: Context) -> Section:
-  """Runs measurement 6 at the budget's plan (``learned.PLANS``) and writes its files."""
-  plan = learned.PLANS[budget]
-  frame = learned.learned_frame(plan, ctx.seed)
-  timing = learned.timing_frame(plan, ctx.seed)
+def measurement(plan: learned.LearnedPlan, frame: pd.DataFrame, timing: pd.DataFrame,
+                out: pathlib.Path) -> Section:
+  """Measurement 6's section from its rows (``frame``: every case's exact and seeds' learned
+  rows; ``timing``) at ``plan``; writes its files into ``out``."""
   table = learned.ratio_table(frame)
   exact = frame[frame.leaves == learned.EXACT][["deck", "stakes", "T", "exploitability"]].rename(
       columns={"exploitability": "exact"})
-  tables.write_csv(frame, ctx.out / "rebel_learned_agent.csv")
-  tables.write_csv(table, ctx.out / "rebel_learned_agent_table.csv")
-  tables.write_csv(timing, ctx.out / "rebel_learned_agent_timing.csv")
-  plotting.save_figure(plot_rounds(frame, exact, plan), ctx.out / "rebel_learned_agent.png")
+  tables.write_csv(frame, out / "rebel_learned_agent.csv")
+  tables.write_csv(table, out / "rebel_learned_agent_table.csv")
+  tables.write_csv(timing, out / "rebel_learned_agent_timing.csv")
+  plotting.save_figure(plot_rounds(frame, exact, plan), out / "rebel_learned_agent.png")
   plotting.save_figure(plot_error_relation(frame, exact, min(plan.round_iterations)),
-                       ctx.out / "rebel_learned_agent_error.png")
+                       out / "rebel_learned_agent_error.png")
   targets = learned.target_rows(table, plan)
   for r in timing[timing.lookahead == 1].to_dict("records"):
     targets.append({

@@ -15,8 +15,9 @@ One task per:
 * measurement 4: the family models with every frame that uses them (``stakes_measurement``), and
   the doubled-stakes check (``stakes_scaling``);
 * measurement 5: per (game, lookahead, T) (``estimate``);
-* measurement 6: the whole of ``learned_section.measurement`` (``learned_measurement``), its
-  files in its result.
+* measurement 6: per deck the exact-leaf rows (``learned_exact``), per deck and training seed
+  the learned rows after every round (``learned_seed``; ``learned_keys`` orders them), and the
+  timing (``learned_timing``); ``learned_section.measurement`` assembles them.
 
 Every function takes JSON-able arguments (the budget by name, ``plan.PLANS``) and returns a
 DataFrame or a JSON-able dict; ``measurement_tasks`` lists the tasks of a budget with rough
@@ -44,7 +45,7 @@ from algorithms.rebel.leaves.leaf_values import PerturbedValueFunction
 from algorithms.rebel.leaves.leaf_values import ValueFunctionLeafSolver
 from algorithms.rebel.leaves.solvers import SequenceFormLPSolver
 from experiments.commands.rebel_agent import leaf_solvers
-from experiments.commands.rebel_agent import learned_section
+from experiments.commands.rebel_agent import learned as learned_measurement
 from experiments.commands.rebel_agent import measure
 from experiments.commands.rebel_agent import stakes
 from experiments.commands.rebel_agent.plan import EXACT
@@ -54,11 +55,11 @@ from experiments.commands.rebel_agent.plan import PLANS
 from experiments.commands.rebel_agent.plan import VARIANTS
 from experiments.commands.rebel_agent.plan import Plan
 from experiments.commands.rebel_agent.self_play import self_play_frame
-from experiments.harness import checks
 from experiments.harness import game_loader
-from experiments.harness.context import Context
 from experiments.harness.tasks import Task
 from experiments.harness.tasks import pack_files
+
+Key = Tuple[Any, ...]
 
 # The references of full-game CFR: ``measure.cfr_curve``'s solver and options by name.
 CFR_REFERENCES = {"CFR": {}, "linear averaging": {"linear_averaging": True},
@@ -174,22 +175,38 @@ def estimate(budget: str, game: str, lookahead: int, iterations: int,
                                  plan.max_searches)}
 
 
-def learned_measurement(budget: str, seed: int) -> Dict[str, Any]:
-  """Measurement 6 (``learned_section.measurement``) in a folder of its own: its section (checks
-  as dicts) and the files it wrote."""
-  with tempfile.TemporaryDirectory() as folder:
-    section = learned_section.measurement(budget, Context("rebel-agent", folder, seed=seed))
-    return dict(dataclasses.asdict(section), files=pack_files(folder))
+def _learned_case(budget: str, deck: int) -> learned_measurement.Case:
+  """Measurement 6's case of the deck at the budget."""
+  (case,) = [c for c in learned_measurement.PLANS[budget].cases if c.deck == deck]
+  return case
 
 
-def learned_section_of(value: Dict[str, Any]) -> learned_section.Section:
-  """``learned_measurement``'s section rebuilt (its checks as ``checks.Check``)."""
-  fields = {k: v for k, v in value.items() if k != "files"}
-  return learned_section.Section(**dict(fields, checks=[checks.Check(**c)
-                                                        for c in fields["checks"]]))
+def learned_exact(budget: str, deck: int) -> pd.DataFrame:
+  """Measurement 6's exact-leaf rows of one deck (``learned.exact_frame``)."""
+  return learned_measurement.exact_frame(learned_measurement.PLANS[budget],
+                                         _learned_case(budget, deck))
 
 
-Key = Tuple[Any, ...]
+def learned_seed(budget: str, deck: int, seed: int) -> pd.DataFrame:
+  """Measurement 6's rows of one deck and training seed (``learned.seed_frame``)."""
+  return learned_measurement.seed_frame(learned_measurement.PLANS[budget],
+                                        _learned_case(budget, deck), seed)
+
+
+def learned_keys(plan: learned_measurement.LearnedPlan) -> List[Key]:
+  """Measurement 6's row tasks in the order of its frame: per case, the exact-leaf rows, then
+  each training seed's (seed index k: the task's seed is the run's seed + k)."""
+  keys: List[Key] = []
+  for case in plan.cases:
+    keys += [("learned-exact", case.deck)] + [("learned-seed", case.deck, k)
+                                              for k in range(plan.seeds)]
+  return keys
+
+
+def learned_timing(budget: str, seed: int) -> pd.DataFrame:
+  """Measurement 6's CPU per hand, exact against learned leaves (``learned.timing_frame``)."""
+  return learned_measurement.timing_frame(learned_measurement.PLANS[budget], seed)
+
 
 
 # Rough wall times, measured on two shared cores, of: one iteration of one search (an agent's
@@ -205,7 +222,8 @@ _ESTIMATE_SECONDS_PER_T = 0.7
 _TRAINING_SECONDS = 10.0
 _SELF_PLAY_SECONDS = 25.0
 _STAKES_SECONDS = {"quick": 25.0, "default": 70.0, "full": 300.0}
-_LEARNED_MEASUREMENT_SECONDS = {"quick": 60.0, "default": 300.0, "full": 900.0}
+_LEARNED_SEED_SECONDS = {"quick": 1.0, "default": 3.0, "full": 12.0}
+_LEARNED_TIMING_SECONDS = 20.0
 
 
 @functools.lru_cache(maxsize=None)
@@ -279,6 +297,12 @@ def measurement_tasks(budget: str, plan: Plan, learn: bool, torch: bool,
     add(("estimate", game, d, t), estimate, _ESTIMATE_SECONDS_PER_T * t,
         budget=budget, game=game, lookahead=d, iterations=t, seed=seed)
   if torch:
-    add(("learned-measurement",), learned_measurement, _LEARNED_MEASUREMENT_SECONDS[budget],
-        budget=budget, seed=seed)
+    for key in learned_keys(learned_measurement.PLANS[budget]):
+      deck = key[1]
+      cost = _LEARNED_SEED_SECONDS[budget] * (_DECK_FACTOR * deck / 3) ** 2
+      if key[0] == "learned-exact":
+        add(key, learned_exact, cost / 5, budget=budget, deck=deck)
+      else:
+        add(key, learned_seed, cost, budget=budget, deck=deck, seed=seed + key[2])
+    add(("learned-timing",), learned_timing, _LEARNED_TIMING_SECONDS, budget=budget, seed=seed)
   return out
