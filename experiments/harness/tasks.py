@@ -44,7 +44,7 @@ class Task:
     function: "package.module:name" of a module-level function.
     arguments: its keyword arguments, the text of a JSON object (``make`` writes it).
     label: a short readable name (file names, failures); not part of the identity.
-    estimate: the estimated wall time in seconds (``Context.check_cost``); not part of the
+    estimate: the estimated wall time in seconds (``Context.sweep_cost``); not part of the
       identity.
   """
 
