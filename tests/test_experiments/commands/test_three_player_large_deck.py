@@ -7,6 +7,8 @@ import math
 import numpy as np
 import pytest
 
+from experiments import cli
+from experiments.commands import three_player_large
 from experiments.commands.three_player_large import checks
 from experiments.commands.three_player_large import frames
 from experiments.commands.three_player_large import plan
@@ -79,3 +81,13 @@ def test_rate_fit_recovers_a_power_law():
   n = np.array([13, 50, 100, 300, 1000])
   fit = frames.fit_rate(n, 0.2 * n ** -1.0)
   assert fit["k"] == pytest.approx(1.0) and fit["C"] == pytest.approx(0.2)
+
+
+@pytest.mark.parametrize("value", ["3", "1000001", "x"])
+def test_a_bad_max_cards_is_a_one_line_error(tmp_path, capsys, value):
+  out = tmp_path / "out"
+  assert cli.main([three_player_large.NAME, "--max-cards", value, "--out", str(out)]) == 2
+  err = capsys.readouterr().err.strip().splitlines()
+  assert err[-1].startswith(f"{cli.PROG} {three_player_large.NAME}: error: argument --max-cards: "
+                            "expected an integer from 4 to 1,000,000, got")
+  assert not out.exists()
