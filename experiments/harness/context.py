@@ -364,7 +364,8 @@ class Context:
             self.failures.append(JobFailure(unit, unit_outcome.message, unit_outcome.traceback))
           else:
             value, wall_seconds = unit_outcome
-            result = result_class(unit, value, dict(stamp), provenance.now(), wall_seconds)
+            result = result_class(unit, value, computed_by=dict(stamp), finished=provenance.now(),
+                                  wall_seconds=wall_seconds)
             jobs_lib.save(folder, result)
             found[unit] = result
             self.stats.computed += 1
