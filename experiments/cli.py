@@ -395,13 +395,13 @@ def _finish(args: argparse.Namespace, root: pathlib.Path, modules: Sequence[Modu
     stats = last.record.jobs
     finished = sum(not o.interrupted for o in outcomes)
     print(f"interrupted: {stats.get('reused', 0) + stats.get('computed', 0)} of "
-          f"{stats.get('total', 0)} {last.record.experiment} jobs kept, {finished} of "
+          f"{stats.get('total', 0)} {last.record.experiment} results kept, {finished} of "
           f"{len(_selected(args, modules))} experiments finished; report {path}; rerun the same "
           "command to resume", file=sys.stderr)
     return EXIT_INTERRUPTED
   if last is not None and last.lost:
-    print(f"{args.prog} {args.command}: error: {last.lost}; finished jobs are kept, rerun the same "
-          "command to resume", file=sys.stderr)
+    print(f"{args.prog} {args.command}: error: {last.lost}; finished results are kept, rerun the "
+          "same command to resume", file=sys.stderr)
     return 1
   return 0 if report.overall_status(records) and not unreadable else 1
 

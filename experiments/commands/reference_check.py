@@ -246,16 +246,15 @@ def make_jobs(game_strings: Sequence[str], solvers: Sequence[str], seed: int,
 
 def median_runs(results: Sequence[jobs_lib.JobResult]
                 ) -> Dict[Tuple[str, str], solver_check.GameCheck]:
-  """The registry runs grouped by (game, solver): the spread of the final measure over seeds and
-  the run that is checked (``references.median_run``; the only one of a solver whose sampling
-  model has one seed), its checks not yet made."""
-  grouped: Dict[Tuple[str, str], List[jobs_lib.JobResult]] = {}
-  for r in results:
-    grouped.setdefault((r.job.game, r.job.solver), []).append(r)
-  return {key: solver_check.GameCheck(
-      key[0], iterations=runs[0].job.iterations, measure=runs[0].solved.measure,
+  """The registry runs grouped by (game, solver) (``references.seed_groups``: a sweep gives each
+  pair one T): the spread of the final measure over seeds and the run that is checked
+  (``references.median_run``; the only one of a solver whose sampling model has one seed), its
+  checks not yet made."""
+  return {(game, solver): solver_check.GameCheck(
+      game, iterations=iterations, measure=runs[0].solved.measure,
       measured=tuple(r.final for r in sorted(runs, key=lambda r: r.job.seed)),
-      run=references.median_run(runs)) for key, runs in grouped.items()}
+      run=references.median_run(runs))
+      for (game, solver, iterations), runs in references.seed_groups(results).items()}
 
 
 def pass_fail_frame(reference_checks: Mapping[str, Sequence[Check]],

@@ -52,6 +52,9 @@ REPORT_ORDER = 70  # Place in the report (and in ``run``).
 HELP = "A solver's average policy as a readable table beside the reference equilibrium."
 
 ITERATIONS = arguments.Budget(default=2000, quick=300)  # Of the default policy, cfr:T.
+# Why a table has no reference (``table_markdown``): a game with more than two players other than
+# three-player Kuhn poker at ante = bet = 1 (module docstring).
+NO_REFERENCE = "no equilibrium of this game is known"
 
 
 def rules_of(game: pyspiel.Game) -> kuhn_rules.KuhnRules:
@@ -138,20 +141,22 @@ def betting_words(rules: kuhn_rules.KuhnRules, betting: str) -> str:
 
 
 def table_markdown(frame: pd.DataFrame) -> str:
-  """A markdown table with one row per information state."""
-  lines = ["| player | card | betting so far | policy | reference "
-           "| largest abs. difference in probability |",
-           "|---|---|---|---|---|---|"]
+  """A markdown table (``tables.markdown_table``) with one row per information state: the
+  policy's and the reference's probabilities, and their largest absolute difference to 4
+  decimals (missing, with a footnote, where no reference is known)."""
+  difference = "largest abs. difference in probability"
+  rows = []
   for (player, _, _, _), group in frame.groupby(
       ["player", frame["history"].str.len(), "history", "card_index"], sort=True):
-    policy_text = ", ".join(f"{a} {p:.3f}" for a, p in zip(group["action"], group["probability"]))
-    reference_text = ", ".join(f"{a} {p:.3f}" for a, p in zip(group["action"], group["reference"])
-                               if not np.isnan(p)) or "-"
-    difference = group["difference"].abs().max()
-    lines.append(f"| {player} | {group['card'].iloc[0]} | {group['betting'].iloc[0]} | "
-                 f"{policy_text} | {reference_text} | "
-                 f"{'-' if np.isnan(difference) else f'{difference:.4f}'} |")
-  return "\n".join(lines)
+    has_reference = not group["reference"].isna().all()
+    rows.append({
+        "player": player, "card": group["card"].iloc[0],
+        "betting so far": group["betting"].iloc[0],
+        "policy": ", ".join(f"{a} {p:.3f}" for a, p in zip(group["action"], group["probability"])),
+        "reference": ", ".join(f"{a} {p:.3f}" for a, p in zip(group["action"], group["reference"]))
+        if has_reference else None,
+        difference: f"{group['difference'].abs().max():.4f}" if has_reference else None})
+  return tables.markdown_table(pd.DataFrame(rows), missing=NO_REFERENCE, right=[difference])
 
 
 def table_checks(game: pyspiel.Game, name: str, pol: policy_lib.TabularPolicy,

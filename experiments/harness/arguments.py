@@ -41,8 +41,21 @@ def number_type(convert: Callable[[str], Any], allowed: Callable[[Any], bool],
 positive_int = number_type(int, lambda v: v > 0, "a positive integer")
 positive_float = number_type(float, lambda v: 0 < v < float("inf"), "a finite positive number")
 nonnegative_int = number_type(int, lambda v: v >= 0, "an integer >= 0")
-# Cards in a two-player Kuhn poker deck (``kuhn_poker_ante``'s deck_size).
-deck_size = number_type(int, lambda v: v >= 2, "a deck of at least 2 cards (an integer >= 2)")
+
+
+def deck_type(smallest: int, largest: Optional[int] = None, why: str = "") -> Callable[[str], int]:
+  """An argparse type: the cards of a Kuhn poker deck (``kuhn_poker_ante``'s deck_size), an
+  integer from ``smallest`` to ``largest`` (no limit if None); its one-line message names the
+  range and ``why`` it is bounded, if given."""
+  if largest is None:
+    return number_type(int, lambda v: v >= smallest,
+                       f"a deck of at least {smallest:,} cards (an integer >= {smallest:,})")
+  return number_type(int, lambda v: smallest <= v <= largest,
+                     f"an integer from {smallest:,} to {largest:,}" + (f" ({why})" if why else ""))
+
+
+# Cards in a two-player Kuhn poker deck.
+deck_size = deck_type(2)
 
 
 def checked_text(check: Callable[[str], Any], description: str) -> Callable[[str], str]:

@@ -46,7 +46,7 @@ import pathlib
 import signal
 import sys
 import time
-from typing import Callable, Dict, Iterator, List, Optional, Sequence, Union
+from typing import Callable, Dict, Iterator, List, Optional, Sequence, Tuple, Union
 
 import tqdm
 
@@ -270,14 +270,14 @@ class Context:
       self.histories(game)
       game_loader.check_engine_size(game)
 
-  def check_cost(self, todo: Sequence[jobs_lib.Job], what: str = "jobs") -> float:
+  def sweep_cost(self, todo: Sequence[jobs_lib.Job], what: str = "jobs") -> "Cost":
     """Refuses, before any work, games too large for the engine and ``todo`` estimated to take
-    longer than ``max_minutes`` on the executor (``check_cost``; histories counted with a bar).
+    longer than ``max_minutes`` on the executor (``sweep_cost``; histories counted with a bar).
 
     Returns:
-      The estimated wall time of ``todo`` on the executor (seconds).
+      The estimated wall time of ``todo`` on the executor and of each unit (seconds).
     """
-    return check_cost(todo, self.max_minutes, self.executor.parallelism, self.histories, what)
+    return sweep_cost(todo, self.max_minutes, self.executor.parallelism, self.histories, what)
 
   def prepare_policies(self, game: str, names: Sequence[str]) -> float:
     """Refuses named policies whose preparation (``SOLVER:ITERATIONS``, a solver run) is too large
@@ -342,16 +342,16 @@ class Context:
         if saved is not None:
           found[unit] = saved
     todo = [unit for unit in sweep if unit not in found]
-    estimate = self.check_cost(todo, f"{noun}s")
+    cost = self.sweep_cost(todo, f"{noun}s")
     prefix = f"{description}: " if description else ""
     self.note(f"{prefix}{_count(len(sweep), noun)}, {len(found)} reused, {len(todo)} to run, "
-              f"estimated {duration(estimate)} on {self.executor.parallelism} worker(s)")
+              f"estimated {duration(cost.seconds)} on {self.executor.parallelism} worker(s)")
     self.stats.total += len(sweep)
     self.stats.reused += len(found)
     self.stats.reused_finished += [r.finished for r in found.values()]
     label = description or "sweep"
-    estimates = {unit: estimate_seconds(unit, self.histories) for unit in todo}
-    planned, finished = sum(estimates.values()), 0.0
+    estimates = dict(zip(todo, cost.per_unit))
+    planned, finished = sum(cost.per_unit), 0.0
     with self.bar("{desc}: {n} of {total} " + noun + "s done, {elapsed} elapsed{postfix}",
                   total=len(sweep), initial=len(found), desc=label,
                   postfix=_left(planned, 0.0, 0.0, self.executor.parallelism)) as bar:
@@ -364,7 +364,8 @@ class Context:
             self.failures.append(JobFailure(unit, unit_outcome.message, unit_outcome.traceback))
           else:
             value, wall_seconds = unit_outcome
-            result = result_class(unit, value, dict(stamp), provenance.now(), wall_seconds)
+            result = result_class(unit, value, computed_by=dict(stamp), finished=provenance.now(),
+                                  wall_seconds=wall_seconds)
             jobs_lib.save(folder, result)
             found[unit] = result
             self.stats.computed += 1
@@ -444,26 +445,38 @@ def size_text(job: jobs_lib.Job, histories: Callable[[str], int] = game_loader.h
   return f"{histories(job.game):,} histories"
 
 
-def check_cost(todo: Sequence[jobs_lib.Job], max_minutes: float, parallelism: int = 1,
+@dataclasses.dataclass(frozen=True)
+class Cost:
+  """The estimate of a sweep (``sweep_cost``), computed once for the check against the time
+  limit and for the progress line's "about ... left" (``_left``).
+
+  Attributes:
+    seconds: the estimated wall time of the units on the workers.
+    per_unit: each unit's estimated seconds (``estimate_seconds``), in the order of the units.
+  """
+  seconds: float
+  per_unit: Tuple[float, ...]
+
+
+def sweep_cost(todo: Sequence[jobs_lib.Job], max_minutes: float, parallelism: int = 1,
                histories: Callable[[str], int] = game_loader.histories,
-               what: str = "jobs") -> float:
+               what: str = "jobs") -> Cost:
   """Refuses, before any work, games too large for the engine (``check_job_sizes``) and ``todo``
   estimated (``estimate_seconds``) to take longer than ``max_minutes`` on ``parallelism``
   workers: the estimates' sum over ``parallelism``, or the longest one if that is more.
 
   Returns:
-    The estimated wall time of ``todo`` (seconds).
+    The estimated wall time of ``todo`` and of each of its units (seconds).
 
   Raises:
     ValueError: one line with the size or the estimate and the limit.
   """
   check_job_sizes(todo, histories)
-  estimates = [(estimate_seconds(job, histories), job) for job in todo]
+  per_unit = tuple(estimate_seconds(job, histories) for job in todo)
   # Spread over the workers, but never below the longest unit, which runs on one of them.
-  total = max([sum(seconds for seconds, _ in estimates) / parallelism]
-              + [seconds for seconds, _ in estimates])
+  total = max([sum(per_unit) / parallelism, *per_unit])
   if total > 60 * max_minutes:
-    longest, job = max(estimates, key=lambda e: e[0])
+    longest, job = max(zip(per_unit, todo), key=lambda e: e[0])
     count = f"{len(todo)} {what}" if len(todo) > 1 else what
     if isinstance(job, tasks_lib.Task):
       what_longest, smaller = job.describe(), "a smaller budget"
@@ -476,7 +489,15 @@ def check_cost(todo: Sequence[jobs_lib.Job], max_minutes: float, parallelism: in
         + ("the longest, " if len(todo) > 1 else "")
         + f"{what_longest}, {duration(longest)}), over the limit --max-minutes "
         f"{max_minutes:g}; raise it, or choose {smaller}")
-  return total
+  return Cost(total, per_unit)
+
+
+def check_cost(todo: Sequence[jobs_lib.Job], max_minutes: float, parallelism: int = 1,
+               histories: Callable[[str], int] = game_loader.histories,
+               what: str = "jobs") -> float:
+  """``sweep_cost``'s estimated wall time of ``todo`` (seconds), for a caller that needs no
+  progress line."""
+  return sweep_cost(todo, max_minutes, parallelism, histories, what).seconds
 
 
 def policy_jobs(game: str, names: Sequence[str]) -> List[jobs_lib.Job]:

@@ -9,10 +9,11 @@ sweep turns a computed run into a ``JobResult`` stamped with the code that compu
 
 A saved result is reused only for the same job computed by the same code (same fingerprint);
 any other file under that name (older code, another format, unreadable) is ignored and replaced.
-``save`` and ``load`` serve any unit of work with a ``key`` and a result class with ``unit``,
-``to_json`` and ``from_json``: the tasks of ``experiments.harness.tasks`` are saved the same way.
+``save`` and ``load`` serve any unit of work with a ``key`` and its ``SavedResult`` (the stamp
+and the file format, shared): the tasks of ``experiments.harness.tasks`` are saved the same way.
 """
 
+import abc
 import dataclasses
 import hashlib
 import json
@@ -21,7 +22,7 @@ import pathlib
 import re
 import time
 import traceback
-from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import Any, ClassVar, Dict, List, Mapping, Optional, Sequence, Tuple, Type, Union
 
 import numpy as np
 
@@ -96,27 +97,78 @@ class Failure:
   traceback: str
 
 
-@dataclasses.dataclass
-class JobResult:
-  """A finished job.
+@dataclasses.dataclass(kw_only=True)
+class SavedResult(abc.ABC):
+  """What every saved result of a unit of work (a job, ``tasks.Task``) holds besides the unit
+  and its value, and its file format: a JSON object with ``FORMAT`` and ``VERSION`` and the
+  fields of the subclass, read back by ``from_json`` (``save``, ``load``).
+
+  A subclass declares its unit and value fields (positional, before these keyword-only ones),
+  ``FORMAT``, ``unit`` and ``_fields_from_json``.
 
   Attributes:
-    job: the job.
-    solved: what the solver run measured (``solver_registry.Solved``).
     computed_by: the code that computed it (``provenance.code_stamp()``).
     finished: when it finished (ISO 8601).
-    wall_seconds: the job's wall time (tree walk, iterations and measurements).
+    wall_seconds: the unit's wall time.
   """
 
-  job: Job
-  solved: solver_registry.Solved
+  FORMAT: ClassVar[str]
+  VERSION: ClassVar[int]
+
   computed_by: Dict[str, Any]
   finished: str
   wall_seconds: float
 
   @property
+  @abc.abstractmethod
+  def unit(self):
+    """The job or task the result is of (its ``key`` names the file)."""
+
+  @classmethod
+  @abc.abstractmethod
+  def _fields_from_json(cls, data: Dict[str, Any]) -> Dict[str, Any]:
+    """The subclass's own fields (unit and value) rebuilt from ``to_json``'s dict."""
+
+  def to_json(self) -> Dict[str, Any]:
+    return {"format": self.FORMAT, "version": self.VERSION, **dataclasses.asdict(self)}
+
+  @classmethod
+  def from_json(cls, data: Any):
+    """Rebuilds a result from ``to_json``'s dict; ValueError (one line) for another format or
+    version, or fields missing or malformed."""
+    if not isinstance(data, dict) or data.get("format") != cls.FORMAT:
+      raise ValueError(f"not a {cls.FORMAT} file")
+    if data.get("version") != cls.VERSION:
+      raise ValueError(f"{cls.FORMAT} version {data.get('version')} is not {cls.VERSION}")
+    try:
+      return cls(**cls._fields_from_json(data), computed_by=dict(data["computed_by"]),
+                 finished=str(data["finished"]), wall_seconds=float(data["wall_seconds"]))
+    except (KeyError, TypeError) as e:
+      raise ValueError(f"malformed {cls.FORMAT} file: {e}") from None
+
+
+@dataclasses.dataclass
+class JobResult(SavedResult):
+  """A finished job (``SavedResult``; its wall time: tree walk, iterations and measurements).
+
+  Attributes:
+    job: the job.
+    solved: what the solver run measured (``solver_registry.Solved``).
+  """
+
+  FORMAT: ClassVar[str] = FORMAT
+  VERSION: ClassVar[int] = VERSION
+
+  job: Job
+  solved: solver_registry.Solved
+
+  @property
   def unit(self) -> Job:
     return self.job
+
+  @classmethod
+  def _fields_from_json(cls, data: Dict[str, Any]) -> Dict[str, Any]:
+    return {"job": Job(**data["job"]), "solved": solver_registry.Solved(**data["solved"])}
 
   @property
   def final(self) -> float:
@@ -139,29 +191,6 @@ class JobResult:
     """Every player's expected return when every player plays the final average policy."""
     return list(self.solved.returns)
 
-  def to_json(self) -> Dict[str, Any]:
-    return {"format": FORMAT, "version": VERSION, **dataclasses.asdict(self)}
-
-  @classmethod
-  def from_json(cls, data: Dict[str, Any]) -> "JobResult":
-    """Rebuilds a result from ``to_json``'s dict; ValueError if it is not one."""
-    return parse_result(data, FORMAT, VERSION, lambda d: cls(
-        job=Job(**d["job"]), solved=solver_registry.Solved(**d["solved"]),
-        computed_by=dict(d["computed_by"]), finished=str(d["finished"]),
-        wall_seconds=float(d["wall_seconds"])))
-
-
-def parse_result(data: Any, file_format: str, version: int, build: Callable[[Dict], Any]):
-  """``build(data)`` for a saved result of ``file_format`` and ``version``; ValueError (one
-  line) for another format or version, or fields that ``build`` finds missing or malformed."""
-  if not isinstance(data, dict) or data.get("format") != file_format:
-    raise ValueError(f"not a {file_format} file")
-  if data.get("version") != version:
-    raise ValueError(f"{file_format} version {data.get('version')} is not {version}")
-  try:
-    return build(data)
-  except (KeyError, TypeError) as e:
-    raise ValueError(f"malformed {file_format} file: {e}") from None
 
 
 Outcome = Union[Tuple[solver_registry.Solved, float], Failure]
@@ -290,7 +319,7 @@ def result_path(folder: pathlib.Path, unit) -> pathlib.Path:
   return pathlib.Path(folder) / f"{unit.key}.json"
 
 
-def save(folder: pathlib.Path, result) -> pathlib.Path:
+def save(folder: pathlib.Path, result: SavedResult) -> pathlib.Path:
   """Writes ``result`` (a ``JobResult`` or a ``tasks.TaskResult``) atomically to its path in
   ``folder`` and returns the path."""
   path = result_path(folder, result.unit)
@@ -298,7 +327,8 @@ def save(folder: pathlib.Path, result) -> pathlib.Path:
   return path
 
 
-def load(folder: pathlib.Path, unit, fingerprint: str, result_class=JobResult):
+def load(folder: pathlib.Path, unit, fingerprint: str,
+         result_class: Type[SavedResult] = JobResult) -> Optional[SavedResult]:
   """The saved result of ``unit`` (a job, or a task with ``result_class`` its
   ``tasks.TaskResult``) computed by code with ``fingerprint``, or None (missing, unreadable, of
   another format, of another unit, or computed by other code)."""

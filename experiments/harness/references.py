@@ -453,13 +453,20 @@ def median_run(results: Sequence[jobs_lib.JobResult]) -> jobs_lib.JobResult:
   return sorted(results, key=lambda r: r.final)[len(results) // 2]
 
 
-def checked_runs(results: Sequence[jobs_lib.JobResult]) -> List[jobs_lib.JobResult]:
-  """The run checked of each (game, solver, iterations), in the order first seen: the
-  ``median_run`` of its seeds (the only run of a solver whose sampling model has one seed)."""
+def seed_groups(results: Sequence[jobs_lib.JobResult]
+                ) -> Dict[Tuple[str, str, int], List[jobs_lib.JobResult]]:
+  """The runs grouped by (game, solver, iterations), in the order first seen: each group holds
+  the seeds of one sampling model, of which ``median_run`` is the one checked."""
   grouped: Dict[Tuple[str, str, int], List[jobs_lib.JobResult]] = {}
   for r in results:
     grouped.setdefault((r.job.game, r.job.solver, r.job.iterations), []).append(r)
-  return [median_run(runs) for runs in grouped.values()]
+  return grouped
+
+
+def checked_runs(results: Sequence[jobs_lib.JobResult]) -> List[jobs_lib.JobResult]:
+  """The run checked of each (game, solver, iterations), in the order first seen: the
+  ``median_run`` of its seeds (the only run of a solver whose sampling model has one seed)."""
+  return [median_run(runs) for runs in seed_groups(results).values()]
 
 
 def kuhn3_golden_members() -> List[kuhn3_equilibria.Kuhn3Equilibrium]:

@@ -565,7 +565,7 @@ def render_report(folder: pathlib.Path, order: Sequence[str],
       out += ["**Jobs that failed** (the others went on):", ""]
       out += [f"- {line}" for line in r.job_failures] + [""]
     if r.interrupted:
-      out += ["**Interrupted** before it finished; the finished jobs are kept in "
+      out += ["**Interrupted** before it finished; the finished results are kept in "
               f"`{r.experiment}/jobs/`; rerun the same command to resume.", ""]
     if s.markdown:
       markdown, moved = split_tables(s.markdown, r.experiment)

@@ -107,7 +107,8 @@ class Prepared:
 
 
 def _result(job: jobs_lib.Job, solved: solver_registry.Solved, wall: float) -> jobs_lib.JobResult:
-  return jobs_lib.JobResult(job, solved, provenance.code_stamp(), provenance.now(), wall)
+  return jobs_lib.JobResult(job, solved, computed_by=provenance.code_stamp(),
+                            finished=provenance.now(), wall_seconds=wall)
 
 
 def prepare_registered(name: str, game: pyspiel.Game, game_string: str, seed: int,

@@ -23,7 +23,7 @@ import json
 import pathlib
 import re
 import time
-from typing import Any, Dict, Mapping
+from typing import Any, ClassVar, Dict, Mapping
 
 import pandas as pd
 
@@ -44,7 +44,7 @@ class Task:
     function: "package.module:name" of a module-level function.
     arguments: its keyword arguments, the text of a JSON object (``make`` writes it).
     label: a short readable name (file names, failures); not part of the identity.
-    estimate: the estimated wall time in seconds (``Context.check_cost``); not part of the
+    estimate: the estimated wall time in seconds (``Context.sweep_cost``); not part of the
       identity.
   """
 
@@ -82,14 +82,14 @@ class Task:
 
 
 @dataclasses.dataclass
-class TaskResult:
-  """A finished task (fields as ``jobs.JobResult``'s); ``encoded`` is ``encode``'s JSON text."""
+class TaskResult(jobs_lib.SavedResult):
+  """A finished task (``jobs.SavedResult``); ``encoded`` is ``encode``'s JSON text."""
+
+  FORMAT: ClassVar[str] = FORMAT
+  VERSION: ClassVar[int] = VERSION
 
   task: Task
   encoded: str
-  computed_by: Dict[str, Any]
-  finished: str
-  wall_seconds: float
 
   @property
   def unit(self) -> Task:
@@ -100,15 +100,9 @@ class TaskResult:
     """What the function returned (its DataFrames rebuilt)."""
     return decode(self.encoded)
 
-  def to_json(self) -> Dict[str, Any]:
-    return {"format": FORMAT, "version": VERSION, **dataclasses.asdict(self)}
-
   @classmethod
-  def from_json(cls, data: Dict[str, Any]) -> "TaskResult":
-    """Rebuilds a result from ``to_json``'s dict; ValueError if it is not one."""
-    return jobs_lib.parse_result(data, FORMAT, VERSION, lambda d: cls(
-        task=Task(**d["task"]), encoded=str(d["encoded"]), computed_by=dict(d["computed_by"]),
-        finished=str(d["finished"]), wall_seconds=float(d["wall_seconds"])))
+  def _fields_from_json(cls, data: Dict[str, Any]) -> Dict[str, Any]:
+    return {"task": Task(**data["task"]), "encoded": str(data["encoded"])}
 
 
 def _plain(value: Any) -> Any:

@@ -34,6 +34,7 @@ from experiments.commands.large_deck import plan
 from experiments.commands.large_deck import rate_figures
 from experiments.commands.large_deck import stakes
 from experiments.commands.large_deck import sweep
+from experiments.harness import arguments
 from experiments.harness import plotting
 from experiments.harness import tables
 from experiments.harness.context import Context
@@ -53,16 +54,19 @@ STAKES_TABLE = "large_deck_stakes.csv"
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
   parser.add_argument(
-      "--max-cards", type=plan.deck_type(plan.LARGEST_DECK, "the N sweep's largest deck"),
+      "--max-cards",
+      type=arguments.deck_type(plan.MIN_CARDS, plan.LARGEST_DECK, "the N sweep's largest deck"),
       metavar="N", help=f"largest deck of the N sweep (default {plan.MAX_CARDS.default:,}, "
       f"{plan.MAX_CARDS.quick:,} with --quick)")
   parser.add_argument(
       "--flat-max-cards",
-      type=plan.deck_type(plan.FLAT_LARGEST_DECK, "the flat engine refuses larger decks"),
+      type=arguments.deck_type(plan.MIN_CARDS, plan.FLAT_LARGEST_DECK,
+                               "the flat engine refuses larger decks"),
       metavar="N", help="largest deck the flat engine solves in the cost comparison (default "
       f"{plan.FLAT_MAX_CARDS.default}, {plan.FLAT_MAX_CARDS.quick} with --quick)")
   parser.add_argument(
-      "--stakes-cards", type=plan.deck_type(plan.LARGEST_DECK, "the stakes grid's deck"),
+      "--stakes-cards",
+      type=arguments.deck_type(plan.MIN_CARDS, plan.LARGEST_DECK, "the stakes grid's deck"),
       metavar="N", help=f"deck of the stakes grid (default {plan.STAKES_CARDS.default:,}, "
       f"{plan.STAKES_CARDS.quick} with --quick)")
   parser.add_argument(

@@ -114,11 +114,5 @@ def stakes_ratios(points: int) -> Tuple[float, ...]:
   return tuple(float(low * step**i) for i in range(points))
 
 
-def deck_type(largest: int, what: str):
-  """An argparse type: an integer from ``MIN_CARDS`` to ``largest`` (one-line error)."""
-  return arguments.number_type(int, lambda v: MIN_CARDS <= v <= largest,
-                               f"an integer from {MIN_CARDS} to {largest:,} ({what})")
-
-
 stakes_points_type = arguments.number_type(int, lambda v: 3 <= v <= 101,
                                            "an integer from 3 to 101")

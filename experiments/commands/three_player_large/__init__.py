@@ -43,8 +43,8 @@ DOCS_TABLE = "three_player_large_deck_table.md"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-  parser.add_argument("--max-cards", type=arguments.number_type(
-      int, lambda v: 4 <= v <= 1_000_000, "an integer from 4 to 1,000,000"), metavar="N",
+  parser.add_argument(
+      "--max-cards", type=arguments.deck_type(plan.SMALLEST_DECK, plan.LARGEST_DECK), metavar="N",
       help=f"largest deck of the N sweep (default {plan.DECKS.default[-1]:,}, "
       f"{plan.DECKS.quick[-1]:,} with --quick)")
 

@@ -25,7 +25,8 @@ KIND_STYLE = {("bluff", "bluff"): ("tab:blue", "bluff against both"),
 CALLS = (("b", "player 1 calls player 0's bet"), ("bp", "player 2 calls, player 1 folded"),
          ("pb", "player 2 calls player 1's bet"), ("pbp", "player 0 calls, player 2 folded"),
          ("ppb", "player 0 calls player 2's bet"), ("ppbp", "player 1 calls, player 0 folded"))
-AXIS = {"cards": ("deck size N", None), "pot": ("initial pot P", "chips, bet = 1")}
+AXIS = {"cards": ("deck size N", "one slot per deck, not to scale"),
+        "pot": ("initial pot P", "chips, bet = 1")}
 
 
 def plot_structure(components: pd.DataFrame, x: str) -> matplotlib.figure.Figure:
@@ -33,15 +34,17 @@ def plot_structure(components: pd.DataFrame, x: str) -> matplotlib.figure.Figure
   fig, grid = plotting.subplots(1, 4, figsize=(16, 4.8))
   axes = grid[0]
   values = np.sort(components[x].unique())
-  positions = np.log(values) if x == "cards" else values
+  # The decks (4 to 10,000 cards, four of them from 4 to 8) in equal slots, every one labelled
+  # (on a log axis the small decks' labels and bars crowd together); the pots to scale.
+  slot = {v: float(i) if x == "cards" else float(v) for i, v in enumerate(values)}
+  positions = np.array([slot[v] for v in values])
   width = 0.35 * (np.min(np.diff(positions)) if len(positions) > 1 else 1.0)
   for ax, (node, title) in zip(axes, OPENINGS):
     part = components[components.node == node]
     for row in part.itertuples():
       color, label = KIND_STYLE[(row.kind_first, row.kind_second)]
-      at = np.log(getattr(row, x)) if x == "cards" else getattr(row, x)
-      ax.bar(at, row.high - row.low, bottom=row.low, width=width, color=color, alpha=0.75,
-             label=label)
+      ax.bar(slot[getattr(row, x)], row.high - row.low, bottom=row.low, width=width,
+             color=color, alpha=0.75, label=label)
     ax.set_title(title, fontsize=10)
     ax.set_ylim(0, 1)
     ax.set_ylabel("betting cards (fraction of the deck)")
@@ -49,17 +52,17 @@ def plot_structure(components: pd.DataFrame, x: str) -> matplotlib.figure.Figure
   for node, label in CALLS:
     part = components[components.node == node]
     top = part.loc[part.groupby(x).component.idxmax()].sort_values(x)
-    at = np.log(top[x]) if x == "cards" else top[x]
-    ax.plot(at, top.low, marker="o", markersize=3, label=label)
+    ax.plot(top[x].map(slot), top.low, marker="o", markersize=3, label=label)
   ax.set_title("calling thresholds (lowest calling card)", fontsize=10)
   ax.set_ylim(0, 1)
   ax.set_ylabel("fraction of the deck")
   ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.02, 1.0))
   quantity, unit = AXIS[x]
   for ax in axes:
-    ax.set_xlabel(plotting.axis_label(quantity, unit, log=x == "cards"))
+    ax.set_xlabel(plotting.axis_label(quantity, unit))
     if x == "cards":
       ax.set_xticks(positions, [f"{v:,}" for v in values], rotation=60, fontsize=7)
+      ax.set_xlim(positions[0] - 0.6, positions[-1] + 0.6)  # The same slots in every panel.
   plotting.legend_below(fig, ncol=2, order=[label for _, label in KIND_STYLE.values()])
   return fig
 

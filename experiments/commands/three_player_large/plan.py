@@ -34,6 +34,9 @@ POT_CARDS = Budget(1000, 300)
 # (0.4 s at 4 cards, 5 s at 8, 30 s at 13), the flat engine's tree evaluator (0.5 s at 20 cards).
 OPENSPIEL_MAX_CARDS = Budget(6, 4)
 FLAT_MAX_CARDS = 25
+# The range of --max-cards: from standard three-player Kuhn poker's deck to a million cards.
+SMALLEST_DECK = 4
+LARGEST_DECK = 1_000_000
 # The smallest deck read as "large" (the structure and rate fits): the decks below it are the
 # small-deck regime where CFR+ stalls (module docstring).
 LARGE_MIN_CARDS = 13

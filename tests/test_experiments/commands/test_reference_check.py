@@ -65,7 +65,8 @@ def _result(game, solver, iterations, checked_as):
   """A job result of ``iterations`` iterations, labelled as a run of ``checked_as`` iterations."""
   solved = solver_registry.solve(game_loader.load_game(game, two_player_zero_sum=False), solver, 0,
                                  iterations, keep_policy=True)
-  return jobs.JobResult(jobs.Job("t", game, solver, 0, checked_as), solved, {}, "", 0.0)
+  return jobs.JobResult(jobs.Job("t", game, solver, 0, checked_as), solved, computed_by={},
+                        finished="", wall_seconds=0.0)
 
 
 def test_solver_checks_pass_for_cfr_and_fail_for_uniform_play():
@@ -344,7 +345,8 @@ def test_checked_runs_keep_the_median_seed_of_each_game():
   seeds (``median_run``, the run the MCCFR sampling model checks); one seed stays itself."""
   def run(game, seed, final):
     solved = dataclasses.replace(_result("kuhn_poker", "our_cfr", 2, 2).solved, curve=[final])
-    return jobs.JobResult(jobs.Job("t", game, "our_cfr", seed, 2), solved, {}, "", 0.0)
+    return jobs.JobResult(jobs.Job("t", game, "our_cfr", seed, 2), solved, computed_by={},
+                          finished="", wall_seconds=0.0)
   runs = [run("kuhn_poker", s, f) for s, f in enumerate([0.5, 0.1, 0.3, 0.9, 0.2])]
   runs.append(run("kuhn_poker_ante", 0, 0.7))
   checked = references.checked_runs(runs)

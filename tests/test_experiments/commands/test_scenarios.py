@@ -140,7 +140,7 @@ def test_ctrl_c_keeps_finished_jobs_renders_the_report_and_resumes(tmp_path):
   process.send_signal(signal.SIGINT)
   stdout, stderr = process.communicate(timeout=120)
   assert process.returncode == 130
-  assert_one_error_line(stderr, "interrupted: ", "reference-check jobs kept",
+  assert_one_error_line(stderr, "interrupted: ", "reference-check results kept",
                         "rerun the same command to resume")
   kept = int(stderr.split("interrupted: ")[1].split(" of ")[0])
   assert kept >= 1 and stdout.startswith("reference-check: INTERRUPTED")
@@ -195,7 +195,7 @@ def test_a_dying_dask_scheduler_is_one_line_and_keeps_finished_jobs(tmp_path):
       daemon.wait()
   assert process.returncode == 1
   assert_one_error_line(stderr, f"error: lost the Dask cluster at {address}",
-                        "finished jobs are kept, rerun the same command to resume")
+                        "finished results are kept, rerun the same command to resume")
   assert len(list((out / "convergence" / "jobs").glob("*.json"))) == 1
   assert report.load_sections(out, [])[0].status == "ERROR"
 

@@ -12,6 +12,7 @@ from algorithms.exact import kuhn3_equilibria
 from experiments import cli
 from experiments.commands import strategy_tables
 from experiments.harness import policies
+from experiments.harness import tables
 
 Fraction = fractions.Fraction
 
@@ -157,7 +158,10 @@ def test_four_players_have_no_reference():
   assert strategy_tables.reference_for(four, pol) is None
   frame = strategy_tables.strategy_table(four, pol, None)
   assert frame["reference"].isna().all() and set(frame["player"]) == {0, 1, 2, 3}
-  assert "| - | - |" in strategy_tables.table_markdown(frame)
+  table = strategy_tables.table_markdown(frame)
+  cells = [cell.strip() for line in table.splitlines() for cell in line.split("|")]
+  assert cells.count(tables.MISSING) == 2 * frame["info_state"].nunique()  # Both columns.
+  assert table.endswith(f"{tables.MISSING}: {strategy_tables.NO_REFERENCE}.")
 
 
 def test_cli_three_players(tmp_path):

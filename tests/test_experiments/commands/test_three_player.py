@@ -104,7 +104,7 @@ def test_checks_fail_for_a_doctored_run(results, nearest):
   assert len(failed) == 1 and "players' values - nearest family member's" in failed[0]
   relabelled = jobs.JobResult(jobs.Job(run.job.experiment, run.job.game, run.job.solver, 0,
                                        100_000, run.job.measure_at, True),
-                              run.solved, {}, "", 0.0)
+                              run.solved, computed_by={}, finished="", wall_seconds=0.0)
   failed = [c.name for c in three_player.run_checks([relabelled], {}) if not c.passed]
   assert failed == ["kuhn_poker(players=3) our_cfr T=100000: NashConv"]
 
@@ -143,8 +143,8 @@ def test_nearest_member_of_a_member_is_itself():
   solved = solver_registry.Solved("NashConv", [1], [0.0], [0.0], 0.0, [0.0, 0.0, 0.0],
                                   {s: [float(1 - p), float(p)]
                                    for s, p in member.action_probabilities().items()})
-  result = jobs.JobResult(jobs.Job("t", "kuhn_poker(players=3)", "our_cfr", 0, 1), solved, {},
-                          "", 0.0)
+  result = jobs.JobResult(jobs.Job("t", "kuhn_poker(players=3)", "our_cfr", 0, 1), solved,
+                          computed_by={}, finished="", wall_seconds=0.0)
   nearest = references.nearest_kuhn3_member(result)
   assert nearest.member == member and nearest.distance == pytest.approx(0.0, abs=1e-9)
 

@@ -5,9 +5,13 @@ import dataclasses
 import math
 
 import numpy as np
+import pandas as pd
 import pytest
 
+from experiments import cli
+from experiments.commands import three_player_large
 from experiments.commands.three_player_large import checks
+from experiments.commands.three_player_large import figures
 from experiments.commands.three_player_large import frames
 from experiments.commands.three_player_large import plan
 from experiments.commands.three_player_large import solve
@@ -79,3 +83,30 @@ def test_rate_fit_recovers_a_power_law():
   n = np.array([13, 50, 100, 300, 1000])
   fit = frames.fit_rate(n, 0.2 * n ** -1.0)
   assert fit["k"] == pytest.approx(1.0) and fit["C"] == pytest.approx(0.2)
+
+
+@pytest.mark.parametrize("value", ["3", "1000001", "x"])
+def test_a_bad_max_cards_is_a_one_line_error(tmp_path, capsys, value):
+  out = tmp_path / "out"
+  assert cli.main([three_player_large.NAME, "--max-cards", value, "--out", str(out)]) == 2
+  err = capsys.readouterr().err.strip().splitlines()
+  assert err[-1].startswith(f"{cli.PROG} {three_player_large.NAME}: error: argument --max-cards: "
+                            "expected an integer from 4 to 1,000,000, got")
+  assert not out.exists()
+
+
+def test_the_structure_figure_gives_every_deck_its_own_labelled_slot():
+  # Decks 4 to 8 sit within 0.7 of each other on a log axis, where their labels overlapped: each
+  # deck gets one equal slot, labelled, in every panel, and its bars and points sit on it.
+  decks = (4, 5, 6, 8, 10_000)
+  rows = [{"cards": n, "node": node, "component": 0, "low": 0.1, "high": 0.2,
+           "kind_first": "bluff", "kind_second": "bluff"}
+          for n in decks for node in ("(open)", "p", "pp", "b")]
+  fig = figures.plot_structure(pd.DataFrame(rows), "cards")
+  for ax in fig.axes[:4]:
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["4", "5", "6", "8", "10,000"]
+    assert list(ax.get_xticks()) == [0, 1, 2, 3, 4] and ax.get_xlim() == (-0.6, 4.6)
+  assert sorted(p.get_x() + p.get_width() / 2 for p in fig.axes[0].patches) == pytest.approx(
+      [0, 1, 2, 3, 4])
+  assert list(fig.axes[3].get_lines()[0].get_xdata()) == [0, 1, 2, 3, 4]
+  assert fig.axes[0].get_xlabel() == "deck size N (one slot per deck, not to scale)"

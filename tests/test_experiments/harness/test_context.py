@@ -134,6 +134,19 @@ def test_an_estimate_on_several_workers_is_never_below_its_longest_job():
   assert context.check_cost(one, 60, parallelism=2) == estimate(one[0])
   many = [jobs.Job("t", "kuhn_poker", "our_cfr", s, 100) for s in range(6)]
   assert context.check_cost(many, 60, parallelism=2) == sum(map(estimate, many)) / 2
+  cost = context.sweep_cost(many, 60, parallelism=2)
+  assert cost.per_unit == tuple(map(estimate, many)) and cost.seconds == sum(cost.per_unit) / 2
+
+
+def test_a_sweep_estimates_each_unit_once_for_the_limit_and_the_progress(tmp_path, monkeypatch):
+  # The check against --max-minutes and the progress line's "about ... left" share one estimate
+  # per unit (``Context.sweep_cost``), not two of their own.
+  estimated = []
+  estimate = context.estimate_seconds
+  monkeypatch.setattr(context, "estimate_seconds",
+                      lambda unit, histories: estimated.append(unit) or estimate(unit, histories))
+  context.Context("t", tmp_path, executor=RecordingExecutor()).run_jobs(sweep_jobs())
+  assert estimated == sweep_jobs()
 
 
 def test_history_count_stops_at_the_cap():

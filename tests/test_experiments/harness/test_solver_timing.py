@@ -5,7 +5,6 @@ import json
 import subprocess
 import sys
 
-import numpy as np
 from open_spiel.python import policy as policy_lib
 import pyspiel
 import pytest
@@ -13,31 +12,57 @@ import pytest
 from experiments.harness import jobs
 from experiments.harness import solver_registry
 
-# Run in a fresh process: numba loads the engine's kernels on a process's first call only.
+# Run in a fresh process: numba loads the engine's kernels on a process's first call only. The
+# solver's clock (``SOLVER_CLOCK``) is wrapped to record, at each of its readings, how many
+# signatures every compiled kernel of the project has loaded (a numba dispatcher's
+# ``signatures`` grows when it compiles or loads machine code from its cache).
 FRESH_RUN = """
 import json
+import sys
+
+from numba.core import registry
 import pyspiel
-from experiments.harness import jobs, solver_registry
-solved = solver_registry.solve(pyspiel.load_game("kuhn_poker"), "our_cfr", 0, 1000,
-                               jobs.measuring_points(1000, 20, ()))
-print(json.dumps([solved.iterations, solved.seconds]))
+
+from experiments.harness import solver_registry
+
+
+def loaded():
+  return {f"{name}.{attr}": len(value.signatures)
+          for name, module in list(sys.modules.items()) if name.startswith("algorithms.")
+          for attr, value in vars(module).items() if isinstance(value, registry.CPUDispatcher)}
+
+
+readings, clock = [], solver_registry.SOLVER_CLOCK
+
+
+def watched_clock():
+  readings.append(loaded())
+  return clock()
+
+
+solver_registry.SOLVER_CLOCK = watched_clock
+game = pyspiel.load_game("kuhn_poker")
+before = loaded()
+solver_registry.solve(game, "our_cfr", 0, 3)
+print(json.dumps({"before": before, "readings": readings}))
 """
 
 
-def test_the_first_point_of_a_fresh_process_costs_what_later_ones_do():
+def test_the_kernels_are_loaded_before_the_clock_starts_in_a_fresh_process():
   # Before the warm-up, our CFR's first iteration in a process took 10-30 ms (numba loading its
   # kernel from the cache), 1000 times a later iteration (about 10 us) and more than the other
-  # 999 together. Per iteration, the first point is now within a small factor of the median of
-  # later intervals (a fresh solver's first iteration: a few times a later one, once 29 times on
-  # an idle machine: the first point is one iteration of a few microseconds, which a page fault
-  # or a timer tick outweighs). The bound, 100, is a tenth of what the missing warm-up costs.
+  # 999 together. Now no kernel loads or compiles while the clock runs: between the readings
+  # that start and stop each timed iteration, no dispatcher gains a signature. Not vacuous: the
+  # process starts with none loaded, and by the first reading the warm-up has loaded some.
   out = subprocess.run([sys.executable, "-c", FRESH_RUN], capture_output=True, text=True,
                        check=True, timeout=300).stdout
-  iterations, seconds = json.loads(out.strip().splitlines()[-1])
-  per_iteration = np.diff([0.0, *seconds]) / np.diff([0, *iterations])
-  later = float(np.median(per_iteration[1:]))
-  assert per_iteration[0] < 100 * later, (per_iteration[0], later)
-  assert all(b >= a for a, b in zip(seconds, seconds[1:]))
+  found = json.loads(out.strip().splitlines()[-1])
+  readings = found["readings"]
+  assert len(readings) == 2 * 3  # A start and a stop per iteration.
+  assert sum(found["before"].values()) == 0
+  assert sum(readings[0].values()) > 0
+  for start, stop in zip(readings[0::2], readings[1::2]):
+    assert stop == start, {k: (start.get(k), n) for k, n in stop.items() if start.get(k) != n}
 
 
 class _Recorder:
