@@ -68,6 +68,8 @@ JOBS_FOLDER = "jobs"
 KEPT_FOLDERS = (JOBS_FOLDER, "data", "models")
 # Without a terminal, the longest time between two lines about a sweep's progress (seconds).
 LOG_INTERVAL = 60.0
+# A bar on a terminal: tqdm's default without its rate and time left (``Context.bar``).
+TERMINAL_BAR = "{l_bar}{bar}| {n_fmt}/{total_fmt} [{elapsed} elapsed{postfix}]"
 # The longest activity text the heartbeat shows (bytes).
 _ACTIVITY_BYTES = 240
 # Estimated cost of measuring the average policy once, per history, and of the final
@@ -209,11 +211,15 @@ class Context:
       self.log(self.name, text)
 
   def bar(self, log_format: str, **options) -> tqdm.tqdm:
-    """A tqdm progress bar (``options`` are tqdm's): drawn on stderr on a terminal; off a terminal
+    """A tqdm progress bar (``options`` are tqdm's): drawn on stderr on a terminal (with a total,
+    as ``TERMINAL_BAR``: tqdm's own time left, from the count of units alone, would contradict
+    the estimate in the postfix); off a terminal
     with a ``log``, one ``note`` line (``log_format``, a tqdm ``bar_format``) once its ``delay``
     (default ``LOG_INTERVAL`` seconds) has passed and then at most every ``LOG_INTERVAL`` seconds;
     else nothing."""
     if self.progress:
+      if options.get("total"):  # The project's estimate of the time left is the postfix.
+        options.setdefault("bar_format", TERMINAL_BAR)
       return tqdm.tqdm(leave=False, **options)
     if self.log is None:
       return tqdm.tqdm(disable=True, **options)
