@@ -1,0 +1,200 @@
+"""Which leaf's value error makes the depth-1 ReBeL agent exploitable: one leaf perturbed at a time.
+
+  python -m experiments.scripts.leaf_perturbation                 # kuhn_poker and ante 2, d = 1
+  python -m experiments.scripts.leaf_perturbation --quick
+
+The agent (``algorithms.rebel.agent.agent.ReBeLAgent``, the paper's default; Brown, Bakhtin,
+Lerer, Gong, NeurIPS 2020, arXiv 2007.13544, Section 6) at lookahead d = 1 and T iterations per
+search takes its values at every leaf from a value function (``ValueFunctionLeafSolver`` with
+``one_player_exact=False``, as the rebel-agent experiment's measurement 2): the exact LP's
+values (the exact-leaf agent) plus ``PerturbedValueFunction``'s error delta U tanh(A beta + b)
+at the leaves of the public states chosen (``public_states``; U the leaf's largest payoff). In
+Kuhn poker at d = 1 the leaves are "p" (both players act below it), "b" and "pb" (one player
+acts). Each row: the exploitability (NashConv / 2, OpenSpiel's ``exploitability.nash_conv`` of
+the agent's exact behaviour strategy, every draw enumerated) over the perturbation's seeds, and
+the diagnostics of the mechanism:
+
+* each player's best-response gain (player 0's measures player 1's part);
+* the draw mass at a zero-mass root: the probability, over the root search's draw of t, that the
+  drawn iterate pi^t gives some root of a leaf of the root search, one whose next search has
+  leaves (Kuhn's "p"), a belief below ``ZERO_MASS`` times the root's chance probability (the root is reached only by the
+  tremble, ``leaf_step.TREMBLE``): the next search then solves a PBS in which that private state
+  has (almost) no mass, so its play against it is unconstrained by the search, while a best
+  response may still steer into it;
+* the action whose probability moved most from the exact-leaf agent's (mean over the seeds).
+
+Measured (docs/rebel.md, measurement 2), kuhn_poker, T = 100: every leaf perturbed at
+delta = 0.01 gives 0.053 against the exact-leaf agent's 0.0068 (seed 0), player 1's queen
+betting after a check ("1p") in the draws in which the root's iterate never checks the king.
+"""
+
+import argparse
+import dataclasses
+from typing import Dict, List, Optional, Sequence
+
+import numpy as np
+import pyspiel
+
+from algorithms.rebel.agent.agent import ReBeLAgent
+from algorithms.rebel.agent.agent import exact_leaf_solver
+from algorithms.rebel.agent.behaviour import behaviour_strategy
+from algorithms.rebel.agent.behaviour import tabular_policy
+from algorithms.rebel.leaf_step import TREMBLE
+from algorithms.rebel.leaves.leaf_values import ExactValueFunction
+from algorithms.rebel.leaves.leaf_values import PerturbedValueFunction
+from algorithms.rebel.leaves.leaf_values import ValueFunctionLeafSolver
+from experiments.harness import game_loader
+from experiments.harness import script_runner
+from experiments.scripts.agent_gap import measured
+
+GAMES = ("kuhn_poker", "kuhn_poker_ante(ante=2.0)")
+LEAVES = ("p", "b", "pb", "all")
+DELTAS = (1e-6, 1e-4, 1e-3, 0.01, 0.1)
+# A leaf root whose belief is below this fraction of its chance probability has zero mass (the
+# tremble's 1e-6 on one player's reach puts it near 1e-6).
+ZERO_MASS = 1e-3
+
+
+def leaf_solver(delta: float, seed: int, leaf: str) -> ValueFunctionLeafSolver:
+  """The exact LP's values (one-player ties split, the agent's ``exact_leaf_solver``) perturbed
+  by delta at the leaves of public state ``leaf`` ("all": every leaf), used at every leaf."""
+  values = PerturbedValueFunction(ExactValueFunction(exact_leaf_solver()), delta, seed,
+                                  None if leaf == "all" else [leaf])
+  return ValueFunctionLeafSolver(values, one_player_exact=False)
+
+
+@dataclasses.dataclass(frozen=True)
+class Measured:
+  """One agent measured.
+
+  Attributes:
+    exploitability: NashConv / 2 (OpenSpiel's ``nash_conv``).
+    gains: each player's best-response gain.
+    zero_mass: the root search's draw mass at a zero-mass leaf root (module docstring).
+    policy: the behaviour strategy as OpenSpiel's tabular array (states x actions).
+    states: the information states of its rows.
+  """
+
+  exploitability: float
+  gains: Sequence[float]
+  zero_mass: float
+  policy: np.ndarray
+  states: Sequence[str]
+
+
+def zero_mass_draws(agent: ReBeLAgent) -> float:
+  """Sum of P(t) over the root search's draws whose PBS at some leaf of the root search gives a
+  root a belief below ``ZERO_MASS`` times its chance probability, at a leaf whose next search
+  has leaves of its own (``ReBeLAgent.next_search``; Kuhn's "p" at d = 1)."""
+  game, belief = agent.root()
+  total = 0.0
+  for play in agent.plays(game, belief):
+    for leaf in game.leaves:
+      next_game, leaf_pbs = agent.next_search(game, leaf, belief, play)
+      prior = leaf.leaf.root_chance / leaf.leaf.root_chance.sum()
+      if next_game.leaves and np.any(leaf_pbs < ZERO_MASS * prior):
+        total += play.probability
+        break
+  return total
+
+
+def measure_agent(game: pyspiel.Game, iterations: int, solver) -> Measured:
+  """The depth-1 agent with ``solver`` at its leaves: its exact behaviour strategy measured."""
+  agent = ReBeLAgent(game, lookahead=1, iterations=iterations, leaf_solver=solver)
+  policy = tabular_policy(agent, behaviour_strategy(agent).policy)
+  row = measured("", game, policy)
+  return Measured(row.exploitability, row.gains, zero_mass_draws(agent),
+                  policy.action_probability_array.copy(), list(policy.state_lookup))
+
+
+@dataclasses.dataclass(frozen=True)
+class Row:
+  """One line of the table: a leaf and delta over the seeds."""
+
+  leaf: str
+  delta: float
+  exploitability: List[float]
+  gains: np.ndarray
+  zero_mass: List[float]
+  moved: str
+
+
+def perturbation_rows(game_string: str, iterations: int, leaves: Sequence[str],
+                      deltas: Sequence[float], seeds: Sequence[int]) -> List[Row]:
+  """The exact-leaf agent's row (delta 0) and one row per (leaf, delta) over ``seeds``."""
+  game = game_loader.load_game(game_string)
+  exact = measure_agent(game, iterations, leaf_solver(0.0, 0, "all"))
+  rows = [Row("none", 0.0, [exact.exploitability], np.array([exact.gains]), [exact.zero_mass],
+              "")]
+  for leaf in leaves:
+    for delta in deltas:
+      runs = [measure_agent(game, iterations, leaf_solver(delta, seed, leaf)) for seed in seeds]
+      rows.append(Row(leaf, delta, [r.exploitability for r in runs],
+                      np.array([r.gains for r in runs]), [r.zero_mass for r in runs],
+                      most_moved(exact, runs)))
+  return rows
+
+
+def most_moved(exact: Measured, runs: Sequence[Measured]) -> str:
+  """The information state and action whose probability moved most from the exact-leaf agent's,
+  on average over ``runs``, as "state:action +change"."""
+  change = np.mean([r.policy - exact.policy for r in runs], axis=0)
+  state, action = np.unravel_index(np.argmax(np.abs(change)), change.shape)
+  return f"{exact.states[state]}:{action} {change[state, action]:+.3f}"
+
+
+def table(rows: Sequence[Row], seeds: int) -> str:
+  """The markdown table of ``perturbation_rows``."""
+  lines = ["| leaf perturbed | delta (U) | seeds | median exploitability | range | "
+           "gain of p0 | gain of p1 | draw mass at a zero-mass root | most moved (mean) |",
+           "|---|---|---|---|---|---|---|---|---|"]
+  for row in rows:
+    gains = np.median(row.gains, axis=0)
+    count = "-" if row.leaf == "none" else seeds
+    lines.append(f"| {row.leaf} | {row.delta:g} | {count} | {np.median(row.exploitability):.5f} "
+                 f"| {min(row.exploitability):.5f} - {max(row.exploitability):.5f} "
+                 f"| {gains[0]:.5f} | {gains[1]:.5f} | {np.median(row.zero_mass):.3f} "
+                 f"| {row.moved} |")
+  return "\n".join(lines)
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+  parser = argparse.ArgumentParser(prog="python -m experiments.scripts.leaf_perturbation",
+                                   description=__doc__.splitlines()[0])
+  parser.add_argument("--game", nargs="+", default=list(GAMES))
+  parser.add_argument("--iterations", type=int, default=100, help="T of every search (>= 1)")
+  parser.add_argument("--leaf", nargs="+", default=list(LEAVES),
+                      help="public states whose leaves are perturbed, one per row ('all': every "
+                           "leaf)")
+  parser.add_argument("--delta", type=float, nargs="+", default=list(DELTAS),
+                      help="perturbation sizes in units of U (>= 0)")
+  parser.add_argument("--seeds", type=int, default=5, help="perturbation seeds 0..N-1 (>= 1)")
+  parser.add_argument("--quick", action="store_true",
+                      help="kuhn_poker, T = 10, leaves pb and all, delta 0.01 and 0.1, 2 seeds")
+  args = parser.parse_args(argv)
+  if args.quick:
+    args.game, args.iterations, args.leaf = ["kuhn_poker"], 10, ["pb", "all"]
+    args.delta, args.seeds = [0.01, 0.1], 2
+  if args.iterations < 1 or args.seeds < 1:
+    parser.error("--iterations and --seeds must be positive integers")
+  if not min(args.delta) >= 0:
+    parser.error("--delta must be >= 0")
+  for text in args.game:
+    try:
+      game_loader.load_game(text)
+    except ValueError as e:
+      parser.error(f"bad --game: {e}")
+  for text in args.game:
+    rows = perturbation_rows(text, args.iterations, args.leaf, args.delta, range(args.seeds))
+    print(f"\n{text}, lookahead 1, T = {args.iterations}\n")
+    print(table(rows, args.seeds), flush=True)
+  return 0
+
+
+def per_seed(rows: Sequence[Row]) -> Dict[str, List[float]]:
+  """The exploitabilities of each row by "leaf delta" (for checks and tests)."""
+  return {f"{row.leaf} {row.delta:g}": row.exploitability for row in rows}
+
+
+if __name__ == "__main__":
+  script_runner.run(main)
