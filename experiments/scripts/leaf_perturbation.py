@@ -17,10 +17,10 @@ the diagnostics of the mechanism:
 * each player's best-response gain (player 0's measures player 1's part);
 * the draw mass at a zero-mass root: the probability, over the root search's draw of t, that the
   drawn iterate pi^t gives some root of a leaf of the root search, one whose next search has
-  leaves (Kuhn's "p"), a belief below ``ZERO_MASS`` times the root's chance probability (the root is reached only by the
-  tremble, ``leaf_step.TREMBLE``): the next search then solves a PBS in which that private state
-  has (almost) no mass, so its play against it is unconstrained by the search, while a best
-  response may still steer into it;
+  leaves (Kuhn's "p"), a belief below ``ZERO_MASS`` times the root's chance probability (the
+  root is reached only by the tremble, ``leaf_step.TREMBLE``): the next search then solves a PBS
+  in which that private state has (almost) no mass, so its play against it is barely
+  constrained, while a best response may still steer into it;
 * the action whose probability moved most from the exact-leaf agent's (mean over the seeds).
 
 Measured (docs/rebel.md, measurement 2), kuhn_poker, T = 100: every leaf perturbed at
@@ -39,7 +39,6 @@ from algorithms.rebel.agent.agent import ReBeLAgent
 from algorithms.rebel.agent.agent import exact_leaf_solver
 from algorithms.rebel.agent.behaviour import behaviour_strategy
 from algorithms.rebel.agent.behaviour import tabular_policy
-from algorithms.rebel.leaf_step import TREMBLE
 from algorithms.rebel.leaves.leaf_values import ExactValueFunction
 from algorithms.rebel.leaves.leaf_values import PerturbedValueFunction
 from algorithms.rebel.leaves.leaf_values import ValueFunctionLeafSolver
