@@ -30,15 +30,19 @@ betting after a check ("1p") in the draws in which the root's iterate never chec
 
 import argparse
 import dataclasses
-from typing import Dict, List, Optional, Sequence
+from typing import Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
+from open_spiel.python.algorithms import expected_game_score
 import pyspiel
 
+from algorithms.rebel.agent.agent import Play
 from algorithms.rebel.agent.agent import ReBeLAgent
 from algorithms.rebel.agent.agent import exact_leaf_solver
 from algorithms.rebel.agent.behaviour import behaviour_strategy
 from algorithms.rebel.agent.behaviour import tabular_policy
+from algorithms.rebel.agent.search_game import SearchGame
+from algorithms.rebel.agent.search_game import SearchLeaf
 from algorithms.rebel.leaves.leaf_values import ExactValueFunction
 from algorithms.rebel.leaves.leaf_values import PerturbedValueFunction
 from algorithms.rebel.leaves.leaf_values import ValueFunctionLeafSolver
@@ -81,20 +85,27 @@ class Measured:
   states: Sequence[str]
 
 
-def zero_mass_draws(agent: ReBeLAgent) -> float:
-  """Sum of P(t) over the root search's draws whose PBS at some leaf of the root search gives a
-  root a belief below ``ZERO_MASS`` times its chance probability, at a leaf whose next search
-  has leaves of its own (``ReBeLAgent.next_search``; Kuhn's "p" at d = 1)."""
+def zero_mass_leaves(agent: ReBeLAgent, play: Play) -> List[Tuple[SearchLeaf, np.ndarray]]:
+  """The leaves of the root search whose next search has leaves of its own (Kuhn's "p" at
+  d = 1), each with the PBS that ``play`` passes on there (``ReBeLAgent.next_search``), if that
+  PBS gives some root a belief below ``ZERO_MASS`` times its chance probability."""
   game, belief = agent.root()
-  total = 0.0
-  for play in agent.plays(game, belief):
-    for leaf in game.leaves:
-      next_game, leaf_pbs = agent.next_search(game, leaf, belief, play)
-      prior = leaf.leaf.root_chance / leaf.leaf.root_chance.sum()
-      if next_game.leaves and np.any(leaf_pbs < ZERO_MASS * prior):
-        total += play.probability
-        break
-  return total
+  out = []
+  for leaf in game.leaves:
+    next_game, leaf_pbs = agent.next_search(game, leaf, belief, play)
+    if next_game.leaves and np.any(leaf_pbs < ZERO_MASS * _prior(leaf)):
+      out.append((leaf, leaf_pbs))
+  return out
+
+
+def _prior(leaf: SearchLeaf) -> np.ndarray:
+  return leaf.leaf.root_chance / leaf.leaf.root_chance.sum()
+
+
+def zero_mass_draws(agent: ReBeLAgent) -> float:
+  """Sum of P(t) over the root search's draws with a zero-mass root (``zero_mass_leaves``)."""
+  return sum(play.probability for play in agent.plays(*agent.root())
+             if zero_mass_leaves(agent, play))
 
 
 def measure_agent(game: pyspiel.Game, iterations: int, solver) -> Measured:
@@ -106,6 +117,76 @@ def measure_agent(game: pyspiel.Game, iterations: int, solver) -> Measured:
                   policy.action_probability_array.copy(), list(policy.state_lookup))
 
 
+class OneDraw(ReBeLAgent):
+  """The agent with its root search's draw fixed to ``root_play`` (when set); every search below
+  the root is the agent's."""
+
+  root_play: Optional[Play] = None
+
+  def _plays(self, game: SearchGame, belief: np.ndarray) -> List[Play]:
+    if game.depth == 0 and self.root_play is not None:
+      return [self.root_play]
+    return super()._plays(game, belief)
+
+
+@dataclasses.dataclass(frozen=True)
+class DrawSplit:
+  """The agent's play split by the root search's draw (``by_draw``).
+
+  Attributes:
+    zero_mass: the draw mass at a zero-mass root (``zero_mass_draws``).
+    probability: the probability of the action studied, mixed over the draws with a zero-mass
+      root and over the others (NaN for an empty group).
+    value_gap: over the roots h of the root search's leaves whose next search has leaves, the
+      mean over the draws (P(t)-weighted) of max_h |u(h) - u_play(h)|, u the leaf values the
+      root search used at the PBS passed on and u_play player 0's expected utility from h under
+      the agent's play below the leaf (OpenSpiel's ``expected_game_score.policy_value``): over
+      the zero-mass roots of the draws that have some, and over the other roots of every draw.
+    pbs_gap: the mean over the draws of max over those leaves of |sum_h beta(h) (u(h) -
+      u_play(h))|, the gap of the PBS value.
+  """
+
+  zero_mass: float
+  probability: Tuple[float, float]
+  value_gap: Tuple[float, float]
+  pbs_gap: float
+
+
+def by_draw(game: pyspiel.Game, iterations: int, solver, state: str, action: int) -> DrawSplit:
+  """The agent's probability of ``action`` at information state ``state`` and the consistency
+  of its leaf values with its play, split by whether the root's draw gives a root of a leaf with
+  leaves below it zero mass (``DrawSplit``): one behaviour strategy per draw (``OneDraw``)."""
+  agent = OneDraw(game, lookahead=1, iterations=iterations, leaf_solver=solver)
+  root, belief = agent.root()
+  mass, chosen, gaps, pbs_gap = np.zeros(2), np.zeros(2), np.zeros(2), 0.0
+  for play in agent.plays(root, belief):
+    zero = bool(zero_mass_leaves(agent, play))
+    agent.root_play = play
+    policy = tabular_policy(agent, behaviour_strategy(agent).policy)
+    w = play.probability
+    mass[int(zero)] += w
+    chosen[int(zero)] += w * policy.policy_for_key(state)[action]
+    gap, unreached, pbs_gaps = [], [], []
+    for leaf in root.leaves:
+      next_game, pbs = agent.next_search(root, leaf, belief, play)
+      if next_game.leaves:
+        used = solver(leaf.leaf, pbs).root_values
+        played = np.array([expected_game_score.policy_value(agent.arrays.tree.state_at(node),
+                                                            [policy, policy])[0]
+                           for node in leaf.leaf.root_nodes])
+        gap.append(np.abs(used - played))
+        unreached.append(pbs < ZERO_MASS * _prior(leaf))
+        pbs_gaps.append(abs(pbs @ (used - played)))
+    gap, unreached = np.concatenate(gap), np.concatenate(unreached)
+    if unreached.any():
+      gaps[1] += w * gap[unreached].max()
+    gaps[0] += w * gap[~unreached].max()
+    pbs_gap += w * max(pbs_gaps)
+  with np.errstate(invalid="ignore", divide="ignore"):
+    return DrawSplit(mass[1], (chosen[1] / mass[1], chosen[0] / mass[0]),
+                     (gaps[1] / mass[1], gaps[0]), pbs_gap)
+
+
 @dataclasses.dataclass(frozen=True)
 class Row:
   """One line of the table: a leaf and delta over the seeds."""
@@ -115,7 +196,7 @@ class Row:
   exploitability: List[float]
   gains: np.ndarray
   zero_mass: List[float]
-  moved: str
+  moved: Tuple[str, int, float]
 
 
 def perturbation_rows(game_string: str, iterations: int, leaves: Sequence[str],
@@ -124,7 +205,7 @@ def perturbation_rows(game_string: str, iterations: int, leaves: Sequence[str],
   game = game_loader.load_game(game_string)
   exact = measure_agent(game, iterations, leaf_solver(0.0, 0, "all"))
   rows = [Row("none", 0.0, [exact.exploitability], np.array([exact.gains]), [exact.zero_mass],
-              "")]
+              ("", 0, 0.0))]
   for leaf in leaves:
     for delta in deltas:
       runs = [measure_agent(game, iterations, leaf_solver(delta, seed, leaf)) for seed in seeds]
@@ -134,12 +215,12 @@ def perturbation_rows(game_string: str, iterations: int, leaves: Sequence[str],
   return rows
 
 
-def most_moved(exact: Measured, runs: Sequence[Measured]) -> str:
+def most_moved(exact: Measured, runs: Sequence[Measured]) -> Tuple[str, int, float]:
   """The information state and action whose probability moved most from the exact-leaf agent's,
-  on average over ``runs``, as "state:action +change"."""
+  on average over ``runs``, and the mean change."""
   change = np.mean([r.policy - exact.policy for r in runs], axis=0)
   state, action = np.unravel_index(np.argmax(np.abs(change)), change.shape)
-  return f"{exact.states[state]}:{action} {change[state, action]:+.3f}"
+  return exact.states[state], int(action), float(change[state, action])
 
 
 def table(rows: Sequence[Row], seeds: int) -> str:
@@ -153,7 +234,34 @@ def table(rows: Sequence[Row], seeds: int) -> str:
     lines.append(f"| {row.leaf} | {row.delta:g} | {count} | {np.median(row.exploitability):.5f} "
                  f"| {min(row.exploitability):.5f} - {max(row.exploitability):.5f} "
                  f"| {gains[0]:.5f} | {gains[1]:.5f} | {np.median(row.zero_mass):.3f} "
-                 f"| {row.moved} |")
+                 f"| {_moved(row)} |")
+  return "\n".join(lines)
+
+
+def _moved(row: Row) -> str:
+  state, action, change = row.moved
+  return f"{state}:{action} {change:+.3f}" if state else ""
+
+
+def split_table(game_string: str, iterations: int, rows: Sequence[Row], seed: int) -> str:
+  """The markdown table of ``by_draw`` for each perturbed row at ``seed``, studying the row's most
+  moved action, and for the exact-leaf agent with the same action."""
+  game = game_loader.load_game(game_string)
+  lines = ["| leaf perturbed | delta (U) | action | draw mass at a zero-mass root | P(action), "
+           "zero-mass draws | P(action), other draws | value gap, zero-mass roots | "
+           "value gap, other roots | PBS value gap |", "|---|---|---|---|---|---|---|---|---|"]
+  done = set()
+  for row in rows[1:]:
+    state, action, _ = row.moved
+    for leaf, delta in (("none", 0.0), (row.leaf, row.delta)):
+      if (leaf, delta, state, action) in done:
+        continue
+      done.add((leaf, delta, state, action))
+      split = by_draw(game, iterations, leaf_solver(delta, seed, leaf), state, action)
+      lines.append(f"| {leaf} | {delta:g} | {state}:{action} | {split.zero_mass:.3f} | "
+                   f"{split.probability[0]:.3f} | {split.probability[1]:.3f} | "
+                   f"{split.value_gap[0]:.4f} | {split.value_gap[1]:.4f} | "
+                   f"{split.pbs_gap:.5f} |")
   return "\n".join(lines)
 
 
@@ -168,12 +276,16 @@ def main(argv: Optional[List[str]] = None) -> int:
   parser.add_argument("--delta", type=float, nargs="+", default=list(DELTAS),
                       help="perturbation sizes in units of U (>= 0)")
   parser.add_argument("--seeds", type=int, default=5, help="perturbation seeds 0..N-1 (>= 1)")
+  parser.add_argument("--by-draw", action="store_true",
+                      help="also split each row's most moved action and the leaf values' "
+                           "consistency by the root's draw (seed 0; one agent per draw)")
   parser.add_argument("--quick", action="store_true",
-                      help="kuhn_poker, T = 10, leaves pb and all, delta 0.01 and 0.1, 2 seeds")
+                      help="kuhn_poker, T = 10, leaves pb and all, delta 0.01 and 0.1, 2 seeds, "
+                           "--by-draw")
   args = parser.parse_args(argv)
   if args.quick:
     args.game, args.iterations, args.leaf = ["kuhn_poker"], 10, ["pb", "all"]
-    args.delta, args.seeds = [0.01, 0.1], 2
+    args.delta, args.seeds, args.by_draw = [0.01, 0.1], 2, True
   if args.iterations < 1 or args.seeds < 1:
     parser.error("--iterations and --seeds must be positive integers")
   if not min(args.delta) >= 0:
@@ -187,6 +299,9 @@ def main(argv: Optional[List[str]] = None) -> int:
     rows = perturbation_rows(text, args.iterations, args.leaf, args.delta, range(args.seeds))
     print(f"\n{text}, lookahead 1, T = {args.iterations}\n")
     print(table(rows, args.seeds), flush=True)
+    if args.by_draw:
+      print(f"\nBy the root's draw, seed 0\n\n{split_table(text, args.iterations, rows, 0)}",
+            flush=True)
   return 0
 
 
