@@ -5,7 +5,9 @@ one-player ties split) measured by OpenSpiel's ``exploitability``, which the age
 unperturbed values (delta = 0, or a perturbation of a public state that is no leaf) must equal;
 OpenSpiel's ``nash_conv`` (NashConv = the sum of the players' best-response gains); the root
 search's first iterate, uniform play, which gives every leaf root positive mass (so the draw mass
-at a zero-mass root is 0 at T = 1).
+at a zero-mass root is 0 at T = 1); Kuhn's theorem for the draws: at an information state where
+player 1 acts for the first time (Kuhn's "1p") its own reach is 1 under every draw, so the
+agent's behaviour there is the P(t)-weighted mixture of its play per draw of the root search.
 """
 
 from open_spiel.python.algorithms import exploitability
@@ -51,10 +53,26 @@ def test_no_zero_mass_draw_after_one_uniform_iteration():
   assert 0 < lp.measure_agent(game, T, lp.leaf_solver(0.0, 0, "all")).zero_mass <= 1
 
 
+@pytest.mark.parametrize("delta", [0.0, 0.1])
+def test_play_split_by_draw_mixes_to_the_behaviour(delta):
+  game = pyspiel.load_game("kuhn_poker")
+  solver = lp.leaf_solver(delta, 0, "all")
+  whole = lp.measure_agent(game, T, solver)
+  split = lp.by_draw(game, T, solver, "1p", 1)
+  expected = whole.policy[whole.states.index("1p"), 1]
+  assert split.zero_mass == pytest.approx(whole.zero_mass, abs=1e-12)
+  mixed = split.zero_mass * split.probability[0] + (1 - split.zero_mass) * split.probability[1]
+  assert mixed == pytest.approx(expected, abs=1e-9)
+  assert split.pbs_gap >= 0 and min(split.value_gap) >= 0
+
+
 def test_quick_table_and_cli_errors(capsys):
   assert lp.main(["--quick"]) == 0
   lines = [line for line in capsys.readouterr().out.splitlines() if line.startswith("| ")]
-  assert len(lines) == 1 + 1 + 2 * 2  # header, the exact row, 2 leaves x 2 deltas
+  # The table (the exact row, 2 leaves x 2 deltas) and the by-draw table (the exact agent for
+  # each action studied and the 4 perturbed rows), each with its header.
+  assert len(lines) in (6 + 6, 6 + 7)  # header, exact, 4 rows; header, 1 or 2 exact, 4 rows
+  assert "P(action), zero-mass draws" in lines[6]
   assert lines[1].startswith("| none | 0 | - |")
   with pytest.raises(SystemExit) as exit_info:
     lp.main(["--seeds", "0"])
