@@ -23,6 +23,12 @@ the diagnostics of the mechanism:
   constrained, while a best response may still steer into it;
 * the action whose probability moved most from the exact-leaf agent's (mean over the seeds).
 
+With ``--by-draw`` a second table takes each row's first seed and splits by the root's draw
+(``by_draw``: one behaviour strategy per draw): that action's probability in the draws with a
+zero-mass root and in the others, and the consistency of the leaf values the root search used
+with the play that follows (their largest gap at the zero-mass roots, at the other roots, and
+the gap of the PBS value). A public state that is no leaf (e.g. "bb") perturbs nothing.
+
 Measured (docs/rebel.md, measurement 2), kuhn_poker, T = 100: every leaf perturbed at
 delta = 0.01 gives 0.053 against the exact-leaf agent's 0.0068 (seed 0), player 1's queen
 betting after a check ("1p") in the draws in which the root's iterate never checks the king.
@@ -46,6 +52,7 @@ from algorithms.rebel.agent.search_game import SearchLeaf
 from algorithms.rebel.leaves.leaf_values import ExactValueFunction
 from algorithms.rebel.leaves.leaf_values import PerturbedValueFunction
 from algorithms.rebel.leaves.leaf_values import ValueFunctionLeafSolver
+from experiments.harness import arguments
 from experiments.harness import game_loader
 from experiments.harness import script_runner
 from experiments.scripts.agent_gap import measured
@@ -56,6 +63,7 @@ DELTAS = (1e-6, 1e-4, 1e-3, 0.01, 0.1)
 # A leaf root whose belief is below this fraction of its chance probability has zero mass (the
 # tremble's 1e-6 on one player's reach puts it near 1e-6).
 ZERO_MASS = 1e-3
+SIZE = arguments.number_type(float, lambda v: 0 <= v < float("inf"), "a finite number >= 0")
 
 
 def leaf_solver(delta: float, seed: int, leaf: str) -> ValueFunctionLeafSolver:
@@ -268,14 +276,17 @@ def split_table(game_string: str, iterations: int, rows: Sequence[Row], seed: in
 def main(argv: Optional[List[str]] = None) -> int:
   parser = argparse.ArgumentParser(prog="python -m experiments.scripts.leaf_perturbation",
                                    description=__doc__.splitlines()[0])
-  parser.add_argument("--game", nargs="+", default=list(GAMES))
-  parser.add_argument("--iterations", type=int, default=100, help="T of every search (>= 1)")
+  parser.add_argument("--game", nargs="+", default=list(GAMES),
+                      type=arguments.checked_text(game_loader.load_game, "a game"))
+  parser.add_argument("--iterations", type=arguments.positive_int, default=100,
+                      help="T of every search")
   parser.add_argument("--leaf", nargs="+", default=list(LEAVES),
                       help="public states whose leaves are perturbed, one per row ('all': every "
                            "leaf)")
-  parser.add_argument("--delta", type=float, nargs="+", default=list(DELTAS),
-                      help="perturbation sizes in units of U (>= 0)")
-  parser.add_argument("--seeds", type=int, default=5, help="perturbation seeds 0..N-1 (>= 1)")
+  parser.add_argument("--delta", type=SIZE, nargs="+", default=list(DELTAS),
+                      help="perturbation sizes in units of U")
+  parser.add_argument("--seeds", type=arguments.positive_int, default=5,
+                      help="perturbation seeds 0..N-1")
   parser.add_argument("--by-draw", action="store_true",
                       help="also split each row's most moved action and the leaf values' "
                            "consistency by the root's draw (seed 0; one agent per draw)")
@@ -286,15 +297,6 @@ def main(argv: Optional[List[str]] = None) -> int:
   if args.quick:
     args.game, args.iterations, args.leaf = ["kuhn_poker"], 10, ["pb", "all"]
     args.delta, args.seeds, args.by_draw = [0.01, 0.1], 2, True
-  if args.iterations < 1 or args.seeds < 1:
-    parser.error("--iterations and --seeds must be positive integers")
-  if not min(args.delta) >= 0:
-    parser.error("--delta must be >= 0")
-  for text in args.game:
-    try:
-      game_loader.load_game(text)
-    except ValueError as e:
-      parser.error(f"bad --game: {e}")
   for text in args.game:
     rows = perturbation_rows(text, args.iterations, args.leaf, args.delta, range(args.seeds))
     print(f"\n{text}, lookahead 1, T = {args.iterations}\n")

@@ -79,5 +79,8 @@ def test_quick_table_and_cli_errors(capsys):
   assert exit_info.value.code == 2
   assert "--seeds" in capsys.readouterr().err
   with pytest.raises(SystemExit) as exit_info:
+    lp.main(["--game", "no_such_game"])
+  assert exit_info.value.code == 2
+  with pytest.raises(SystemExit) as exit_info:
     lp.main(["--delta", "-1"])
   assert exit_info.value.code == 2
