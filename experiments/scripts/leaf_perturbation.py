@@ -29,9 +29,18 @@ zero-mass root and in the others, and the consistency of the leaf values the roo
 with the play that follows (their largest gap at the zero-mass roots, at the other roots, and
 the gap of the PBS value). A public state that is no leaf (e.g. "bb") perturbs nothing.
 
-Measured (docs/rebel.md, measurement 2), kuhn_poker, T = 100: every leaf perturbed at
-delta = 0.01 gives 0.053 against the exact-leaf agent's 0.0068 (seed 0), player 1's queen
-betting after a check ("1p") in the draws in which the root's iterate never checks the king.
+Measured (docs/rebel.md, measurement 2; T = 100, 5 seeds, median and range). The jump comes
+from player 1's queen betting after a check ("1p") in the nested search at "p" whenever the
+drawn root iterate never checks the king: that search's PBS gives the king only the tremble's
+mass, so against the rest of the PBS the queen's bet and check tie exactly (the jack folds to
+the bet at "pb"), and the "pb" values decide; a best response checks the king and calls.
+kuhn_poker_ante(ante=2.0): the exact-leaf agent's root never checks the king (draw mass 1.000),
+and "pb" alone moves 0.0126 to 0.0664 (0.0126 - 0.0664) at delta = 1e-6 and to 0.0666 at 1e-4,
+nothing at 1e-8: a discontinuity down to the tremble's scale. kuhn_poker: the draw mass is
+0.006, "pb" alone at 0.01 gives 0.0074 and "p" or "b" alone 0.0071 / 0.0074; every leaf at
+0.001 / 0.003 / 0.01 gives 0.0072 / 0.0081 / 0.053 (0.0073 - 0.090): the root's leaves ("p",
+"b") break the king's indifference at the root, its iterates stop checking the king in up to
+all draws (seed 0: 0.532), and "pb" then makes the queen bet in those draws.
 """
 
 import argparse
