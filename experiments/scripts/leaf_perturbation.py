@@ -49,6 +49,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 from open_spiel.python.algorithms import expected_game_score
+from open_spiel.python.algorithms import exploitability
 import pyspiel
 
 from algorithms.rebel.agent.agent import Play
@@ -64,7 +65,6 @@ from algorithms.rebel.leaves.leaf_values import ValueFunctionLeafSolver
 from experiments.harness import arguments
 from experiments.harness import game_loader
 from experiments.harness import script_runner
-from experiments.scripts.agent_gap import measured
 
 GAMES = ("kuhn_poker", "kuhn_poker_ante(ante=2.0)")
 LEAVES = ("p", "b", "pb", "all")
@@ -129,8 +129,9 @@ def measure_agent(game: pyspiel.Game, iterations: int, solver) -> Measured:
   """The depth-1 agent with ``solver`` at its leaves: its exact behaviour strategy measured."""
   agent = ReBeLAgent(game, lookahead=1, iterations=iterations, leaf_solver=solver)
   policy = tabular_policy(agent, behaviour_strategy(agent).policy)
-  row = measured("", game, policy)
-  return Measured(row.exploitability, row.gains, zero_mass_draws(agent),
+  result = exploitability.nash_conv(game, policy, return_only_nash_conv=False)
+  return Measured(result.nash_conv / 2, tuple(float(g) for g in result.player_improvements),
+                  zero_mass_draws(agent),
                   policy.action_probability_array.copy(), list(policy.state_lookup))
 
 
