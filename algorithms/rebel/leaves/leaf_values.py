@@ -28,7 +28,7 @@ All three and the solver have JSON descriptions (``leaves.specs``), so a run wit
 leaves is a solver-registry option and can be checkpointed.
 """
 
-from typing import Optional
+from typing import Optional, Sequence
 
 import numpy as np
 
@@ -69,23 +69,35 @@ class PerturbedValueFunction:
   value is off by at most delta U, so every counterfactual value at the PBS, a belief-weighted
   sum of per-root values (``learning.value_network.value_errors``), is off by at most delta U too;
   the perturbation is a smooth function of the belief, as a trained network's error is.
+  With ``public_states`` only the leaves of those public states are perturbed (the others get
+  ``value_function``'s values unchanged), to find which leaf an agent's error comes from.
 
   Args:
     value_function: the values perturbed (e.g. an ``ExactValueFunction``).
     delta: the size, in units of U (>= 0).
     seed: seeds A and b.
+    public_states: the public states (``LeafSubgame.public_state``, e.g. Kuhn's "p") whose
+      leaves are perturbed; every leaf if None.
   """
 
-  def __init__(self, value_function, delta: float, seed: int = 0):
+  def __init__(self, value_function, delta: float, seed: int = 0,
+               public_states: Optional[Sequence[str]] = None):
     if not delta >= 0:
       raise ValueError(f"delta must be >= 0, got {delta!r}")
+    if public_states is not None and (isinstance(public_states, str) or not all(
+        isinstance(state, str) for state in public_states)):
+      raise ValueError(f"public_states must be a list of public state strings or None, "
+                       f"got {public_states!r}")
     self.value_function = value_function
     self.delta = float(delta)
     self.seed = int(seed)
+    self.public_states = None if public_states is None else tuple(public_states)
 
   def root_values(self, leaf: LeafSubgame, belief: np.ndarray) -> np.ndarray:
-    return (np.asarray(self.value_function.root_values(leaf, belief), dtype=np.float64)
-            + smooth_perturbation(leaf, belief, self.delta, self.seed))
+    values = np.asarray(self.value_function.root_values(leaf, belief), dtype=np.float64)
+    if self.public_states is not None and leaf.public_state not in self.public_states:
+      return values
+    return values + smooth_perturbation(leaf, belief, self.delta, self.seed)
 
 
 class ValueFunctionLeafSolver:

@@ -16,7 +16,8 @@ takes a ``leaf_solver`` option in this form. The descriptions:
     (``learning.value_network``), read from FILE, whose weights must have the digest DIGEST (so a
     description names one model, and a run rebuilt from it is the run recorded);
   - ``{"name": "ExactValueFunction", "solver": S}``: a leaf solver's values;
-  - ``{"name": "PerturbedValueFunction", "value_function": V, "delta": d, "seed": k}``.
+  - ``{"name": "PerturbedValueFunction", "value_function": V, "delta": d, "seed": k}``, with
+    ``"public_states": [s, ...]`` when only those leaves are perturbed (every leaf without it).
 
 Within one description, equal sub-descriptions build one object: e.g. the exact LP that supplies
 a perfect value function's values and the continuation is solved once per leaf and belief.
@@ -107,7 +108,9 @@ def value_function_spec(value_function) -> Dict[str, Any]:
   if kind is PerturbedValueFunction:
     return {"name": kind.__name__,
             "value_function": value_function_spec(value_function.value_function),
-            "delta": value_function.delta, "seed": value_function.seed}
+            "delta": value_function.delta, "seed": value_function.seed,
+            **({} if value_function.public_states is None
+               else {"public_states": list(value_function.public_states)})}
   raise ValueError(f"value function {kind.__name__} is not one of the project's "
                    f"({', '.join(value_function_names())}) and cannot be recorded")
 
@@ -176,4 +179,4 @@ class _Builder:
     if name == "ExactValueFunction":
       return ExactValueFunction(self.leaf_solver(d["solver"]))
     return PerturbedValueFunction(self.value_function(d["value_function"]), d["delta"],
-                                  d["seed"])
+                                  d["seed"], d.get("public_states"))

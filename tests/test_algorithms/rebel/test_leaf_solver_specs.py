@@ -43,6 +43,8 @@ def _solvers(tmp_path):
           ValueFunctionLeafSolver(ExactValueFunction(lp), None),
           ValueFunctionLeafSolver(PerturbedValueFunction(ExactValueFunction(lp), 0.1, seed=2),
                                   CFRLeafSolver(3)),
+          ValueFunctionLeafSolver(PerturbedValueFunction(ExactValueFunction(lp), 0.1, seed=2,
+                                                         public_states=["b"]), lp),
           SequenceFormLPSolver(split_ties=True),
           ValueFunctionLeafSolver(ExactValueFunction(lp), lp, split_ties=True)]
 
