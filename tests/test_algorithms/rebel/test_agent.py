@@ -151,7 +151,12 @@ def test_openspiel_measures_the_same_behaviour(game_string, depth, options):
     assert value == pytest.approx(responses[player], abs=ROUNDING)
 
 
-@pytest.mark.parametrize("options", OPTIONS, ids=OPTION_IDS)
+# Monte Carlo play costs about 5 s per option: the quick subset plays the default agent only.
+MONTE_CARLO_OPTIONS = [pytest.param(o, id=i, marks=() if i == "default" else pytest.mark.slow)
+                       for o, i in zip(OPTIONS, OPTION_IDS)]
+
+
+@pytest.mark.parametrize("options", MONTE_CARLO_OPTIONS)
 def test_monte_carlo_play_agrees_with_behaviour(options):
   # Reference: 20,000 hands of the agent (independent seats, seed 0). At every information set
   # visited at least 500 times the action frequency lies within 4.5 binomial standard errors of
