@@ -50,6 +50,7 @@ def test_deaveraged_values_telescope_to_the_latest_continuation(weighting):
   np.testing.assert_allclose(total[seqs], total_weight * latest[seqs], atol=1e-9 * scale)
 
 
+@pytest.mark.slow  # 3-6 s: the full suite runs it; the quick subset keeps within 3 minutes.
 def test_modified_stall_lies_in_the_averaged_continuation():
   # kuhn_poker depth 1, exact LP leaves, T = 200. Measured: modified 0.0546, its trunk completed
   # by the best continuation 0.0021, player 1's averaged Q-call 0.96 (Kuhn: 1/3); standard

@@ -157,6 +157,7 @@ def test_three_player_always_bet_showdowns(kuhn3):
   assert all(abs(w / 4000 - 1 / 3) < 5 * np.sqrt(2 / 9 / 4000) for w in wins)  # 5 std. errors.
 
 
+@pytest.mark.slow  # 3-6 s: the full suite runs it; the quick subset keeps within 3 minutes.
 def test_three_player_family_member_values(kuhn3):
   # The family's default member at every seat: values (-1/48, -1/48, 1/24) (Szafron, Gibson,
   # Sturtevant, AAMAS 2013; algorithms.exact.kuhn3_equilibria, certified exactly there).

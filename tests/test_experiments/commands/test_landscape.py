@@ -339,6 +339,7 @@ def test_map_refuses_range_vectors_over_the_memory_limit():
     equilibrium_map.solve_grid(40, deck_size=100_000)
 
 
+@pytest.mark.slow  # 3-6 s: the full suite runs it; the quick subset keeps within 3 minutes.
 def test_cli_map_on_another_deck(tmp_path):
   # 20 cards (50 took 2 s more, in OpenSpiel's walk at the worst point): the command passes any
   # deck the same way (test_map_on_another_deck_reaches_the_continuous_limit: 20 and 1,000).

@@ -488,6 +488,7 @@ def test_ctrl_d_ends_the_match_with_status_0():
   assert "Summary (end of input)" in session.output
 
 
+@pytest.mark.slow  # 3-6 s: the full suite runs it; the quick subset keeps within 3 minutes.
 def test_same_seed_same_deals_whatever_the_person_plays():
   args = ["--seed", "9", "--hands", "6", "--opponent", "uniform"]
   cautious = play_scripted(args, choose=lambda card, keys: "c" if "c=Check" in keys else "f")
