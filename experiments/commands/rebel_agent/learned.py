@@ -38,7 +38,7 @@ import dataclasses
 import functools
 import json
 import time
-from typing import Any, Callable, Dict, List, Optional, Tuple
+from typing import Any, Dict, List, Optional, Tuple
 
 import numpy as np
 import pandas as pd
@@ -291,25 +291,6 @@ def seed_frame(plan: LearnedPlan, case: Case, seed: int) -> pd.DataFrame:
 
   on_policy_rounds(round_games, domains, base, options, training, report=report)
   return pd.DataFrame(rows)
-
-
-def learned_frame(plan: LearnedPlan, base_seed: int,
-                  progress: Optional[Callable[[pd.DataFrame], None]] = None) -> pd.DataFrame:
-  """Every case's ``exact_frame`` and its seeds' ``seed_frame`` (seeds base_seed, base_seed +
-  1, ...), in one process; ``progress``, if given, is called with the rows so far after each
-  part (the experiment runs the parts as tasks instead)."""
-  parts = []
-
-  def add(part: pd.DataFrame) -> None:
-    parts.append(part)
-    if progress is not None:
-      progress(pd.concat(parts, ignore_index=True))
-
-  for case in plan.cases:
-    add(exact_frame(plan, case))
-    for k in range(plan.seeds):
-      add(seed_frame(plan, case, base_seed + k))
-  return pd.concat(parts, ignore_index=True)
 
 
 def ratio_table(frame: pd.DataFrame) -> pd.DataFrame:

@@ -222,7 +222,11 @@ _ESTIMATE_SECONDS_PER_T = 0.7
 _TRAINING_SECONDS = 10.0
 _SELF_PLAY_SECONDS = 25.0
 _STAKES_SECONDS = {"quick": 25.0, "default": 70.0, "full": 300.0}
-_LEARNED_SEED_SECONDS = {"quick": 1.0, "default": 3.0, "full": 12.0}
+# Measurement 6's seconds per training seed by deck at T = 100 (measured in a fresh clone's main
+# job: 27 s at 3 cards; 130 s at 13 cards), times a factor per budget (--quick's small networks
+# and T = 10; --full's rounds and evaluations also at T = 300, about 10x).
+_LEARNED_SEED_SECONDS = {3: 27.0, 13: 130.0}
+_LEARNED_BUDGET_FACTOR = {"quick": 0.05, "default": 1.0, "full": 10.0}
 _LEARNED_TIMING_SECONDS = 20.0
 
 
@@ -299,7 +303,7 @@ def measurement_tasks(budget: str, plan: Plan, learn: bool, torch: bool,
   if torch:
     for key in learned_keys(learned_measurement.PLANS[budget]):
       deck = key[1]
-      cost = _LEARNED_SEED_SECONDS[budget] * (_DECK_FACTOR * deck / 3) ** 2
+      cost = _LEARNED_SEED_SECONDS[deck] * _LEARNED_BUDGET_FACTOR[budget]
       if key[0] == "learned-exact":
         add(key, learned_exact, cost / 5, budget=budget, deck=deck)
       else:
