@@ -173,9 +173,8 @@ class CFRAvgSolver(EngineSolver):
       self._root_chance = np.concatenate([np.zeros(0)] +
                                          [leaf.root_chance for leaf in pt.leaves])
       self._root_offsets = np.cumsum([0] + [leaf.num_roots for leaf in pt.leaves])
-      # u_0(h) of every leaf root in the last pass (step 4); u_1(h) = c - u_0(h).
-      self._root_values = np.zeros(len(self._root_chance))
-      self._utility_sum = float(self._arrays.tree.utility_sum)
+      # u_i(h) of every leaf root and player in the last pass (step 4).
+      self._root_values = np.zeros((len(self._root_chance), 2))
 
   # Properties ------------------------------------------------------------------------------
 
@@ -289,8 +288,8 @@ class CFRAvgSolver(EngineSolver):
   def _solve_leaves(self, belief_reach: np.ndarray, value_reach: np.ndarray) -> np.ndarray:
     """Steps 3 and 4: every leaf's PBS, solved and completed; the continuations (G,).
 
-    Keeps every root's u_0(h) for step 5: the solution's ``root_values``, or at a root of zero
-    belief the completed continuation's value.
+    Keeps every root's u_i(h) for step 5: the solution's ``root_values``, or at a root of zero
+    belief the completed continuation's value (``leaf_step.leaf_root_values``).
 
     Args:
       belief_reach: trunk reach (G,) that forms the beliefs: of pibar^t or of pi^t.
@@ -320,16 +319,14 @@ class CFRAvgSolver(EngineSolver):
     """Step 5's leaf values v_i(s) of the updated player(s) (G,), de-averaged if "modified".
 
     v_i(s) = sum_{roots h, seq_i(h) = s} pi_c(h) pi_{-i}(h) u_i(h), with pi_{-i} the opponent's
-    part of ``value_reach``, u_0 the roots' values kept by ``_solve_leaves`` and
-    u_1 = c - u_0; the modified variant returns (W_t V^t_i - W_{t-1} V^{t-1}_i) / w_t and keeps
-    V^t_i for the next iteration.
+    part of ``value_reach`` and u_i the roots' values kept by ``_solve_leaves``; the modified
+    variant returns (W_t V^t_i - W_{t-1} V^{t-1}_i) / w_t and keeps V^t_i for the next iteration.
     """
     root_seq = self._root_seq
     weights = self._root_chance[:, None] * value_reach[root_seq[:, ::-1]]
     out = np.zeros(self._arrays.num_sequences)
     for i in ((0, 1) if player is None else (player,)):
-      values = leaf_step.counterfactual_leaf_values(root_seq, weights, self._root_values,
-                                                    self._utility_sum, i,
+      values = leaf_step.counterfactual_leaf_values(root_seq, weights, self._root_values, i,
                                                     self._arrays.num_sequences)
       if self.variant == "modified":
         values, self._previous_values[i] = ((self._total_weight * values - previous_total *

@@ -10,10 +10,11 @@ steps of ``cfr_avg``'s docstring that touch the leaves, each written once and ca
   (CFR-AVG: step 2 before step 3);
 * ``belief_from_reaches``: the leaf PBS from those reaches (step 3), with trembles (below);
 * ``leaf_root_values``: the leaf solution completed by best responses where the PBS gives a
-  player's own plan zero mass, and player 0's value u_0(h) from every root, the completed
+  player's own plan zero mass, and each player's value u_i(h) from every root, the completed
   continuation's at a root of zero belief (step 4);
 * ``counterfactual_leaf_values``: v_i(s) = sum_{roots h, seq_i(h) = s} omega_i(h) u_i(h) with
-  u_1 = c - u_0 (c the utility sum) and omega_i(h) the root's chance (times the search root's
+  u_1 = c - u_0 (c the utility sum) for a solution of player 0's values (``player_values``) and
+  omega_i(h) the root's chance (times the search root's
   belief) times the opponent's current trunk reach (step 5).
 
 Trembles. CFR-D forms the leaf PBS from the current policy pi^t, which is often pure: a private
@@ -108,17 +109,33 @@ def belief_reach(engine: CFREngine, leaf_beliefs: str, x: np.ndarray, player: Op
   return tree_passes.realization(engine.arrays, np.where(leaf_mask, 1.0, average))
 
 
+def player_values(values: np.ndarray, utility_sum: float) -> np.ndarray:
+  """Each player's value u_i(h) from every leaf root (R, 2).
+
+  A leaf solution gives player 0's values u_0 (R,), and then u_1 = c - u_0 (c the utility sum of
+  the zero-sum or constant-sum game), or each player's own values (R, 2): a value function with
+  one output per player and private state (ReBeL's, ``learning.value_network``) predicts
+  u_i(h) = V_i(s_i(h)), the value of player i's information set at the PBS, for every root h in
+  it, and those two columns need not sum to c.
+  """
+  values = np.asarray(values, dtype=np.float64)
+  if values.ndim == 2:
+    return values
+  return np.stack([values, utility_sum - values], axis=1)
+
+
 def leaf_root_values(leaf: LeafSubgame, solution: LeafSolution, belief: np.ndarray,
                      weights: np.ndarray,
                      complete_policy: bool = False) -> Tuple[np.ndarray, np.ndarray]:
-  """Step 4: the (completed) continuation and u_0(h) from every root of the leaf.
+  """Step 4: the (completed) continuation and u_i(h) of each player from every root of the leaf.
 
-  u_0(h) is the solution's ``root_values``, or at a root of belief 0 the value of the
-  continuation completed by best responses (``leaves.solvers.complete_with_best_response``,
-  Burch et al.'s best-response values). A root of positive belief, however small, keeps the
-  solver's value: with trembles every root a player can reach has some belief, the leaf
-  solver's equilibrium of the trembled PBS already answers it with a best response, and a value
-  function (which has no policy to complete) gives the same values as the solver it learned.
+  u_i(h) is the solution's ``root_values`` (``player_values``), or at a root of belief 0 the
+  value of the continuation completed by best responses
+  (``leaves.solvers.complete_with_best_response``, Burch et al.'s best-response values). A root of
+  positive belief, however small, keeps the solver's value: with trembles every root a player can
+  reach has some belief, the leaf solver's equilibrium of the trembled PBS already answers it with
+  a best response, and a value function (which has no policy to complete) gives the same values as
+  the solver it learned.
 
   Args:
     leaf: the leaf.
@@ -129,31 +146,30 @@ def leaf_root_values(leaf: LeafSubgame, solution: LeafSolution, belief: np.ndarr
       continuation); else the solver's policy is returned unchanged in that case.
 
   Returns:
-    (policy (G_leaf,), u_0 (R,)).
+    (policy (G_leaf,), u (R, 2): column i holds u_i).
   """
   unreached = belief <= 0
   policy = solution.policy
   if complete_policy or unreached.any():
     policy = complete_with_best_response(leaf, solution.policy, belief, weights)
-  values = np.asarray(solution.root_values, dtype=np.float64)
+  utility_sum = float(leaf.tree.utility_sum)
+  values = player_values(solution.root_values, utility_sum)
   if unreached.any():
-    values = np.where(unreached, leaf.root_values(policy), values)
+    completed = player_values(leaf.root_values(policy), utility_sum)
+    values = np.where(unreached[:, None], completed, values)
   return policy, values
 
 
-def counterfactual_leaf_values(root_seq: np.ndarray, weights: np.ndarray, u0: np.ndarray,
-                               utility_sum: float, player: int,
-                               num_sequences: int) -> np.ndarray:
+def counterfactual_leaf_values(root_seq: np.ndarray, weights: np.ndarray, values: np.ndarray,
+                               player: int, num_sequences: int) -> np.ndarray:
   """Step 5 for one player i: v_i(s) = sum_{roots h, seq_i(h) = s} omega_i(h) u_i(h) (G,).
 
   Args:
     root_seq: (R, 2) each player's trunk sequence at each root.
     weights: (R, 2) omega_i(h) (column i: the root's weight times player 1 - i's reach).
-    u0: (R,) player 0's value from each root.
-    utility_sum: c, so that u_1 = c - u_0.
+    values: (R, 2) u_i(h) of each player (``leaf_root_values``).
     player: i.
     num_sequences: G.
   """
-  u = u0 if player == 0 else utility_sum - u0
-  return np.bincount(root_seq[:, player], weights=weights[:, player] * u,
+  return np.bincount(root_seq[:, player], weights=weights[:, player] * values[:, player],
                      minlength=num_sequences)

@@ -159,10 +159,9 @@ def trunk_regret(agent: ReBeLAgent, record: SearchRecord) -> float:
       belief = leaf_belief(leaf, record.belief, x, tremble)
       weights = (record.belief[leaf.search_root] * leaf.chance)[:, None] * \
           x[leaf.local_seq[:, ::-1]]
-      _, u0 = leaf_step.leaf_root_values(leaf.leaf, agent.leaf_solver(leaf.leaf, belief),
-                                         belief, weights)
-      values += leaf_step.counterfactual_leaf_values(leaf.local_seq, weights, u0,
-                                                     float(arrays.tree.utility_sum), 0,
+      _, u = leaf_step.leaf_root_values(leaf.leaf, agent.leaf_solver(leaf.leaf, belief),
+                                        belief, weights)
+      values += leaf_step.counterfactual_leaf_values(leaf.local_seq, weights, u, 0,
                                                      arrays.num_sequences)
     values_sum += w * values
     played_sum += w * policy * values

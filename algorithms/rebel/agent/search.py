@@ -12,10 +12,11 @@ updating player(s) P:
    beta_z(g) proportional to beta(h) pi_c(g | h) r_0(g) r_1(g) for each leaf root g below the
    search root h, r the trunk reach of the average (CFR-AVG) or of pi^t (CFR-D, trembling:
    r + ``leaf_step.TREMBLE``) (``leaf_belief``);
-4. the leaf solver gives player 0's value u_0(g) from every leaf root;
+4. the leaf solver gives each player's value u_i(g) from every leaf root (player 0's and
+   u_1 = c - u_0, c the utility sum, for an exact solver; ``leaf_step.player_values``);
 5. player i's counterfactual leaf value at its trunk sequence s is
-   v_i(s) = sum_{g: seq_i(g) = s} beta(h) pi_c(g | h) pi^t_{-i}(g) u_i(g), with u_1 = c - u_0
-   (c the utility sum) and the opponent's CURRENT trunk reach; at a leaf root of zero belief the
+   v_i(s) = sum_{g: seq_i(g) = s} beta(h) pi_c(g | h) pi^t_{-i}(g) u_i(g), with the opponent's
+   CURRENT trunk reach; at a leaf root of zero belief the
    value is that of the leaf solution completed by best responses
    (``leaves.solvers.complete_with_best_response``), as in ``CFRAvgSolver``;
 6. the engine updates the trunk's regrets and average (``CFREngine.update``).
@@ -23,11 +24,11 @@ updating player(s) P:
 At the game root (one root, beta = (1,)) this is ``CFRAvgSolver`` iteration for iteration (tested).
 ``run_search`` keeps what the agent needs from every iteration t (``SearchRecord``): the iterate
 pi^t (player i's part as it was in i's pass: with alternating updates, the policies whose plans
-enter the average at t), the average pibar^t after the iteration, and player 0's expected value
+enter the average at t), the average pibar^t after the iteration, and each player's expected value
 from every root under pi^t with that iteration's leaf values (Algorithm 1's ComputeEV(G, pi^t)):
 
-    u_0^t(h) = sum_{trunk z below h} u_0(z) pi_c(z | h) x^t_0(z) x^t_1(z)
-             + sum_{leaf roots g below h} pi_c(g | h) x^t_0(g) x^t_1(g) u_0^t(g),
+    u_i^t(h) = sum_{trunk z below h} u_i(z) pi_c(z | h) x^t_0(z) x^t_1(z)
+             + sum_{leaf roots g below h} pi_c(g | h) x^t_0(g) x^t_1(g) u_i^t(g),
 
 taken in player 0's pass (x^t = the plans of pi^t); ``SearchRecord.root_values`` is their mean
 over the iterations, Algorithm 1's v(beta_r), the value target of ReBeL's self-play.
@@ -69,7 +70,8 @@ class SearchRecord:
     iterates: float array (T, G_s), pi^t per iteration (trunk entries; uniform below the leaves).
     averages: float array (T, G_s), pibar^t after iteration t.
     weights: float array (T,), the averaging weights w_t.
-    iteration_values: float array (T, R), u_0^t(h) per iteration and root (module docstring).
+    iteration_values: float array (T, R, 2), u_i^t(h) per iteration, root and player i (module
+      docstring; u_1 = c - u_0 with an exact leaf solver).
   """
 
   game: SearchGame
@@ -81,7 +83,7 @@ class SearchRecord:
 
   @property
   def root_values(self) -> np.ndarray:
-    """Algorithm 1's v(beta_r): the mean over the iterations of u_0^t(h) (R,)."""
+    """Algorithm 1's v(beta_r): the mean over the iterations of u_i^t(h) (R, 2)."""
     return self.iteration_values.mean(axis=0)
 
 
@@ -118,12 +120,11 @@ def run_search(game: SearchGame, belief: np.ndarray, iterations: int, leaf_solve
   engine = CFREngine(arrays, rule)
   iterates = np.ones((iterations, arrays.num_sequences))
   averages = np.ones((iterations, arrays.num_sequences))
-  iteration_values = np.zeros((iterations, game.num_roots))
-  trunk_values = (arrays.tree.utility[game.trunk_terminals, 0] *
-                  game.chance[game.trunk_terminals])
+  iteration_values = np.zeros((iterations, game.num_roots, 2))
+  trunk_values = (arrays.tree.utility[game.trunk_terminals] *
+                  game.chance[game.trunk_terminals][:, None])
   trunk_roots = game.terminal_root[game.trunk_terminals]
   trunk_seq = arrays.terminal_seq[game.trunk_terminals]
-  utility_sum = float(arrays.tree.utility_sum)
   trunk_weights = arrays.weighted_utility[game.trunk_terminals]
 
   def pass_values(x: np.ndarray, player: Optional[int]) -> PassValues:
@@ -135,21 +136,23 @@ def run_search(game: SearchGame, belief: np.ndarray, iterations: int, leaf_solve
     belief_reach = leaf_step.belief_reach(engine, leaf_beliefs, x, player, game.trunk_mask,
                                           game.leaf_mask)
     values = tree_passes.terminal_values(arrays, x, trunk_weights, player, game.trunk_terminals)
-    ev = None if player == 1 else np.bincount(  # ComputeEV(G, pi^t) in player 0's pass.
-        trunk_roots, weights=trunk_values * x[trunk_seq[:, 0]] * x[trunk_seq[:, 1]],
-        minlength=game.num_roots).astype(np.float64)
+    ev = None if player == 1 else np.stack([np.bincount(  # ComputeEV(G, pi^t), player 0's pass.
+        trunk_roots, weights=trunk_values[:, i] * x[trunk_seq[:, 0]] * x[trunk_seq[:, 1]],
+        minlength=game.num_roots).astype(np.float64) for i in (0, 1)], axis=1)
     for leaf in game.leaves:  # Steps 3-5.
       beta = leaf_belief(leaf, belief, belief_reach, tremble)
       solution = leaf_solver(leaf.leaf, beta)
       # omega_i(g) = beta(h) pi_c(g | h) pi^t_{-i}(g): column i holds the opponent's reach.
       weights = (belief[leaf.search_root] * leaf.chance)[:, None] * x[leaf.local_seq[:, ::-1]]
-      _, u0 = leaf_step.leaf_root_values(leaf.leaf, solution, beta, weights)
+      _, u = leaf_step.leaf_root_values(leaf.leaf, solution, beta, weights)
       if ev is not None:
-        ev += np.bincount(leaf.search_root, weights=leaf.chance * x[leaf.local_seq[:, 0]] *
-                          x[leaf.local_seq[:, 1]] * u0, minlength=game.num_roots)
+        reach = leaf.chance * x[leaf.local_seq[:, 0]] * x[leaf.local_seq[:, 1]]
+        for i in (0, 1):
+          ev[:, i] += np.bincount(leaf.search_root, weights=reach * u[:, i],
+                                  minlength=game.num_roots)
       for i in updated:
-        values += leaf_step.counterfactual_leaf_values(leaf.local_seq, weights, u0, utility_sum,
-                                                       i, arrays.num_sequences)
+        values += leaf_step.counterfactual_leaf_values(leaf.local_seq, weights, u, i,
+                                                       arrays.num_sequences)
     if ev is not None:
       iteration_values[t] = ev
     return PassValues(values)

@@ -123,7 +123,7 @@ class BootstrapSelfPlay:
                 if z.public_state == game.public_state)
     num_deals = len(self.trainers[game.depth].domain.rules.deals())
     target = np.zeros(num_deals)
-    target[leaf.deals] = values
+    target[leaf.deals] = values[:, 0]
     index = self.trainers[game.depth].domain.leaf_index(leaf)
     return game.depth, index, deal_belief(leaf, belief), target
 

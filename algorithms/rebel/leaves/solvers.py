@@ -50,7 +50,9 @@ class LeafSolution:
   Attributes:
     policy: float array (G_leaf,) over the leaf's sequences in the layout of ``leaf.arrays``
       (behavioural probabilities; 1 on the two empty sequences).
-    root_values: float array (R,), player 0's expected utility from each root history.
+    root_values: float array (R,), player 0's expected utility from each root history; or (R, 2),
+      each player's own value u_i(h) from each root (a value function with one output per player
+      and private state; ``leaf_step.player_values``).
   """
 
   policy: np.ndarray
@@ -58,7 +60,8 @@ class LeafSolution:
 
   def value(self, belief: np.ndarray) -> float:
     """Player 0's value of the PBS: sum_h beta(h) u_0(h)."""
-    return float(belief @ self.root_values)
+    values = np.asarray(self.root_values)
+    return float(belief @ (values if values.ndim == 1 else values[:, 0]))
 
 
 LeafSolver = Callable[[LeafSubgame, np.ndarray], LeafSolution]

@@ -277,7 +277,7 @@ def test_search_root_values_are_the_mean_iterate_values():
   # Reference: LeafSubgame.root_values (player 0's value from each root under a policy of the
   # leaf's layout, computed on the leaf's own arrays). A search at "pb" (kuhn_poker, cut at 2)
   # reaches the end of the game, so Algorithm 1's v(beta) is the mean over t of those values
-  # under pi^t.
+  # under pi^t; player 1's are minus them (zero-sum).
   game = _load(KUHN)
   agent = ReBeLAgent(game, lookahead=1, iterations=7)
   [leaf] = agent.cuts.cut(2).leaves
@@ -285,4 +285,5 @@ def test_search_root_values_are_the_mean_iterate_values():
   belief = np.random.default_rng(0).dirichlet(np.ones(leaf.num_roots))
   record = run_search(search_game, belief, 7, agent.leaf_solver, agent.rule)
   expected = np.mean([leaf.root_values(policy) for policy in record.iterates], axis=0)
-  assert np.abs(record.root_values - expected).max() <= ROUNDING
+  assert np.abs(record.root_values[:, 0] - expected).max() <= ROUNDING
+  assert np.abs(record.root_values[:, 1] + expected).max() <= ROUNDING
