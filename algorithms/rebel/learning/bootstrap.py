@@ -54,6 +54,16 @@ from algorithms.tree.game_tree import TERMINAL
 class BootstrapSelfPlay:
   """Algorithm 1 on the agent's cuts: ``run_round()`` plays, records targets and trains.
 
+  Args:
+    game: the game; lookahead: the agent's d.
+    options: episodes, search iterations, exploration, Adam steps per round, seed.
+    training: the networks' options.
+    outputs: the models' layout (``value_network.OUTPUTS``): ReBeL's "infostate" (one value per
+      player and card) or "deal".
+    one_player_exact: the exact best response at leaves where one player acts below (this
+      project's shortcut, ``ValueFunctionLeafSolver``); False: the network at every leaf, as
+      ReBeL, and no exact value anywhere (the end of the game aside).
+
   Attributes:
     game: the game; depths: the cuts' depths d, 2d, ...; trainers, buffers: per depth.
     rounds: the completed rounds.
@@ -61,19 +71,21 @@ class BootstrapSelfPlay:
 
   def __init__(self, game: pyspiel.Game, lookahead: int = 1,
                options: Optional[SelfPlayOptions] = None,
-               training: TrainingOptions = TrainingOptions()):
+               training: TrainingOptions = TrainingOptions(), outputs: str = "infostate",
+               one_player_exact: bool = False):
     options = options if options is not None else SelfPlayOptions()
     if not 0 <= options.exploration <= 1:
       raise ValueError(f"exploration must be in [0, 1], got {options.exploration}")
     self.game = game
     self.lookahead = lookahead
     self.options = options
+    self.one_player_exact = bool(one_player_exact)
     self.depths: List[int] = []
     self.trainers: Dict[int, Trainer] = {}
     depth = lookahead
     while True:
       try:
-        _, domain = cut_of(game, depth)
+        _, domain = cut_of(game, depth, outputs=outputs)
       except ValueError:  # No leaf at this depth: the game ends above it.
         break
       self.depths.append(depth)
@@ -93,13 +105,14 @@ class BootstrapSelfPlay:
   def agent(self, iterations: int) -> ReBeLAgent:
     """ReBeL's agent with the current models' values at its leaves."""
     solver = ValueFunctionLeafSolver(ByLeaf(list(self.models().values())),
+                                     one_player_exact=self.one_player_exact,
                                      split_ties=splits_ties())
     return ReBeLAgent(self.game, lookahead=self.lookahead, iterations=iterations,
                       leaf_solver=solver)
 
   def play_episode(self, agent: ReBeLAgent) -> List[tuple]:
     """One episode from the root to the end of the game; its (depth, leaf index, deal belief,
-    per-deal values) examples, one per search below the root."""
+    per-deal values of each player (D, 2)) examples, one per search below the root."""
     examples = []
     explorer = int(self.rng.integers(0, 2))
     game, belief = agent.root()
@@ -121,9 +134,8 @@ class BootstrapSelfPlay:
                values: np.ndarray) -> tuple:
     leaf = next(z for z in agent.cuts.cut(game.depth).leaves
                 if z.public_state == game.public_state)
-    num_deals = len(self.trainers[game.depth].domain.rules.deals())
-    target = np.zeros(num_deals)
-    target[leaf.deals] = values[:, 0]
+    target = np.zeros((self.trainers[game.depth].domain.num_deals, 2))
+    target[leaf.deals] = values
     index = self.trainers[game.depth].domain.leaf_index(leaf)
     return game.depth, index, deal_belief(leaf, belief), target
 

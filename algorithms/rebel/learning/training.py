@@ -3,7 +3,8 @@
 ReBeL's value network and loss (Brown, Bakhtin, Lerer, Gong, NeurIPS 2020, arXiv 2007.13544,
 Section 4 and its released configuration): an MLP of ``len(hidden)`` blocks Linear -> LayerNorm
 -> GELU and a linear output, trained with Adam on the Huber (smooth L1) loss between the
-predicted and target per-deal values, both in units of each example's ante + bet (a family model,
+predicted and target values (per deal, or per player and card: ``LeafDomain.targets``; a card
+without belief mass has no target and no loss), both in units of each example's ante + bet (a family model,
 ``LeafDomain.stakes``, learns from examples of several stakes at once); the output layer
 starts at 1/100 of PyTorch's default initialisation, as ReBeL's, so that the first predictions
 are near 0.
@@ -86,7 +87,7 @@ def _network(torch, domain: LeafDomain, hidden: Sequence[int]):
   for h in hidden:
     layers += [nn.Linear(width, h), nn.LayerNorm(h), nn.GELU()]
     width = h
-  out = nn.Linear(width, domain.num_deals)
+  out = nn.Linear(width, domain.num_outputs)
   with torch.no_grad():
     out.weight.mul_(0.01)
     out.bias.mul_(0.01)
@@ -133,9 +134,21 @@ class Trainer:
     if len(data) == 0:
       raise ValueError("no training data")
     features = torch.from_numpy(self.domain.features(data.leaf_index, data.beliefs, data.stakes))
-    units = self.domain.units(data.stakes, len(data))
-    targets = torch.from_numpy((data.values / units[:, None]).astype(np.float32))
-    loss_fn = torch.nn.HuberLoss(delta=o.huber_delta)
+    targets, defined = self.domain.targets(data.beliefs, data.values,
+                                           self.domain.units(data.stakes, len(data)))
+    targets = torch.from_numpy(targets.astype(np.float32))
+    huber = torch.nn.HuberLoss(delta=o.huber_delta, reduction="mean" if defined is None
+                               else "none")
+    if defined is not None:
+      defined = torch.from_numpy(defined.astype(np.float32))
+
+    def batch_loss(batch):
+      loss = huber(self.net(features[batch]), targets[batch])
+      if defined is None:
+        return loss
+      mask = defined[batch]  # The mean over the batch's defined targets.
+      return (loss * mask).sum() / mask.sum().clamp(min=1.0)
+
     recent = []
     with _one_thread(torch):
       for step in range(steps):
@@ -144,7 +157,7 @@ class Trainer:
         for group in self.optimizer.param_groups:
           group["lr"] = lr
         batch = torch.from_numpy(self.rng.integers(0, len(data), o.batch_size))
-        loss = loss_fn(self.net(features[batch]), targets[batch])
+        loss = batch_loss(batch)
         self.optimizer.zero_grad()
         loss.backward()
         self.optimizer.step()
@@ -167,7 +180,8 @@ class Trainer:
     units = self.domain.units(stakes, len(leaf_index))
     with torch.no_grad():
       out = self.net(torch.from_numpy(self.domain.features(leaf_index, beliefs, stakes)))
-    return out.numpy().astype(np.float64) * units[:, None]
+    out = self.domain.per_deal(out.numpy().astype(np.float64))
+    return out * units.reshape((-1,) + (1,) * (out.ndim - 1))
 
 
 def train(domain: LeafDomain, data: Dataset, options: TrainingOptions = TrainingOptions(),

@@ -17,9 +17,27 @@ times the player's belief mass. The per-deal form keeps more than the 2 x deck i
 CFR-AVG weights the leaf values by the opponent's CURRENT trunk reach, which differs from the
 reach in beta, and per-deal values give those weighted values exactly (``leaves.leaf_values``).
 
-The model is ReBeL's value network, small: input [one-hot of the leaf, beta over the deals],
-``len(hidden)`` blocks Linear -> LayerNorm -> GELU (2 x 256 in ReBeL), a linear output of one value
-per deal, in units of the game's largest payoff (ante + bet). Training (``learning.training``)
+Two output layouts (``LeafDomain.outputs``):
+
+* "infostate", ReBeL's (Section 4): input [one-hot of the leaf, each
+  player's belief over its own card m_i(c) = sum_{d: c_i(d) = c} beta(d)], output one value per
+  player and card, the information set's value at the PBS
+  V_i(c) = sum_{d: c_i(d) = c} beta(d) u_i(d) / m_i(c), 2 x deck numbers (26 at 13 cards, 200 at
+  100). A leaf root h of deal d then gets u_i(h) = V_i(c_i(d)) for each player
+  (``leaf_step.player_values``). That is all CFR-D needs: its leaf PBS comes from the current
+  reaches, beta(d) proportional to pi_c(d) r_0(c_0) r_1(c_1), and the opponent's counterfactual
+  weight of a root, pi_c(d) r_{-i}(c_{-i}), is beta(d) / r_i(c_i) up to a constant, so
+  v_i(s) = sum_{h in s} omega_i(h) u_i(h) = (sum_{h in s} omega_i(h)) V_i(c_i(s)) exactly (the
+  trembles, ``leaf_step.TREMBLE``, move that by about 1e-6). ReBeL's released network takes the
+  acting player as an input and returns that player's values; here one evaluation returns both.
+  The input grows with the deck as 2N, not N(N - 1), so a model trains and answers at 100 cards.
+* "deal" (this project's first layout): input [one-hot of the leaf, beta over the deals], output
+  player 0's value u_0(d) of every deal (N(N - 1) numbers, 156 at 13 cards), u_1 = -u_0. Exact
+  for CFR-AVG too, whose leaf beliefs come from the average policy while the counterfactual
+  weights use the current one (see below).
+
+Either is ReBeL's value network, small: ``len(hidden)`` blocks Linear -> LayerNorm -> GELU
+(2 x 256 in ReBeL) and a linear output, in units of the game's largest payoff (ante + bet). Training (``learning.training``)
 needs PyTorch; evaluating a saved model needs only numpy and scipy (the same forward pass; equal to
 PyTorch's to float32 rounding, tested), so the core install can use models.
 
@@ -53,6 +71,7 @@ from typing import Dict, Optional, Sequence, Tuple
 
 import numpy as np
 import pyspiel
+from scipy import sparse
 from scipy import special
 
 from algorithms.file_formats import checkpoint
@@ -65,9 +84,12 @@ from spiel_games import kuhn_poker_ante
 from spiel_games.kuhn_rules import KuhnRules
 
 KIND = "pbs-value-function"
-# Version 2: the header field "stakes"; version 1 (no field, a model of one game) still loads.
-MODEL_VERSION = 2
-SUPPORTED_VERSIONS = (1, 2)
+# Version 2: the header field "stakes"; version 3: "outputs". Versions 1 (no stakes, a model of
+# one game) and 2 still load, as per-deal models.
+MODEL_VERSION = 3
+SUPPORTED_VERSIONS = (1, 2, 3)
+# The output layouts (module docstring): one value per player and card, or one per deal.
+OUTPUTS = ("infostate", "deal")
 LAYER_NORM_EPS = 1e-5  # PyTorch's nn.LayerNorm default.
 # Relative slack of the stakes range check (a ratio computed from a game string's floats).
 STAKES_TOLERANCE = 1e-9
@@ -95,6 +117,7 @@ class LeafDomain:
     rules: the game's ``KuhnRules``.
     stakes: None for a model of ``game`` alone; else (lowest, highest) ante/bet ratio of the
       family of games that differ from ``game`` only in the stakes (module docstring).
+    outputs: "infostate" (V_i(c) per player and card) or "deal" (u_0(d) per deal).
   """
 
   game: str
@@ -102,8 +125,11 @@ class LeafDomain:
   leaves: Tuple[str, ...]
   rules: KuhnRules
   stakes: Optional[Tuple[float, float]] = None
+  outputs: str = "deal"
 
   def __post_init__(self):
+    if self.outputs not in OUTPUTS:
+      raise ValueError(f"outputs must be one of {', '.join(OUTPUTS)}, got {self.outputs!r}")
     if self.stakes is not None:
       low, high = (float(r) for r in self.stakes)
       if not 0 < low <= high < np.inf:
@@ -115,15 +141,74 @@ class LeafDomain:
   def num_deals(self) -> int:
     return len(self.rules.deals())
 
+  @functools.cached_property
+  def deal_cards(self) -> np.ndarray:
+    """Each deal's cards (D, 2): column i is player i's card."""
+    return np.array(self.rules.deals(), dtype=np.int64).reshape(-1, 2)
+
+  @functools.cached_property
+  def _card_sums(self) -> sparse.csr_matrix:
+    """The sparse (2N, D) matrix whose row i N + c sums a deal vector over {d: c_i(d) = c}."""
+    deck, deals = self.rules.deck_size, np.arange(self.num_deals)
+    rows = np.concatenate([self.deal_cards[:, 0], deck + self.deal_cards[:, 1]])
+    return sparse.csr_matrix((np.ones(2 * self.num_deals), (rows, np.concatenate([deals, deals]))),
+                             shape=(2 * deck, self.num_deals))
+
+  @property
+  def num_outputs(self) -> int:
+    """K: 2N values per player and card ("infostate") or D per deal ("deal")."""
+    return 2 * self.rules.deck_size if self.outputs == "infostate" else self.num_deals
+
   @property
   def input_size(self) -> int:
-    """L + D, and one more input (rho) for a family model."""
-    return len(self.leaves) + self.num_deals + (self.stakes is not None)
+    """L + 2N ("infostate") or L + D ("deal"), and one more input (rho) for a family model."""
+    beliefs = 2 * self.rules.deck_size if self.outputs == "infostate" else self.num_deals
+    return len(self.leaves) + beliefs + (self.stakes is not None)
+
+  def card_sums(self, per_deal: np.ndarray) -> np.ndarray:
+    """sum_{d: c_i(d) = c} x(d) for each player i and card c, (n, 2N), of rows x (n, D)."""
+    return np.asarray(self._card_sums @ np.atleast_2d(per_deal).T).T
+
+  def targets(self, beliefs: np.ndarray, values: np.ndarray,
+              units: np.ndarray) -> Tuple[np.ndarray, Optional[np.ndarray]]:
+    """The training targets (n, K) in units of ante + bet, and where they are defined (n, K)
+    (None: everywhere).
+
+    "deal": u_0(d) / unit. "infostate": V_i(c) / unit = sum_{d: c_i(d) = c} beta(d) u_i(d) /
+    (m_i(c) unit), defined where the belief mass m_i(c) > 0.
+
+    Args:
+      beliefs: (n, D) beliefs over the deals.
+      values: (n, D) player 0's per-deal values (u_1 = -u_0), or (n, D, 2) each player's.
+      units: (n,) each example's ante + bet.
+    """
+    values = np.asarray(values, dtype=np.float64)
+    if self.outputs == "deal":
+      return (values if values.ndim == 2 else values[..., 0]) / units[:, None], None
+    per_player = values if values.ndim == 3 else np.stack([values, -values], axis=-1)
+    deck = self.rules.deck_size
+    mass = self.card_sums(beliefs)
+    weighted = np.concatenate([self.card_sums(beliefs * per_player[..., i])[:, i * deck:
+                                                                             (i + 1) * deck]
+                               for i in (0, 1)], axis=1)
+    defined = mass > 0
+    return np.where(defined, weighted / np.where(defined, mass, 1.0), 0.0) / units[:, None], \
+        defined
+
+  def per_deal(self, outputs: np.ndarray) -> np.ndarray:
+    """The network's outputs (n, K) as per-deal values: (n, D) u_0 ("deal"), or (n, D, 2)
+    u_i(d) = V_i(c_i(d)) ("infostate")."""
+    if self.outputs == "deal":
+      return outputs
+    deck = self.rules.deck_size
+    return np.stack([outputs[:, self.deal_cards[:, 0]],
+                     outputs[:, deck + self.deal_cards[:, 1]]], axis=-1)
 
   @classmethod
-  def of(cls, public_tree: PublicTree,
-         stakes: Optional[Tuple[float, float]] = None) -> "LeafDomain":
-    """The leaf domain of a ``PublicTree`` (with ``stakes``: for its family of stakes).
+  def of(cls, public_tree: PublicTree, stakes: Optional[Tuple[float, float]] = None,
+         outputs: str = "deal") -> "LeafDomain":
+    """The leaf domain of a ``PublicTree`` (with ``stakes``: for its family of stakes) whose
+    models have the ``outputs`` layout.
 
     Raises:
       ValueError: for a game that is not a Kuhn variant, a cut without a leaf or a bad range.
@@ -138,7 +223,7 @@ class LeafDomain:
                        "nothing for a value function to evaluate")
     return cls(game=str(game), depth_limit=public_tree.depth_limit,
                leaves=tuple(leaf.public_state for leaf in public_tree.leaves), rules=rules,
-               stakes=stakes)
+               stakes=stakes, outputs=outputs)
 
   def check(self, rules: KuhnRules, what: str) -> None:
     """Raises a one-line ValueError naming ``what`` unless the domain covers a game's ``rules``:
@@ -193,8 +278,9 @@ class LeafDomain:
 
   def features(self, leaf_index: np.ndarray, beliefs: np.ndarray,
                stakes: Optional[np.ndarray] = None) -> np.ndarray:
-    """Network inputs (n, L + D [+ 1]): one-hot of the leaf, the belief over the deals, and for
-    a family model rho = ante / (ante + bet) of each example's stakes (n, 2) (``check_stakes``).
+    """Network inputs (n, input_size): one-hot of the leaf, the belief (over the deals, or each
+    player's over its cards: ``card_sums``), and for a family model rho = ante / (ante + bet) of
+    each example's stakes (n, 2) (``check_stakes``).
     """
     return self.encode(leaf_index, beliefs, self.check_stakes(stakes, len(leaf_index)))
 
@@ -204,7 +290,10 @@ class LeafDomain:
     leaf_index = np.asarray(leaf_index, dtype=np.int64)
     out = np.zeros((len(leaf_index), self.input_size), dtype=np.float32)
     out[np.arange(len(leaf_index)), leaf_index] = 1.0
-    out[:, len(self.leaves):len(self.leaves) + self.num_deals] = beliefs
+    beliefs = np.atleast_2d(beliefs)
+    if self.outputs == "infostate":
+      beliefs = self.card_sums(beliefs)
+    out[:, len(self.leaves):len(self.leaves) + beliefs.shape[1]] = beliefs
     if self.stakes is not None:
       out[:, -1] = stakes[:, 0] / stakes.sum(axis=1)
     return out
@@ -225,15 +314,20 @@ def deal_belief(leaf: LeafSubgame, belief: np.ndarray) -> np.ndarray:
 def infostate_values(rules: KuhnRules, beliefs: np.ndarray, values: np.ndarray) -> np.ndarray:
   """Counterfactual values at the PBS of each player's cards, (n, 2, deck), from per-deal values.
 
-  cfv_0(c) = sum_{d: c_0(d) = c} beta(d) u_0(d), cfv_1(c) = -sum_{d: c_1(d) = c} beta(d) u_0(d).
+  cfv_i(c) = sum_{d: c_i(d) = c} beta(d) u_i(d), with ``values`` (n, D) player 0's (u_1 = -u_0)
+  or (n, D, 2) each player's (``LeafDomain.per_deal`` of an "infostate" model).
   """
   beliefs = np.atleast_2d(beliefs)
-  weighted = beliefs * np.atleast_2d(values)
+  values = np.asarray(values, dtype=np.float64)
+  if values.size == beliefs.size:  # Player 0's values: u_1 = -u_0.
+    values = np.stack([values, -values], axis=-1)
+  values = values.reshape(beliefs.shape + (2,))
   deals = np.array(rules.deals())
-  out = np.zeros((len(weighted), 2, rules.deck_size))
-  for player, sign in ((0, 1.0), (1, -1.0)):
+  out = np.zeros((len(beliefs), 2, rules.deck_size))
+  for player in (0, 1):
+    weighted = beliefs * values[..., player]
     for card in range(rules.deck_size):
-      out[:, player, card] = sign * weighted[:, deals[:, player] == card].sum(axis=1)
+      out[:, player, card] = weighted[:, deals[:, player] == card].sum(axis=1)
   return out
 
 
@@ -314,7 +408,8 @@ class PBSValueFunction:
     for k, h in enumerate(self.hidden):
       shapes.update({f"w{k}": (h, width), f"b{k}": (h,), f"g{k}": (h,), f"n{k}": (h,)})
       width = h
-    shapes.update({"w_out": (self.domain.num_deals, width), "b_out": (self.domain.num_deals,)})
+    shapes.update({"w_out": (self.domain.num_outputs, width),
+                   "b_out": (self.domain.num_outputs,)})
     return shapes
 
   def _check_shapes(self, where: str) -> None:
@@ -332,7 +427,7 @@ class PBSValueFunction:
   # Evaluation --------------------------------------------------------------------------------
 
   def network(self, features: np.ndarray) -> np.ndarray:
-    """The network's outputs (n, D), values in units of ante + bet, at inputs (n, input_size)."""
+    """The network's outputs (n, K), values in units of ante + bet, at inputs (n, input_size)."""
     h = features
     for k in range(len(self.hidden)):
       h = h @ self.params[f"w{k}"].T + self.params[f"b{k}"]
@@ -341,24 +436,28 @@ class PBSValueFunction:
 
   def predict(self, leaf_index: np.ndarray, beliefs: np.ndarray,
               stakes: Optional[np.ndarray] = None) -> np.ndarray:
-    """Per-deal values u_0 (n, D) at beliefs (n, D) over the deals of the given leaves (n,), in
-    chips of each example's stakes (n, 2) of (ante, bet) (None: the model's one game).
+    """Per-deal values at beliefs (n, D) over the deals of the given leaves (n,), in chips of
+    each example's stakes (n, 2) of (ante, bet) (None: the model's one game): u_0 (n, D) of a
+    "deal" model, u_i (n, D, 2) of an "infostate" one (``LeafDomain.per_deal``).
 
     Raises:
       ValueError: for stakes the model does not cover (``LeafDomain.check``).
     """
     stakes = self.domain.check_stakes(stakes, len(leaf_index))
-    out = self.normalised_values(leaf_index, beliefs, stakes)
-    return out.astype(np.float64) * stakes.sum(axis=1)[:, None]
+    out = self.normalised_values(leaf_index, beliefs, stakes).astype(np.float64)
+    units = stakes.sum(axis=1)
+    return out * units.reshape((-1,) + (1,) * (out.ndim - 1))
 
   def normalised_values(self, leaf_index: np.ndarray, beliefs: np.ndarray,
                         stakes: np.ndarray) -> np.ndarray:
-    """Per-deal values (n, D) in units of ante + bet at inputs already checked (stakes (n, 2),
-    ``LeafDomain.check_stakes``): the network at ``LeafDomain.encode``'s features."""
-    return self.network(self.domain.encode(leaf_index, beliefs, stakes))
+    """Per-deal values ((n, D) or (n, D, 2), ``LeafDomain.per_deal``) in units of ante + bet at
+    inputs already checked (stakes (n, 2), ``LeafDomain.check_stakes``): the network at
+    ``LeafDomain.encode``'s features."""
+    return self.domain.per_deal(self.network(self.domain.encode(leaf_index, beliefs, stakes)))
 
   def root_values(self, leaf: LeafSubgame, belief: np.ndarray) -> np.ndarray:
-    """Player 0's value from each root of ``leaf`` (R,) at a belief over its roots (R,).
+    """Player 0's value from each root of ``leaf`` (R,) at a belief over its roots (R,), or each
+    player's (R, 2) for an "infostate" model (``leaf_step.player_values``).
 
     Raises:
       ValueError: for a leaf of another game or cut, or (family model) of stakes outside the
@@ -385,7 +484,7 @@ class PBSValueFunction:
               "depth_limit": self.domain.depth_limit, "leaves": list(self.domain.leaves),
               "deals": [list(d) for d in self.domain.rules.deals()], "hidden": list(self.hidden),
               "stakes": None if self.domain.stakes is None else list(self.domain.stakes),
-              "info": self.info}
+              "outputs": self.domain.outputs, "info": self.info}
     checkpoint.write_checkpoint(path, header, self.params)
     self.path = str(path)
 
@@ -414,7 +513,8 @@ class PBSValueFunction:
       model_game = pyspiel.load_game(header["game"])
       tree = PublicTree.cut(_arrays_of(model_game), int(header["depth_limit"]))
       stakes = None if version == 1 else header["stakes"]
-      domain = LeafDomain.of(tree, None if stakes is None else tuple(stakes))
+      domain = LeafDomain.of(tree, None if stakes is None else tuple(stakes),
+                             header["outputs"] if version >= 3 else "deal")
       hidden = [int(h) for h in header["hidden"]]
     except (KeyError, TypeError, ValueError, pyspiel.SpielError) as e:
       raise ValueError(f"{path}: bad {KIND} header: {str(e).splitlines()[0]}") from None
@@ -440,12 +540,13 @@ def _arrays_of(game: pyspiel.Game) -> TreeArrays:
   return TreeArrays(GameTree.from_game(game))
 
 
-def cut_of(game: pyspiel.Game, depth_limit: int,
-           stakes: Optional[Tuple[float, float]] = None) -> Tuple[PublicTree, LeafDomain]:
+def cut_of(game: pyspiel.Game, depth_limit: int, stakes: Optional[Tuple[float, float]] = None,
+           outputs: str = "deal") -> Tuple[PublicTree, LeafDomain]:
   """The ``PublicTree`` and ``LeafDomain`` of a Kuhn game at a depth limit (with ``stakes``,
-  the domain of its family of stakes over that range of ante/bet ratios)."""
+  the domain of its family of stakes over that range of ante/bet ratios; models with the
+  ``outputs`` layout)."""
   tree = PublicTree.cut(_arrays_of(game), depth_limit)
-  return tree, LeafDomain.of(tree, stakes)
+  return tree, LeafDomain.of(tree, stakes, outputs)
 
 
 def _describe(model: PBSValueFunction) -> dict:
