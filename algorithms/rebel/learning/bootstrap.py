@@ -97,6 +97,7 @@ class BootstrapSelfPlay:
     self.buffers: Dict[int, Optional[Dataset]] = {d: None for d in self.depths}
     self.rng = np.random.default_rng(options.seed)
     self.rounds = 0
+    self._searches: Dict[tuple, tuple] = {}  # This round's searches (``_search``).
 
   def models(self) -> Dict[int, PBSValueFunction]:
     """The current model of every depth."""
@@ -117,18 +118,27 @@ class BootstrapSelfPlay:
     explorer = int(self.rng.integers(0, 2))
     game, belief = agent.root()
     while True:
-      record = run_search(game, belief, agent.iterations, agent.leaf_solver, agent.rule,
-                          agent.leaf_beliefs)
+      record, plays = self._search(agent, game, belief)
       if game.depth > 0:
         examples.append(self._example(agent, game, belief, record.root_values))
       if not game.leaves:
         return examples
-      plays = agent.plays_from(record)
       play = plays[self.rng.choice(len(plays), p=np.array([p.probability for p in plays]))]
       leaf = self._walk(agent, game, belief, play.policy, explorer)
       if leaf is None:
         return examples
       game, belief = agent.next_search(game, leaf, belief, play)
+
+  def _search(self, agent: ReBeLAgent, game: SearchGame, belief: np.ndarray) -> tuple:
+    """The search at a PBS and its plays, each computed once per round: with the round's models
+    fixed a search is a function of its public state and belief (every episode starts with the
+    same root search, and the searches below start from one of its T iterates)."""
+    key = (game.depth, game.public_state, belief.tobytes())
+    if key not in self._searches:
+      record = run_search(game, belief, agent.iterations, agent.leaf_solver, agent.rule,
+                          agent.leaf_beliefs)
+      self._searches[key] = (record, agent.plays_from(record))
+    return self._searches[key]
 
   def _example(self, agent: ReBeLAgent, game: SearchGame, belief: np.ndarray,
                values: np.ndarray) -> tuple:
@@ -166,6 +176,7 @@ class BootstrapSelfPlay:
     """Plays ``episodes_per_round`` episodes with the current models, then trains each model on
     its buffer. Returns the number of new examples per depth."""
     agent = self.agent(self.options.search_iterations)
+    self._searches = {}
     new: Dict[int, list] = {d: [] for d in self.depths}
     for _ in range(self.options.episodes_per_round):
       for depth, index, beliefs, values in self.play_episode(agent):

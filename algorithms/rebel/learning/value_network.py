@@ -75,6 +75,7 @@ from scipy import sparse
 from scipy import special
 
 from algorithms.file_formats import checkpoint
+from algorithms.rebel import leaf_step
 from algorithms.rebel.leaves import specs
 from algorithms.rebel.public_tree import LeafSubgame
 from algorithms.rebel.public_tree import PublicTree
@@ -359,6 +360,34 @@ def infostate_errors(rules: KuhnRules, beliefs: np.ndarray, predicted: np.ndarra
                  infostate_values(rules, beliefs, exact))
   reached = mass > 0
   return np.where(reached, error / np.where(reached, mass, 1.0), 0.0).max(axis=(1, 2))
+
+
+class InfostateProjection:
+  """A value function's values in ReBeL's layout: each player's information-set values at the PBS.
+
+  root_values(leaf, beta) gives u_i(h) = V_i(c_i(h)) (R, 2), with
+  V_i(c) = sum_{h: c_i(h) = c} beta(h) u_i(h) / sum_{h: c_i(h) = c} beta(h) the conditional
+  expectation of the wrapped value function's values u_i (``leaf_step.player_values``), 0 for a
+  card without belief mass. Wrapping the exact leaf solver's values gives the perfect value
+  function of an "infostate" model: what such a network answers when it has no error.
+  """
+
+  def __init__(self, value_function):
+    self.value_function = value_function
+
+  def root_values(self, leaf: LeafSubgame, belief: np.ndarray) -> np.ndarray:
+    values = leaf_step.player_values(self.value_function.root_values(leaf, belief),
+                                     float(leaf.tree.utility_sum))
+    rules = leaf_rules(leaf)
+    cards = np.array(rules.deals(), dtype=np.int64)[leaf.deals]
+    out = np.zeros_like(values)
+    for i in (0, 1):
+      mass = np.bincount(cards[:, i], weights=belief, minlength=rules.deck_size)
+      weighted = np.bincount(cards[:, i], weights=belief * values[:, i],
+                             minlength=rules.deck_size)
+      card_values = np.where(mass > 0, weighted / np.where(mass > 0, mass, 1.0), 0.0)
+      out[:, i] = card_values[cards[:, i]]
+    return out
 
 
 def _gelu(x: np.ndarray) -> np.ndarray:
