@@ -22,10 +22,27 @@ episodes with the current models, then trains each model on its own replay buffe
 so far) for ``train_steps`` steps (``training.Trainer``, Adam state kept). Seeded: a run is
 reproducible.
 
-``self_play.SelfPlay`` is the other kind of target (a CFR(k) solve of the visited leaf PBS, no
-bootstrapping), trained one cut at a time. Both take the same ``self_play.SelfPlayOptions``, so a
-comparison runs them on the same budget; ``target_iterations`` (the k of those CFR(k) targets)
-is that loop's alone.
+ReBeL's agent asks its network at every leaf and has no exact value anywhere (``one_player_exact``
+False, the default; True answers leaves where one player acts by the exact best response, this
+project's shortcut). The models have ReBeL's layout by default, one value per player and card
+(``value_network.LeafDomain.outputs``), and the targets are each player's root values.
+
+Where this follows the paper and the released code, and where it does not:
+
+* the search is the test-time agent's (CFR-D, linear weighting; the draw of the iteration with
+  P(t) proportional to t, as the released code's evaluation draws it); the paper's Algorithm 1
+  writes a uniform draw of t and a warm start from a policy network, which this has not;
+* exploration: the released Liar's Dice configuration's ``random_action_prob: 0.25`` (one player
+  per episode explores, as in ``self_play``);
+* the replay buffer keeps every example (the released code's holds 2,000,000, more than a run
+  here makes), and the loss is the released configuration's Huber loss;
+* one network per cut instead of one network with the public state as an input.
+
+``labeller`` swaps the targets for a leaf solver's labels at the same visited PBSs: the
+supervised diagnostic (DAgger on self-play's own PBSs), the bound that bootstrapping is measured
+against on the same episodes. ``self_play.SelfPlay`` is a third kind (a CFR(k) solve of the
+visited leaf PBS, trained one cut at a time). All take ``self_play.SelfPlayOptions``, so a
+comparison runs them on the same budget; ``target_iterations`` is ``SelfPlay``'s alone.
 """
 
 import dataclasses
@@ -34,6 +51,7 @@ from typing import Dict, List, Optional
 import numpy as np
 import pyspiel
 
+from algorithms.rebel import leaf_step
 from algorithms.rebel.agent.agent import ReBeLAgent
 from algorithms.rebel.agent.agent import splits_ties
 from algorithms.rebel.agent.search import run_search
@@ -47,6 +65,7 @@ from algorithms.rebel.learning.value_network import PBSValueFunction
 from algorithms.rebel.learning.value_network import cut_of
 from algorithms.rebel.learning.value_network import deal_belief
 from algorithms.rebel.leaves.leaf_values import ValueFunctionLeafSolver
+from algorithms.rebel.leaves.solvers import LeafSolver
 from algorithms.tree.game_tree import CHANCE
 from algorithms.tree.game_tree import TERMINAL
 
@@ -63,6 +82,10 @@ class BootstrapSelfPlay:
     one_player_exact: the exact best response at leaves where one player acts below (this
       project's shortcut, ``ValueFunctionLeafSolver``); False: the network at every leaf, as
       ReBeL, and no exact value anywhere (the end of the game aside).
+    labeller: None for Algorithm 1's bootstrapped targets; a leaf solver (e.g. the exact LP)
+      for the supervised diagnostic: the same episodes, each visited PBS labelled by that
+      solver's values instead of the search's (DAgger on self-play's PBSs: how far the
+      bootstrapped targets stay from labels without error).
 
   Attributes:
     game: the game; depths: the cuts' depths d, 2d, ...; trainers, buffers: per depth.
@@ -72,7 +95,7 @@ class BootstrapSelfPlay:
   def __init__(self, game: pyspiel.Game, lookahead: int = 1,
                options: Optional[SelfPlayOptions] = None,
                training: TrainingOptions = TrainingOptions(), outputs: str = "infostate",
-               one_player_exact: bool = False):
+               one_player_exact: bool = False, labeller: Optional[LeafSolver] = None):
     options = options if options is not None else SelfPlayOptions()
     if not 0 <= options.exploration <= 1:
       raise ValueError(f"exploration must be in [0, 1], got {options.exploration}")
@@ -80,6 +103,7 @@ class BootstrapSelfPlay:
     self.lookahead = lookahead
     self.options = options
     self.one_player_exact = bool(one_player_exact)
+    self.labeller = labeller
     self.depths: List[int] = []
     self.trainers: Dict[int, Trainer] = {}
     depth = lookahead
@@ -144,6 +168,9 @@ class BootstrapSelfPlay:
                values: np.ndarray) -> tuple:
     leaf = next(z for z in agent.cuts.cut(game.depth).leaves
                 if z.public_state == game.public_state)
+    if self.labeller is not None:  # The search's roots are the cut leaf's, in order.
+      values = leaf_step.player_values(self.labeller(leaf, belief).root_values,
+                                       float(leaf.tree.utility_sum))
     target = np.zeros((self.trainers[game.depth].domain.num_deals, 2))
     target[leaf.deals] = values
     index = self.trainers[game.depth].domain.leaf_index(leaf)

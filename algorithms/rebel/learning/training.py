@@ -4,10 +4,10 @@ ReBeL's value network and loss (Brown, Bakhtin, Lerer, Gong, NeurIPS 2020, arXiv
 Section 4 and its released configuration): an MLP of ``len(hidden)`` blocks Linear -> LayerNorm
 -> GELU and a linear output, trained with Adam on the Huber (smooth L1) loss between the
 predicted and target values (per deal, or per player and card: ``LeafDomain.targets``; a card
-without belief mass has no target and no loss), both in units of each example's ante + bet (a family model,
-``LeafDomain.stakes``, learns from examples of several stakes at once); the output layer
-starts at 1/100 of PyTorch's default initialisation, as ReBeL's, so that the first predictions
-are near 0.
+without belief mass has no target and no loss), both in units of each example's ante + bet (a
+family model, ``LeafDomain.stakes``, learns from examples of several stakes at once); the output
+layer starts at 1/100 of PyTorch's default initialisation, as ReBeL's, so that the first
+predictions are near 0.
 
 Reproducible: the initial weights and the minibatches come from ``seed`` alone, and the training
 runs on one thread (``torch.set_num_threads(1)`` for its duration, restored afterwards), so the

@@ -37,9 +37,10 @@ Two output layouts (``LeafDomain.outputs``):
   weights use the current one (see below).
 
 Either is ReBeL's value network, small: ``len(hidden)`` blocks Linear -> LayerNorm -> GELU
-(2 x 256 in ReBeL) and a linear output, in units of the game's largest payoff (ante + bet). Training (``learning.training``)
-needs PyTorch; evaluating a saved model needs only numpy and scipy (the same forward pass; equal to
-PyTorch's to float32 rounding, tested), so the core install can use models.
+(2 x 256 in ReBeL) and a linear output, in units of the game's largest payoff (ante + bet).
+Training (``learning.training``) needs PyTorch; evaluating a saved model needs only numpy and
+scipy (the same forward pass; equal to PyTorch's to float32 rounding, tested), so the core install
+can use models.
 
 Stakes. A model is for one game (``LeafDomain.stakes`` None) or for the family of games that
 differ from it only in the stakes (ante a, bet b): the same deck, rule set and cut. Every terminal

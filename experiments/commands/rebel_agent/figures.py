@@ -1,7 +1,7 @@
 """The experiment's figures: the agent's exploitability against T beside the stitched policy, and
 against the on-path value error."""
 
-from typing import Sequence
+from typing import Dict, Sequence
 
 import matplotlib.figure
 import matplotlib.ticker
@@ -116,42 +116,37 @@ def plot_errors(errors: pd.DataFrame, settings: Sequence[Setting]) -> matplotlib
   return fig
 
 
-def plot_self_play(frame: pd.DataFrame, exact: pd.DataFrame) -> matplotlib.figure.Figure:
-  """Left: the agent's exploitability after each self-play round at the evaluation T, per kind
-  of target (median, min-max band over seeds). Right: after the last round, against T, with the
-  exact-leaf agent (green)."""
-  fig, axes = plotting.subplots(1, 2, figsize=(11.2, 4.6))
+def plot_self_play(frame: pd.DataFrame, exact: pd.DataFrame,
+                   bounds: Dict[int, float]) -> matplotlib.figure.Figure:
+  """One panel per deck: the agent's exploitability at the curve's T against the self-play
+  episodes played, per kind of target (median and min-max band over the seeds), with the
+  exact-leaf agent at that T (green) and the target's bound on the median (dotted grey)."""
+  decks = sorted(frame.deck.unique())
+  fig, axes = plotting.subplots(1, len(decks), figsize=(5.6 * len(decks), 4.6))
   colors = dict(zip(frame.targets.unique(), (plotting.ORANGE, plotting.BLUE)))
-  last = frame["round"].max()
-  evaluation = frame[frame["round"] < last].iterations.min() if (frame["round"] < last).any() \
-      else frame.iterations.min()
-  for targets, runs in frame.groupby("targets", sort=False):
-    curve = runs[runs.iterations == evaluation].pivot_table(
-        index="seed", columns="round", values="exploitability")
-    plotting.line_with_band(axes[0][0], curve.columns.to_numpy(), curve.to_numpy(),
-                            label=f"{targets} targets", color=colors[targets], marker="o")
-    final = runs[runs["round"] == last].pivot_table(index="seed", columns="iterations",
-                                                    values="exploitability")
-    plotting.line_with_band(axes[0][1], final.columns.to_numpy(), final.to_numpy(),
-                            label=f"{targets} targets", color=colors[targets], marker="o")
-  if len(exact):
-    exact = exact.sort_values("iterations")
-    axes[0][1].plot(exact.iterations, exact.exploitability, color=plotting.GREEN, marker="o",
-                    label="exact LP leaves")
-  axes[0][0].set_yscale("log")
-  axes[0][0].set_xlabel("self-play round")
-  axes[0][0].xaxis.set_major_locator(matplotlib.ticker.MaxNLocator(integer=True))
-  axes[0][0].set_ylabel(plotting.axis_label("exploitability", "chips per hand", log=True))
-  axes[0][0].set_title(f"after each round, agent at T = {int(evaluation)}")
-  axes[0][0].grid(True, alpha=0.3)
-  plotting.log_log(axes[0][1], "iterations T of each search", "exploitability",
-                   yunit="chips per hand")
-  axes[0][1].set_title(f"after round {int(last)}, against T")
-  for ax in axes[0]:
+  curve_t = int(frame.groupby("round").iterations.min().min())
+  for ax, deck in zip(axes[0], decks):
+    runs = frame[(frame.deck == deck) & (frame.iterations == curve_t)]
+    for targets, run in runs.groupby("targets", sort=False):
+      curve = run.pivot_table(index="seed", columns="episodes", values="exploitability")
+      plotting.line_with_band(ax, curve.columns.to_numpy(), curve.to_numpy(),
+                              label=f"{targets}, {len(curve)} seeds", color=colors[targets],
+                              marker="o")
+    reference = exact[(exact.deck == deck) & (exact.iterations == curve_t)].exploitability
+    if len(reference):
+      ax.axhline(float(reference.iloc[0]), color=plotting.GREEN, label="exact leaves")
+      ax.axhline(bounds[deck] * float(reference.iloc[0]), color=plotting.REFERENCE_COLOR,
+                 linestyle=":", linewidth=1.2,
+                 label=f"{bounds[deck]:g} x exact ({deck} cards: the target's bound)")
+    ax.set_yscale("log")
+    ax.set_xlabel("self-play episodes played")
+    ax.set_ylabel(plotting.axis_label("exploitability", "chips per hand", log=True))
+    ax.set_title(f"{deck} cards, lookahead 1, agent at T = {curve_t}")
+    ax.grid(True, alpha=0.3)
     _same_ticks(ax)
-  plotting.legend_below(fig, ncol=3)
-  fig.suptitle("ReBeL's agent on kuhn_poker, lookahead 1, with self-play value functions "
-               "(median and min-max band over seeds)")
+  plotting.legend_below(fig, ncol=4)
+  fig.suptitle("ReBeL that learns by itself: the network at every leaf, one value per player and "
+               "card")
   return fig
 
 

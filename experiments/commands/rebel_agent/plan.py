@@ -118,10 +118,24 @@ VARIANT_SETTINGS = tuple(Setting(game, lookahead, iterations) for game, lookahea
     (SIMPLIFIED_1, 1, (10, 100, 1000)), (SIMPLIFIED_1, 2, (10, 100, 1000)),
     (DECK_13, 1, (10, 30, 100)), (DECK_13, 2, (10, 100, 1000))))
 
+# Measurement 3: 3 cards by default (5 seeds, both kinds of target, about 10 minutes of CPU),
+# 13 cards and T = 300 with --full; its --quick run is small enough for the tests.
+SELF_PLAY = {
+    "quick": SelfPlayPlan(decks=(3,), seeds=2, rounds=2, episodes=8, search_iterations=10,
+                          train_steps=20, hidden=(16, 16), eval_every=1, curve_iterations=10,
+                          final_iterations=(10,)),
+    "default": SelfPlayPlan(decks=(3,), seeds=5, rounds=20, episodes=128, search_iterations=100,
+                            train_steps=500, hidden=(64, 64), eval_every=4, curve_iterations=30,
+                            final_iterations=(100,)),
+}
+SELF_PLAY["full"] = dataclasses.replace(SELF_PLAY["default"], decks=(3, 13), rounds=40,
+                                        final_iterations=(100, 300))
+
 PLANS = {
     "quick": Plan(settings=(Setting(KUHN, 2, (10, 30)),), leaf_solvers=(EXACT, CFR_K),
                   cfr_k=30, hedge=(20, 20.0), error_iterations=30, deltas=(0.03, 0.3),
-                  examples=100, hidden=(32, 32), steps=200, max_searches=2_000, self_play=None,
+                  examples=100, hidden=(32, 32), steps=200, max_searches=2_000,
+                  self_play=SELF_PLAY["quick"],
                   stakes=StakesPlan(deck=13, trained=(1.0, 2.0), seen=(2.0,), unseen=(1.5,),
                                     agents=((1, (3,)), (2, (3,))), visits=((2, (3,)),),
                                     examples=10, hidden=(16, 16), steps=50, timing_ratio=1.5,
@@ -134,10 +148,7 @@ PLANS = {
                     leaf_solvers=(EXACT, CFR_K, HEDGE, LEARNED), cfr_k=100, hedge=(30, 20.0),
                     error_iterations=100, deltas=(0.01, 0.03, 0.1, 0.3), examples=300,
                     hidden=(64, 64), steps=1000, max_searches=20_000,
-                    self_play=SelfPlayPlan(rounds=6, seeds=2, episodes=32, search_iterations=50,
-                                           train_steps=300, target_iterations=100,
-                                           hidden=(64, 64), eval_iterations=30,
-                                           final_iterations=(10, 30, 100)),
+                    self_play=SELF_PLAY["default"],
                     stakes=StakesPlan(deck=13, trained=(0.5, 1.0, 2.0, 4.0), seen=(1.0,),
                                       unseen=(0.75, 1.5, 3.0),
                                       agents=((1, (10, 30, 100)), (2, (10, 30, 100, 300))),
@@ -155,9 +166,7 @@ PLANS = {
                  leaf_solvers=(EXACT, CFR_K, HEDGE, LEARNED), cfr_k=100, hedge=(30, 20.0),
                  error_iterations=300, deltas=(0.003, 0.01, 0.03, 0.1, 0.3), examples=1000,
                  hidden=(64, 64), steps=3000, max_searches=1_100_000,
-                 self_play=SelfPlayPlan(rounds=12, seeds=3, episodes=32, search_iterations=50,
-                                        train_steps=300, target_iterations=100, hidden=(64, 64),
-                                        eval_iterations=30, final_iterations=(10, 30, 100, 300)),
+                 self_play=SELF_PLAY["full"],
                  stakes=StakesPlan(deck=13, trained=(0.5, 1.0, 2.0, 4.0), seen=(1.0, 4.0),
                                    unseen=(0.75, 1.5, 3.0),
                                    agents=((1, (10, 30, 100, 300)), (2, (10, 30, 100, 300, 1000))),

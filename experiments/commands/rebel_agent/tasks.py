@@ -11,7 +11,8 @@ One task per:
   setting ``learned``: the value functions trained (``leaf_solvers.Models``), the agent at every T,
   the stitched curve and measurement 2's learned point, with the models' files;
 * measurement 2: per setting, the exact and perturbed values (``value_errors``);
-* measurement 3: per seed (``self_play``);
+* measurement 3: per deck, kind of target and seed (``self_play``), and per deck the exact-leaf
+  agent (``self_play_exact``);
 * measurement 4: the family models with every frame that uses them (``stakes_measurement``), and
   the doubled-stakes check (``stakes_scaling``);
 * measurement 5: per (game, lookahead, T) (``estimate``);
@@ -47,6 +48,7 @@ from algorithms.rebel.leaves.solvers import SequenceFormLPSolver
 from experiments.commands.rebel_agent import leaf_solvers
 from experiments.commands.rebel_agent import learned as learned_measurement
 from experiments.commands.rebel_agent import measure
+from experiments.commands.rebel_agent import self_play as self_play_measurement
 from experiments.commands.rebel_agent import stakes
 from experiments.commands.rebel_agent.plan import EXACT
 from experiments.commands.rebel_agent.plan import HEDGE
@@ -54,7 +56,6 @@ from experiments.commands.rebel_agent.plan import LEARNED
 from experiments.commands.rebel_agent.plan import PLANS
 from experiments.commands.rebel_agent.plan import VARIANTS
 from experiments.commands.rebel_agent.plan import Plan
-from experiments.commands.rebel_agent.self_play import self_play_frame
 from experiments.harness import game_loader
 from experiments.harness.tasks import Task
 from experiments.harness.tasks import pack_files
@@ -143,10 +144,22 @@ def learned(budget: str, game: str, lookahead: int, iterations: List[int], error
             "files": pack_files(folder)}
 
 
-def self_play(budget: str, seed: int) -> pd.DataFrame:
-  """Measurement 3's rows of one seed (``self_play.self_play_frame``)."""
+def self_play(budget: str, deck: int, kind: str, seed: int) -> pd.DataFrame:
+  """Measurement 3's rows of one deck, kind of target and seed (``self_play_frame``)."""
   plan = PLANS[budget]
-  return self_play_frame(plan.self_play, seed, plan.max_searches)
+  return self_play_measurement.self_play_frame(plan.self_play, deck, kind, seed, plan.max_searches)
+
+
+def self_play_exact(budget: str, deck: int) -> pd.DataFrame:
+  """Measurement 3's exact-leaf agent of one deck (``self_play.exact_frame``)."""
+  plan = PLANS[budget]
+  return self_play_measurement.exact_frame(plan.self_play, deck, plan.max_searches)
+
+
+def self_play_keys(plan: Plan) -> List[Key]:
+  """Measurement 3's run tasks: per deck, kind of target and seed."""
+  return [("self-play", deck, kind, k) for deck in plan.self_play.decks
+          for kind in self_play_measurement.KINDS for k in range(plan.self_play.seeds)]
 
 
 def stakes_measurement(budget: str, seed: int) -> Dict[str, Any]:
@@ -220,7 +233,9 @@ _HEDGE_FACTOR = 10.0
 _DECK_FACTOR = 1.5
 _ESTIMATE_SECONDS_PER_T = 0.7
 _TRAINING_SECONDS = 10.0
-_SELF_PLAY_SECONDS = 25.0
+# Measurement 3's seconds per run by deck (self-play rounds, training and the agent's
+# evaluations at the default budget).
+_SELF_PLAY_SECONDS = {3: 40.0, 13: 200.0}
 _STAKES_SECONDS = {"quick": 25.0, "default": 70.0, "full": 300.0}
 # Measurement 6's seconds per training seed by deck at T = 100 (measured in a fresh clone's main
 # job: 27 s at 3 cards; 130 s at 13 cards), times a factor per budget (--quick's small networks
@@ -290,9 +305,16 @@ def measurement_tasks(budget: str, plan: Plan, learn: bool, torch: bool,
       add(("learned", game, d), learned,
           _TRAINING_SECONDS + 2 * sum(_agent_seconds(game, d, t) for t in ts),
           budget=budget, game=game, lookahead=d, iterations=ts, error_t=error_t, seed=seed)
-  if learn and plan.self_play is not None:
-    for k in range(plan.self_play.seeds):
-      add(("self-play", k), self_play, _SELF_PLAY_SECONDS, budget=budget, seed=k)
+  if torch and plan.self_play is not None:
+    for key in self_play_keys(plan):
+      _, deck, kind, k = key
+      add(key, self_play, _SELF_PLAY_SECONDS[deck], budget=budget, deck=deck, kind=kind,
+          seed=seed + k)
+    for deck in plan.self_play.decks:
+      add(("self-play-exact", deck), self_play_exact,
+          sum(_agent_seconds(self_play_measurement.game_string(deck),
+                                       self_play_measurement.LOOKAHEAD, t)
+              for t in plan.self_play.final_iterations), budget=budget, deck=deck)
   if plan.stakes is not None:
     add(("stakes-scaling",), stakes_scaling, 2.0, budget=budget)
     if torch:

@@ -18,6 +18,7 @@ from algorithms.rebel.learning.value_network import PBSValueFunction
 from experiments import cli
 from experiments.commands import rebel_agent
 from experiments.commands.rebel_agent import plan as plan_lib
+from experiments.commands.rebel_agent import self_play
 from experiments.commands.rebel_agent import stakes
 from experiments.harness import plotting
 
@@ -196,3 +197,40 @@ def test_a_rerun_reuses_every_task(quick_run):
   jobs = json.loads((folder / "manifest.json").read_text())["jobs"]
   assert jobs["reused"] == jobs["total"] > 10 and jobs["computed"] == 0
   pd.testing.assert_frame_equal(pd.read_csv(folder / "rebel_agent.csv"), before)
+
+
+def test_quick_run_measures_self_play_against_the_exact_agent(quick_run):
+  # Measurement 3: every (deck, kind, seed) run has its curve and final rows; the ratios are the
+  # learned agents' exploitability over the exact-leaf agent's at the same T (both read back
+  # from the CSVs); the figure has one panel per deck.
+  _, folder = quick_run
+  sp = plan_lib.PLANS["quick"].self_play
+  played = pd.read_csv(folder / "rebel_agent_self_play.csv")
+  exact = pd.read_csv(folder / "rebel_agent_self_play_exact.csv")
+  ratios = pd.read_csv(folder / "rebel_agent_self_play_ratios.csv")
+  runs = played.groupby(["deck", "targets", "seed"])
+  assert runs.ngroups == len(sp.decks) * len(self_play.KINDS) * sp.seeds
+  assert set(played["round"]) == set(range(sp.eval_every, sp.rounds + 1, sp.eval_every))
+  last = played[played["round"] == sp.rounds]
+  for r in ratios.to_dict("records"):
+    mine = last[(last.deck == r["deck"]) & (last.targets == r["targets"]) &
+                (last.iterations == r["T"])].exploitability
+    reference = exact[(exact.deck == r["deck"]) & (exact.iterations == r["T"])]
+    assert r["learned / exact, median"] == pytest.approx(
+        (mine / reference.exploitability.iloc[0]).median(), rel=1e-9)
+    assert r["learned / exact, worst"] == pytest.approx(
+        (mine / reference.exploitability.iloc[0]).max(), rel=1e-9)
+  figure = plotting.read_figure_summary(folder / "rebel_agent_self_play.png")
+  assert [a["title"].split(",")[0] for a in figure["axes"]] == [f"{d} cards" for d in sp.decks]
+
+
+def test_self_play_ratios_are_median_and_worst_over_seeds():
+  played = pd.DataFrame([{"deck": 3, "targets": self_play.BOOTSTRAPPED, "seed": k, "round": 2,
+                          "iterations": 100, "exploitability": e}
+                         for k, e in enumerate((0.01, 0.02, 0.04))])
+  exact = pd.DataFrame([{"deck": 3, "iterations": 100, "exploitability": 0.01}])
+  [row] = self_play.ratio_table(played, exact).to_dict("records")
+  assert (row["learned / exact, median"], row["learned / exact, worst"]) == pytest.approx((2, 4))
+  table = rebel_agent.target_table(pd.DataFrame(columns=["kind", "setting", "leaf solver"]),
+                                   self_play.ratio_table(played, exact))
+  assert list(table.met) == ["no", "no"]  # Median 2 > 1.5; worst 4 > 3.
