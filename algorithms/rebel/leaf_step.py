@@ -33,7 +33,8 @@ stalls near 0.05 (``tests/test_algorithms/rebel/test_cfr_d_stall.py``). Tremblin
 the choice: with every reach r_i raised to r_i + epsilon, every private state keeps a little
 mass, so the leaf solver's equilibrium and the next search's CFR both answer it with a best
 response (the Queen checks), and the values the trunk uses are those of the play that follows.
-ReBeL's released code, too, adds a (much smaller) constant to every reach before normalising.
+(ReBeL's released code adds 1e-80 to every reach before normalising: a guard against dividing by
+zero, not a tremble; at double precision it breaks no tie.)
 ``TREMBLE`` is large enough for the LP's tolerances (1e-10) to see and small enough that the
 values move by about 1e-6 chips. Beliefs from average reaches are never zero (the first
 iterate is uniform) and are not trembled. The same mismatch at positive mass, an exact tie of a
