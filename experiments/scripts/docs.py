@@ -49,6 +49,7 @@ from algorithms.exact import pbs_minimax
 from algorithms.exact import sequence_form_lp
 from experiments import cli
 from experiments.commands import rebel
+from experiments.commands import rebel_agent
 from experiments.commands import reference_check
 from experiments.commands import three_player_large
 from experiments.harness import arguments
@@ -104,6 +105,16 @@ REFERENCE_CHECK = "reference_check.md"
 REBEL_TABLE = "rebel_table.md"
 THREE_PLAYER_TABLE = "three_player_table.md"
 THREE_PLAYER_RUNS = "three-player/three_player_summary.csv"  # Under --out: every run's result.
+# The rebel-agent experiment's tables that docs/rebel.md shows: region name -> (its CSV under
+# --out/rebel-agent, the markdown file written into docs/, the CSV as markdown).
+REBEL_AGENT_TABLES = {
+    "rebel-agent-variants": ("rebel_agent_variants.csv", "rebel_agent_variants.md",
+                             lambda frame: rebel_agent.variant_table(frame)),
+    "rebel-agent-self-play": ("rebel_agent_self_play_ratios.csv", "rebel_agent_self_play.md",
+                              lambda frame: frame),
+    "rebel-agent-targets": ("rebel_agent_targets.csv", "rebel_agent_targets.md",
+                            lambda frame: frame),
+}
 BENCHMARK = "benchmark.txt"  # The output of experiments.scripts.benchmark_cfr (one run, committed).
 
 
@@ -398,6 +409,7 @@ GENERATORS: Dict[str, Callable[[pathlib.Path], str]] = {
     "three-player-table": _published(THREE_PLAYER_TABLE),
     "large-deck-table": _published(LARGE_DECK_TABLE),
     "three-player-large-deck-table": _published(three_player_large.DOCS_TABLE),
+    **{name: _published(markdown) for name, (_, markdown, _) in REBEL_AGENT_TABLES.items()},
 }
 
 
@@ -412,7 +424,9 @@ def publish(results: pathlib.Path, docs: pathlib.Path) -> None:
   table = results / reference_check.NAME / reference_check.PASS_FAIL_TABLE
   rebel_table = results / REBEL_FOLDER / rebel.NAME / "rebel_table.csv"
   three_player = results / THREE_PLAYER_RUNS
-  missing = [str(p) for p in [*sources, table, rebel_table, three_player] if not p.is_file()]
+  agent_tables = [results / rebel_agent.NAME / csv for csv, _, _ in REBEL_AGENT_TABLES.values()]
+  missing = [str(p) for p in [*sources, table, rebel_table, three_player, *agent_tables]
+             if not p.is_file()]
   if missing:
     raise ValueError(f"not in the results folder {results}: {', '.join(missing)}")
   docs.mkdir(parents=True, exist_ok=True)
@@ -431,6 +445,9 @@ def publish(results: pathlib.Path, docs: pathlib.Path) -> None:
   runs_3p = pd.read_csv(three_player, keep_default_na=False)
   atomic_file.atomic_write_text(docs / THREE_PLAYER_TABLE,
                                 tables.markdown_table(runs_3p, digits=4) + "\n")
+  for source, (_, markdown, shape) in zip(agent_tables, REBEL_AGENT_TABLES.values()):
+    atomic_file.atomic_write_text(docs / markdown, tables.markdown_table(
+        shape(pd.read_csv(source, keep_default_na=False)), digits=3) + "\n")
 
 
 def runs(out: pathlib.Path, workers: int, quiet: bool) -> Sequence[Sequence[str]]:

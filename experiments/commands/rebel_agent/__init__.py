@@ -456,6 +456,8 @@ def run(args: argparse.Namespace, ctx: Context) -> ReportSection:
     csvs += learned.csvs
     extra_checks += learned.checks
   targets = target_table(frame, self_ratios, plan.stakes, ratios, timing, variants)
+  tables.write_csv(targets, ctx.out / "rebel_agent_targets.csv")
+  csvs.append("rebel_agent_targets.csv")
   markdown = "\n\n".join([
       intro, CAPTIONS["variants"],
       tables.markdown_table(variant_table(variants), 3, missing="T not measured here"),
