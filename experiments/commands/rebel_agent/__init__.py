@@ -125,6 +125,10 @@ CAPTIONS = {
         "seeds; green: the exact-leaf agent at the same T; dotted grey: the target's bound on "
         "the median. What to see: both fall and flatten; the gap between them is what "
         "bootstrapping costs."),
+    "self_play_timing": (
+        "CPU seconds per hand of the agent playing itself (lookahead 1, every search run), exact "
+        "leaves against the network at every leaf in ReBeL's layout (its cost does not depend "
+        "on its weights), per deck; machine-dependent, the ratio is the point."),
     "stakes": (
         "**Figure** (rows: lookahead; columns: stakes, trained on or unseen; log-log). The "
         "agent's exploitability against the iterations T of every search, with exact LP leaves "
@@ -416,8 +420,12 @@ def run(args: argparse.Namespace, ctx: Context) -> ReportSection:
         f"{r['round']}, T={r['iterations']}: exploitability (OpenSpiel)", r["exploitability"],
         r["tree_exploitability"], "TreeEvaluator on the same behaviour strategy")
         for r in pd.concat([played, exact]).to_dict("records")]
+    self_timing = value(("self-play-timing",))
+    tables.write_csv(self_timing, ctx.out / "rebel_agent_self_play_timing.csv")
+    csvs.append("rebel_agent_self_play_timing.csv")
     parts = [_self_play_intro(plan.self_play), tables.markdown_table(self_ratios, 3),
-             CAPTIONS["self_play"]]
+             CAPTIONS["self_play"], tables.markdown_table(self_timing, 3),
+             CAPTIONS["self_play_timing"]]
   ratios = timing = None
   if plan.stakes is not None:
     extra_checks.append(Check(**value(("stakes-scaling",))))

@@ -37,7 +37,6 @@ against exact leaves, in one process.
 import dataclasses
 import functools
 import json
-import time
 from typing import Any, Dict, List, Optional, Tuple
 
 import numpy as np
@@ -47,7 +46,6 @@ from algorithms.rebel.agent.agent import ReBeLAgent
 from algorithms.rebel.agent.agent import exact_leaf_solver
 from algorithms.rebel.agent.agent import splits_ties
 from algorithms.rebel.agent.behaviour import behaviour_strategy
-from algorithms.rebel.agent.monte_carlo import play_hands
 from algorithms.rebel.agent.values_by_cut import ByLeaf
 from algorithms.rebel.learning.dataset import Dataset
 from algorithms.rebel.learning.dataset import RecordingLeafSolver
@@ -350,10 +348,7 @@ def timing_frame(plan: LearnedPlan, base_seed: int) -> pd.DataFrame:
                              ByLeaf(models), split_ties=splits_ties(**plan.agent)))):
       agent = ReBeLAgent(game_loader.load_game(game), lookahead=lookahead,
                          iterations=plan.timing_iterations, leaf_solver=solver, **plan.agent)
-      play_hands(agent, 1, base_seed)  # Warm-up: compiled kernels, LP matrices.
-      start = time.process_time()
-      play_hands(agent, plan.timing_hands, base_seed)
-      seconds[kind] = (time.process_time() - start) / plan.timing_hands
+      seconds[kind] = measure.cpu_per_hand(agent, plan.timing_hands, base_seed)
     rows.append({"deck": plan.timing_deck, "stakes": plan.timing_ratio, "lookahead": lookahead,
                  "T": plan.timing_iterations, "hands": plan.timing_hands,
                  "networks at cuts": ", ".join(map(str, depths)) or "none (one-player leaves)",

@@ -31,6 +31,7 @@ from algorithms.rebel.agent.behaviour import behaviour_strategy
 from algorithms.rebel.agent.behaviour import search_count
 from algorithms.rebel.agent.behaviour import tabular_policy
 from algorithms.rebel.agent.estimate import estimate_exploitability
+from algorithms.rebel.agent.monte_carlo import play_hands
 from algorithms.rebel.learning.dataset import RecordingLeafSolver
 from algorithms.rebel.learning.value_network import deal_belief
 from algorithms.rebel.learning.value_network import leaf_rules
@@ -58,6 +59,15 @@ def agent_row(game_string: str, lookahead: int, iterations: int, leaf_solver,
                                                           tabular_policy(agent, behaviour.policy)),
           "tree_exploitability": TreeEvaluator(agent.arrays).exploitability(behaviour.policy),
           "searches": behaviour.searches, "seconds": seconds}
+
+
+def cpu_per_hand(agent: ReBeLAgent, hands: int, seed: int) -> float:
+  """CPU seconds per hand of the agent against itself (``agent.monte_carlo.play_hands``: every
+  search run, no cache), after one warm-up hand (compiled kernels, LP matrices)."""
+  play_hands(agent, 1, seed)
+  start = time.process_time()
+  play_hands(agent, hands, seed)
+  return (time.process_time() - start) / hands
 
 
 def estimate_row(game_string: str, lookahead: int, iterations: int, replicates: int,

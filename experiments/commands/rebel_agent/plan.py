@@ -123,7 +123,7 @@ VARIANT_SETTINGS = tuple(Setting(game, lookahead, iterations) for game, lookahea
 SELF_PLAY = {
     "quick": SelfPlayPlan(decks=(3,), seeds=2, rounds=2, episodes=8, search_iterations=10,
                           train_steps=20, hidden=(16, 16), eval_every=1, curve_iterations=10,
-                          final_iterations=(10,)),
+                          final_iterations=(10,), timing_decks=(13,), timing_hands=1),
     "default": SelfPlayPlan(decks=(3,), seeds=5, rounds=20, episodes=128, search_iterations=100,
                             train_steps=500, hidden=(64, 64), eval_every=4, curve_iterations=30,
                             final_iterations=(100,)),

@@ -23,11 +23,13 @@ from typing import List, Tuple
 
 import pandas as pd
 
+from algorithms.rebel.agent.agent import ReBeLAgent
 from algorithms.rebel.agent.agent import exact_leaf_solver
 from algorithms.rebel.learning.bootstrap import BootstrapSelfPlay
 from algorithms.rebel.learning.self_play import SelfPlayOptions
 from algorithms.rebel.learning.training import TrainingOptions
 from experiments.commands.rebel_agent.measure import agent_row
+from experiments.commands.rebel_agent.measure import cpu_per_hand
 from experiments.harness import game_loader
 
 LOOKAHEAD = 1
@@ -38,6 +40,7 @@ EXACT_AGENT = "exact leaves"
 # Issue 33's targets on learned / exact after the last round: the median per deck, every seed.
 MEDIAN_BOUNDS = {3: 1.5, 13: 2.0}
 WORST_BOUND = 3.0
+TIMING_ITERATIONS = 100
 
 
 def game_string(deck: int) -> str:
@@ -55,6 +58,7 @@ class SelfPlayPlan:
     hidden: the networks' widths.
     eval_every: rounds between two points of the curve; curve_iterations: their T.
     final_iterations: the T measured after the last round (and for the exact-leaf agent).
+    timing_decks, timing_hands: the CPU per hand, exact against learned leaves, at T = 100.
   """
 
   decks: Tuple[int, ...]
@@ -67,6 +71,8 @@ class SelfPlayPlan:
   eval_every: int
   curve_iterations: int
   final_iterations: Tuple[int, ...]
+  timing_decks: Tuple[int, ...] = (13, 100)
+  timing_hands: int = 3
 
 
 def run_of(plan: SelfPlayPlan, deck: int, kind: str, seed: int) -> BootstrapSelfPlay:
@@ -107,6 +113,22 @@ def exact_frame(plan: SelfPlayPlan, deck: int, max_searches: int) -> pd.DataFram
     rows.append({"deck": deck, "targets": EXACT_AGENT, "iterations": t,
                  **agent_row(game_string(deck), LOOKAHEAD, t, exact_leaf_solver(),
                              max_searches)})
+  return pd.DataFrame(rows)
+
+
+def timing_frame(plan: SelfPlayPlan, seed: int) -> pd.DataFrame:
+  """CPU seconds per hand (``measure.cpu_per_hand``) at T = ``TIMING_ITERATIONS``, lookahead 1:
+  exact leaves against the network at every leaf in ReBeL's layout, untrained (an evaluation
+  costs the same whatever the weights), per deck of ``timing_decks``."""
+  rows = []
+  for deck in plan.timing_decks:
+    learned = run_of(plan, deck, BOOTSTRAPPED, seed).agent(TIMING_ITERATIONS)  # Untrained.
+    exact = ReBeLAgent(learned.game, lookahead=LOOKAHEAD, iterations=TIMING_ITERATIONS)
+    seconds = [cpu_per_hand(agent, plan.timing_hands, seed) for agent in (exact, learned)]
+    rows.append({"deck": deck, "T": TIMING_ITERATIONS, "hands": plan.timing_hands,
+                 "exact leaves (s per hand)": seconds[0],
+                 "network at every leaf (s per hand)": seconds[1],
+                 "speed-up (exact / network)": seconds[0] / seconds[1]})
   return pd.DataFrame(rows)
 
 

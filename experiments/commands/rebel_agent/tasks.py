@@ -156,6 +156,11 @@ def self_play_exact(budget: str, deck: int) -> pd.DataFrame:
   return self_play_measurement.exact_frame(plan.self_play, deck, plan.max_searches)
 
 
+def self_play_timing(budget: str, seed: int) -> pd.DataFrame:
+  """Measurement 3's CPU per hand, exact leaves against the network (``timing_frame``)."""
+  return self_play_measurement.timing_frame(PLANS[budget].self_play, seed)
+
+
 def self_play_keys(plan: Plan) -> List[Key]:
   """Measurement 3's run tasks: per deck, kind of target and seed."""
   return [("self-play", deck, kind, k) for deck in plan.self_play.decks
@@ -236,6 +241,7 @@ _TRAINING_SECONDS = 10.0
 # Measurement 3's seconds per run by deck (self-play rounds, training and the agent's
 # evaluations at the default budget).
 _SELF_PLAY_SECONDS = {3: 40.0, 13: 200.0}
+_SELF_PLAY_TIMING_SECONDS = 15.0  # Per deck: exact leaves at 100 cards take about 5 s a hand.
 _STAKES_SECONDS = {"quick": 25.0, "default": 70.0, "full": 300.0}
 # Measurement 6's seconds per training seed by deck at T = 100 (measured in a fresh clone's main
 # job: 27 s at 3 cards; 130 s at 13 cards), times a factor per budget (--quick's small networks
@@ -315,6 +321,8 @@ def measurement_tasks(budget: str, plan: Plan, learn: bool, torch: bool,
           sum(_agent_seconds(self_play_measurement.game_string(deck),
                                        self_play_measurement.LOOKAHEAD, t)
               for t in plan.self_play.final_iterations), budget=budget, deck=deck)
+    add(("self-play-timing",), self_play_timing,
+        _SELF_PLAY_TIMING_SECONDS * len(plan.self_play.timing_decks), budget=budget, seed=seed)
   if plan.stakes is not None:
     add(("stakes-scaling",), stakes_scaling, 2.0, budget=budget)
     if torch:
