@@ -454,8 +454,8 @@ def run(args: argparse.Namespace, ctx: Context) -> ReportSection:
     csvs.append("rebel_agent_estimate.csv")
     parts += [tables.markdown_table(estimates, 3, missing="beyond the enumeration's budget"),
               CAPTIONS["estimate"]]
-  if torch:  # Measurement 6: learned leaves, on-policy rounds, 5 seeds.
-    plan6 = learned_measurement.PLANS[budget]
+  plan6 = learned_measurement.PLANS[budget]
+  if torch and plan6 is not None:  # Measurement 6: learned leaves, on-policy rounds, 5 seeds.
     learned = learned_section.measurement(
         plan6, pd.concat([value(key) for key in tasks.learned_keys(plan6)], ignore_index=True),
         value(("learned-timing",)), ctx.out)

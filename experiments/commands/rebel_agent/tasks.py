@@ -247,7 +247,7 @@ _STAKES_SECONDS = {"quick": 25.0, "default": 70.0, "full": 300.0}
 # job: 27 s at 3 cards; 130 s at 13 cards), times a factor per budget (--quick's small networks
 # and T = 10; --full's rounds and evaluations also at T = 300, about 10x).
 _LEARNED_SEED_SECONDS = {3: 27.0, 13: 130.0}
-_LEARNED_BUDGET_FACTOR = {"quick": 0.05, "default": 1.0, "full": 10.0}
+_LEARNED_BUDGET_FACTOR = {"quick": 0.05, "full": 10.0}
 _LEARNED_TIMING_SECONDS = 20.0
 
 
@@ -330,7 +330,7 @@ def measurement_tasks(budget: str, plan: Plan, learn: bool, torch: bool,
   for game, d, t in plan.estimates:
     add(("estimate", game, d, t), estimate, _ESTIMATE_SECONDS_PER_T * t,
         budget=budget, game=game, lookahead=d, iterations=t, seed=seed)
-  if torch:
+  if torch and learned_measurement.PLANS[budget] is not None:
     for key in learned_keys(learned_measurement.PLANS[budget]):
       deck = key[1]
       cost = _LEARNED_SEED_SECONDS[deck] * _LEARNED_BUDGET_FACTOR[budget]
