@@ -41,6 +41,8 @@ from open_spiel.python import policy as policy_lib
 import pyspiel
 
 SEPARATOR = ":"
+# ``solve(n)`` runs in this many parts, so that a deadline is checked between them.
+STOP_CHUNKS = 100
 # A probability vector is a distribution if its entries are >= -EPSILON and sum to 1 within it.
 EPSILON = 1e-6
 
@@ -251,14 +253,25 @@ class ExternalSolver:
     return instance, interface
 
 
-def run(instance: Any, interface: Interface, iterations: int) -> None:
-  """Runs ``iterations`` iterations through ``interface``."""
+def run(instance: Any, interface: Interface, iterations: int,
+        stop: Callable[[], bool] = lambda: False) -> int:
+  """Runs ``iterations`` iterations through ``interface``, asking ``stop()`` between iterations
+  (between ``STOP_CHUNKS`` equal parts of ``solve(n)``) and stopping once it says so.
+
+  Returns:
+    The iterations run: ``iterations``, or fewer where ``stop()`` ended the run.
+  """
   step = getattr(instance, interface.step)
-  if interface.step == "solve":
-    step(iterations)
-    return
-  for _ in range(iterations):
-    step()
+  done = 0
+  while done < iterations and not stop():
+    count = (max(1, iterations // STOP_CHUNKS) if interface.step == "solve" else 1)
+    count = min(count, iterations - done)
+    if interface.step == "solve":
+      step(count)
+    else:
+      step()
+    done += count
+  return done
 
 
 def to_tabular(game: pyspiel.Game, average: Any, where: str) -> policy_lib.TabularPolicy:
