@@ -38,11 +38,14 @@ most ``references.nash_conv_tolerance``, and on three-player Kuhn poker every pl
 within ``references.family_value_tolerance`` of the nearest family member's. CFR has no n-player
 guarantee: these tolerances are measured constants with a stated margin.
 
-A sampled solver is checked with the model of its sampling scheme (``references.sampling_model``):
-chance-sampling CFR one seed with 8 times the tolerances (16 with more players) and its
-frequencies within 24/sqrt(T); MCCFR ``solver_kinds.MCCFR_SEEDS`` seeds, the run of median
-exploitability (NashConv) checked (``references.median_run``) with 32 times the tolerances (36
-with more players) and no frequency checked.
+Each solver is checked with the tolerance model of its kind (``experiments.harness.solver_kinds``,
+the constants measured there): full width with alternating updates the base tolerances; with
+simultaneous updates 2 times them and its frequencies within 6/sqrt(T); chance-sampled CFR one seed
+with 13 times the exploitability tolerance (16 with more players) and its frequencies within
+32/sqrt(T); MCCFR ``solver_kinds.MCCFR_SEEDS`` seeds, the run of median exploitability (NashConv)
+checked (``references.median_run``) with 32 times the tolerances (36 with more players) and no
+frequency checked. ``--solver-kind`` declares the kind of the ``package.module:Name`` solvers
+(unknown: MCCFR's model, the loosest), ``--seeds-must-all-pass`` checks every seed's run.
 
 ``--solver`` also takes ``package.module:Name``, any class or factory outside the project
 (``experiments.harness.external_solvers``: its interface is detected; ``--solver-arg`` gives
@@ -333,7 +336,8 @@ solver_kind.__name__ = "solver kind"
 def add_arguments(parser: argparse.ArgumentParser) -> None:
   parser.add_argument("--game", action="append", metavar="GAME_STRING",
                       help="game (repeatable; default: " + ", ".join(REFERENCE_GAMES)
-                      + "; with --quick all but leduc_poker). With more than two players NashConv "
+                      + "; with --quick all but leduc_poker, unless a --solver is "
+                      "package.module:Name). With more than two players NashConv "
                       "replaces exploitability. Checked after --import, so it may name a game "
                       "that an imported module registers")
   parser.add_argument("--solver", action="append", type=solver_choice,
@@ -403,12 +407,12 @@ def external_reports(names: Sequence[str], args: argparse.Namespace, ctx: Contex
 def run(args: argparse.Namespace, ctx: Context) -> ReportSection:
   for module in args.imports:
     external_solvers.import_module(module)
-  selected = args.game or list(QUICK_GAMES if ctx.quick else REFERENCE_GAMES)
-  for game in selected:
-    game_loader.load_game(game, two_player_zero_sum=False)  # One-line ValueError if bad.
+  external = [s for s in args.solver or () if external_solvers.is_external(s)]
+  selected = solver_check.game_list(args.game, ctx.quick, outside=bool(external))
+  for game in selected:  # One-line ValueErrors: a bad game string, a game with no reference.
+    references.check_has_reference(game, game_loader.load_game(game, two_player_zero_sum=False))
   solvers = args.solver or solver_registry.report_solvers()
   registered = [s for s in solvers if not external_solvers.is_external(s)]
-  external = [s for s in solvers if external_solvers.is_external(s)]
   for given, option in ((args.solver_arg, "--solver-arg"), (args.solver_kind, "--solver-kind"),
                         (args.seeds_must_all_pass, "--seeds-must-all-pass")):
     if given and not external:

@@ -126,6 +126,20 @@ def has_kuhn3_family(game: pyspiel.Game) -> bool:
   return rules is not None and rules.is_openspiel_kuhn
 
 
+def check_has_reference(game_string: str, game: pyspiel.Game) -> None:
+  """Refuses, in one line, a game with no exact reference: one with more than two players outside
+  the three-player Kuhn family (e.g. ``leduc_poker(players=3)``), or not zero-sum.
+
+  Raises:
+    ValueError: naming the game and the games that have references.
+  """
+  if not (game_loader.is_two_player_zero_sum(game) or has_kuhn3_family(game)):
+    raise ValueError(f"--game {game_string}: no exact reference is known ({game.num_players()} "
+                     "players); the reference check has references for two-player zero-sum "
+                     "games (closed form or LP) and three-player Kuhn poker at ante = bet = 1 "
+                     "(the Szafron-Gibson-Sturtevant family)")
+
+
 def kuhn3_reference(game: pyspiel.Game, member: kuhn3_equilibria.Kuhn3Equilibrium,
                     source: str) -> Reference:
   """A member of the three-player family as a ``Reference`` of ``game``."""

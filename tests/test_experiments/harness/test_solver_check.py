@@ -11,6 +11,7 @@ from experiments.harness import external_solvers
 from experiments.harness import game_loader
 from experiments.harness import references
 from experiments.harness import solver_check
+from experiments.harness import solver_kinds
 
 SIMPLE = "external_solvers.simple_cfr:SimpleCFR"
 SIGN_ERROR = "external_solvers.simple_cfr:SignErrorCFR"
@@ -57,8 +58,8 @@ def test_a_sampled_solver_is_checked_on_its_median_seed_and_a_wrong_one_fails():
   good = solver_check.check_solver("pyspiel:OutcomeSamplingMCCFRSolver", [KUHN])
   assert good.sampled and good.passed, str(good)
   checked = good.games[0]
-  assert good.model == references.MCCFR_SAMPLING
-  assert checked.iterations == 2000 and len(checked.measured) == references.MCCFR_SEEDS
+  assert good.model == solver_kinds.MCCFR_SAMPLING
+  assert checked.iterations == 2000 and len(checked.measured) == solver_kinds.MCCFR_SEEDS
   assert checked.run.final == sorted(checked.measured)[2]
   # Exploitability and value only: an MCCFR run's frequencies are not checked.
   assert [c.name.rpartition(": ")[2] for c in checked.checks] == [
