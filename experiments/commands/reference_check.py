@@ -325,8 +325,11 @@ solver_choice.__name__ = "solver name or package.module:Name"
 
 
 def solver_kind(text: str) -> str:
-  """An argparse type: one of ``solver_kinds.KINDS``."""
-  solver_kinds.model_of(text)  # One-line ValueError naming the kinds.
+  """An argparse type: one of ``solver_kinds.KINDS`` (else an error naming them)."""
+  try:
+    solver_kinds.model_of(text)
+  except ValueError as e:
+    raise argparse.ArgumentTypeError(str(e)) from None
   return text
 
 

@@ -29,6 +29,7 @@ reproducible run. A sampled solver is checked with MCCFR's sampling model
 
 import contextlib
 import dataclasses
+import functools
 import importlib
 import inspect
 import json
@@ -191,6 +192,17 @@ def seeded_globals(seed: Optional[int]) -> Iterator[None]:
     random.setstate(saved_python)
 
 
+def factory_name(factory: Callable[..., Any]) -> str:
+  """How a report names a class or factory: ``module:QualifiedName``; a ``functools.partial`` by
+  the callable it wraps and its bound arguments, e.g. ``functools.partial(mod:CFR,
+  alternating_updates=False)``; a callable object by its class."""
+  if isinstance(factory, functools.partial):
+    bound = [repr(a) for a in factory.args] + [f"{k}={v!r}" for k, v in factory.keywords.items()]
+    return f"functools.partial({', '.join([factory_name(factory.func), *bound])})"
+  named = factory if hasattr(factory, "__qualname__") else type(factory)
+  return f"{named.__module__}{SEPARATOR}{named.__qualname__}"
+
+
 @dataclasses.dataclass
 class ExternalSolver:
   """A solver outside the registry: a factory and its options.
@@ -218,10 +230,9 @@ class ExternalSolver:
   def from_factory(cls, factory: Callable[..., Any],
                    options: Optional[Mapping[str, Any]] = None,
                    sampled: Optional[bool] = None) -> "ExternalSolver":
-    """The solver of a class or factory object, named by its module and qualified name."""
-    name = (f"{getattr(factory, '__module__', '?')}{SEPARATOR}"
-            f"{getattr(factory, '__qualname__', type(factory).__name__)}")
-    return cls(name, factory, dict(options or {}), sampled)
+    """The solver of a class or factory object, named by its module and qualified name
+    (``factory_name``)."""
+    return cls(factory_name(factory), factory, dict(options or {}), sampled)
 
   def is_sampled(self, interface: Interface) -> bool:
     """The ``sampled`` attribute if set, else whether ``interface`` samples or the factory takes

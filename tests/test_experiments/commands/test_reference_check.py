@@ -17,8 +17,8 @@ from experiments.harness import game_loader
 from experiments.harness import jobs
 from experiments.harness import references
 from experiments.harness import report
-from experiments.harness import solver_registry
 from experiments.harness import solver_kinds
+from experiments.harness import solver_registry
 from experiments.harness.checks import Check
 import helpers
 from spiel_games import kuhn_rules
@@ -331,6 +331,10 @@ def test_cli_imports_a_module_that_registers_a_game(tmp_path, capsys):
     (["--solver", SIMPLE, "--solver-arg", "novalue"], "--solver-arg expects key=value"),
     (["--solver", "our_cfr", "--solver-arg", "a=1"], "no --solver names one"),
     (["--solver", SIMPLE, "--game", "no_such_game"], "unknown game 'no_such_game'"),
+    (["--solver", SIMPLE, "--game", "leduc_poker(players=3)"],
+     "--game leduc_poker(players=3): no exact reference is known (3 players)"),
+    (["--solver", "our_cfr", "--solver-kind", "unknown"], "--solver-kind applies to "
+     "package.module:Name solvers; no --solver names one"),
 ])
 def test_cli_bad_solvers_are_one_line_errors(options, message, tmp_path, capsys):
   argv = ["reference-check", "--quick", "--iterations", "2", "--out", str(tmp_path / "out")]
@@ -340,6 +344,17 @@ def test_cli_bad_solvers_are_one_line_errors(options, message, tmp_path, capsys)
   err = capsys.readouterr().err
   assert message in err and err.count("\n") == 1, err
   assert not (tmp_path / "out").exists()  # Nothing half-written.
+
+
+def test_cli_bad_solver_kind_names_the_kinds(tmp_path, capsys):
+  # An argparse error (exit 2); its one-line form is the CLI's (experiments/cli.py).
+  argv = ["reference-check", "--quick", "--solver", SIMPLE, "--solver-kind", "vanilla", "--out",
+          str(tmp_path / "out")]
+  assert cli.main(argv) == 2
+  assert ("argument --solver-kind: solver kind 'vanilla' is not one of full-width-alternating, "
+          "full-width-simultaneous, chance-sampled, external-sampled, outcome-sampled, unknown"
+          ) in capsys.readouterr().err
+  assert not (tmp_path / "out").exists()
 
 
 def test_checked_runs_keep_the_median_seed_of_each_game():

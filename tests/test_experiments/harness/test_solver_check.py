@@ -9,7 +9,6 @@ import pytest
 
 from experiments.harness import external_solvers
 from experiments.harness import game_loader
-from experiments.harness import references
 from experiments.harness import solver_check
 from experiments.harness import solver_kinds
 
