@@ -412,8 +412,7 @@ def run(args: argparse.Namespace, ctx: Context) -> ReportSection:
     external_solvers.import_module(module)
   external = [s for s in args.solver or () if external_solvers.is_external(s)]
   selected = solver_check.game_list(args.game, ctx.quick, outside=bool(external))
-  for game in selected:  # One-line ValueErrors: a bad game string, a game with no reference.
-    references.check_has_reference(game, game_loader.load_game(game, two_player_zero_sum=False))
+  loaded = {g: game_loader.load_game(g, two_player_zero_sum=False) for g in selected}
   solvers = args.solver or solver_registry.report_solvers()
   registered = [s for s in solvers if not external_solvers.is_external(s)]
   for given, option in ((args.solver_arg, "--solver-arg"), (args.solver_kind, "--solver-kind"),
@@ -425,6 +424,8 @@ def run(args: argparse.Namespace, ctx: Context) -> ReportSection:
                      f"is an installed copy ({references.GOLDEN_PATH})")
   sweep = make_jobs(selected, registered, ctx.seed, args.iterations, ctx.quick,
                     default_solvers=args.solver is None)
+  for game_string, game in loaded.items():  # One line, before any work.
+    references.check_has_reference(game_string, game)
   ctx.check_sizes(selected)  # Refuse oversized games before the references' LPs.
   # The module:Name solvers first, so that their one-line errors come before any other work;
   # the references they compute are kept for the rest.
