@@ -112,7 +112,11 @@ class SkipGame(ValueError):
 
 class RunError(ValueError):
   """A solver raised while running on one game, or returned an average policy that is not a
-  policy of the game: that game fails, its line naming the error (never a skip)."""
+  policy of the game (``policy``): that game fails, its line naming the error (never a skip)."""
+
+  def __init__(self, message: str, policy: bool = False):
+    super().__init__(message)
+    self.policy = policy
 
 
 class Cut(Exception):
@@ -202,7 +206,7 @@ def prepare_external(solver: external_solvers.ExternalSolver, game: pyspiel.Game
     try:
       table = external_solvers.to_tabular(game, average, where)
     except external_solvers.PolicyError as e:
-      raise RunError(str(e)) from None
+      raise RunError(str(e), policy=True) from None
     solved = solver_registry.Solved(
         measure.name, [iterations], [measure.exact(table)], [seconds],
         None if measure.openspiel is None else measure.openspiel(table), measure.returns(table),
@@ -229,7 +233,8 @@ class GameCheck:
     game: the game string.
     skipped: why the solver was not checked on it ("" if it was): its constructor refused the
       game, or the check leaves it out (a sampled solver on Leduc poker at the default budget).
-    error: the error its run raised ("" if none): the game fails (``error_check``).
+    error: the error its run raised ("" if none): the game fails (``failed_game``).
+    policy_error: whether ``error`` is an average policy that is not a policy of the game.
     cut: why its runs did not finish within the time limit ("" if they did): not passed.
     iterations: T of each run.
     measure: "exploitability" (two players) or "NashConv".
@@ -241,6 +246,7 @@ class GameCheck:
   game: str
   skipped: str = ""
   error: str = ""
+  policy_error: bool = False
   cut: str = ""
   iterations: Optional[int] = None
   measure: str = ""
@@ -395,9 +401,9 @@ def _preparer(solver: Solver, options: Optional[Mapping[str, Any]], sampled: Opt
   elif callable(solver):
     external = external_solvers.ExternalSolver.from_factory(solver, options)
   else:
-    raise ValueError(f"solver {solver!r} is a {type(solver).__name__}: expected a class or "
-                     "factory called with the game, a 'package.module:Name' text or a registry "
-                     "name")
+    raise ValueError(f"solver {solver!r} ({type(solver).__name__}) is not callable: expected a "
+                     "class or factory called with the game, a 'package.module:Name' text or a "
+                     "registry name")
   if sampled is not None:
     external.sampled = sampled
   return external.name, lambda game, text, seed: prepare_external(external, game, text, seed,
@@ -462,9 +468,10 @@ def check_solver(solver: Solver, games: Optional[Sequence[str]] = None,
 
   Raises:
     ValueError: one line: a module that does not import, a name that is not there, a solver with
-      none of the interfaces, a constructor that raises on every game, a solver whose runs raise
-      on every game, a bad game list, kind or T. A run that raises on some games only fails
-      those games (``GameCheck.error``); the others are checked and reported.
+      none of the interfaces, a constructor that raises on every game or an average policy that
+      is not a policy of the game on every game, a bad game list, kind or T. A run that raises,
+      or a policy error on some games, fails those games (``GameCheck.error``); the others are
+      checked and reported.
   """
   for module in imports:
     external_solvers.import_module(module)
@@ -494,9 +501,10 @@ def check_solver(solver: Solver, games: Optional[Sequence[str]] = None,
                                {} if reference_of is None else reference_of))
     except SkipGame as e:
       found.append(GameCheck(game_string, skipped=str(e)))
-  ran = [g for g in found if not (g.skipped or g.error or g.cut)]
-  problems = [g for g in found if g.skipped or g.error]
-  if problems and not ran and len(problems) == len(found):
+  # Refused, or not returning a policy, on every game: a problem of the solver's interface or
+  # options (one line), not a report. Runs that raised fail their games in the report.
+  problems = [g for g in found if g.skipped or g.policy_error]
+  if problems and len(problems) == len(found):
     first = problems[0]
     raise ValueError(f"{name} ran on none of the games: {first.game}: "
                      f"{first.skipped or first.error}")
@@ -516,7 +524,9 @@ def _check_game(prepared: Prepared, solver: str, game_string: str, seed: int,
   try:
     runs = [prepared.run(budgeted, s) for s in seeds_of(seed, model)]
   except RunError as e:
-    return failed_game(game_string, solver, budgeted, error=str(e))
+    failed = failed_game(game_string, solver, budgeted, error=str(e))
+    failed.policy_error = e.policy
+    return failed
   except Cut as e:
     return failed_game(game_string, solver, budgeted, cut=str(e))
   checked = references.median_run(runs)

@@ -44,6 +44,11 @@ def test_a_policy_error_fails_its_game_only():
   assert not report.passed and report.games[2].checks  # The game after it was still checked.
 
 
+def test_a_solver_whose_runs_raise_on_every_game_fails_them_all():
+  report = solver_check.check_solver("external_solvers.broken:MemoryErrorOnThreePlayers", [THREE])
+  assert list(report.table["status"]) == ["FAIL"] and not report.passed
+
+
 def test_the_cli_exit_status_agrees_with_the_report(tmp_path, capsys):
   from experiments import cli  # The driver: only this test needs it.
   argv = ["reference-check", "--quick", "--game", KUHN, "--game", THREE, "--solver",
@@ -147,7 +152,8 @@ def test_the_time_limit_cuts_runs_and_the_report_does_not_pass():
      "games must be a list of game strings, got the string 'kuhn_poker'; write "
      "games=['kuhn_poker']"),
     (lambda: solver_check.check_solver(cfr.CFRSolver, []), "games is empty"),
-    (lambda: solver_check.check_solver(123), "solver 123 is a int: expected a class or factory"),
+    (lambda: solver_check.check_solver(123), "solver 123 (int) is not callable: expected a class "
+     "or factory"),
     (lambda: solver_check.check_solver(cfr.CFRSolver, ["leduc_poker(players=3)"]),
      "--game leduc_poker(players=3): no exact reference is known (3 players)"),
 ])
