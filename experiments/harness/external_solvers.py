@@ -23,8 +23,9 @@ information state (``to_tabular``); anything else is a one-line ``PolicyError``.
 A solver is sampled (its result depends on the draws) if its interface is MCCFR's or its factory
 takes a ``seed`` keyword; it is then built with ``seed=`` and run with NumPy's and Python's global
 generators seeded too (OpenSpiel's Python MCCFR draws from NumPy's), so each seed gives one
-reproducible run. A sampled solver is checked with MCCFR's sampling model
-(``references.MCCFR_SAMPLING``: the median run of several seeds).
+reproducible run. A sampled solver whose kind is not declared is checked with MCCFR's model
+(``solver_kinds.detect``: the median run of several seeds). ``run`` asks a stop function between
+iterations, by which a deadline ends a run.
 """
 
 import contextlib

@@ -64,7 +64,7 @@ def test_a_sampled_solver_is_checked_on_its_median_seed_and_a_wrong_one_fails():
   assert [c.name.rpartition(": ")[2] for c in checked.checks] == [
       "exploitability", "value of the average policy"]
   # The same with player 1's actions read in reverse: exploitability 0.62 against 0.179
-  # (32 x 4 / (16 sqrt(2000)), references.MCCFR_FACTOR), out by a factor of 3.5.
+  # (32 x 4 / (16 sqrt(2000)), solver_kinds.MCCFR_FACTOR), out by a factor of 3.5.
   bad = solver_check.check_solver("external_solvers.broken:SwappedActionsMCCFR", [KUHN])
   assert bad.sampled and not bad.passed
   assert [c.name.rpartition(": ")[2] for c in bad.failures] == ["exploitability"]
