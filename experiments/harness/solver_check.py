@@ -457,8 +457,9 @@ def check_solver(solver: Solver, games: Optional[Sequence[str]] = None,
       string: those in it are used, those computed are added.
     kind: the solver's kind, one of ``solver_kinds.KINDS`` (default: detected,
       ``solver_kinds.detect``), which sets the tolerance model.
-    seeds_must_all_pass: run at least ``solver_kinds.MCCFR_SEEDS`` seeds and check every run
-      (``ToleranceModel.all_seeds``), not the median one.
+    seeds_must_all_pass: a sampled solver runs at least ``solver_kinds.MCCFR_SEEDS`` seeds and
+      every run is checked (``ToleranceModel.all_seeds``), not the median one (a full-width
+      solver's one run is checked as always).
     max_minutes: the wall-clock limit (``deadline.Deadline``): runs stop between iterations
       once it has passed; what finished is checked, the rest reported as cut (not passed).
 
@@ -481,8 +482,6 @@ def check_solver(solver: Solver, games: Optional[Sequence[str]] = None,
   selected = game_list(games, quick, outside=not (isinstance(solver, str)
                                                  and not external_solvers.is_external(solver)))
   declared = None if kind is None else solver_kinds.model_of(kind)
-  if seeds_must_all_pass:
-    declared = (declared or solver_kinds.MCCFR_SAMPLING).all_seeds(solver_kinds.MCCFR_SEEDS)
   until = deadline_lib.Deadline.after_minutes(max_minutes)
   loaded = {g: game_loader.load_game(g, two_player_zero_sum=False) for g in selected}
   for game_string, game in loaded.items():
@@ -496,6 +495,8 @@ def check_solver(solver: Solver, games: Optional[Sequence[str]] = None,
       continue
     try:
       prepared = prepare(game, game_string, seed)
+      if seeds_must_all_pass and prepared.model.sampled:
+        prepared.model = prepared.model.all_seeds(solver_kinds.MCCFR_SEEDS)
       interface, model = prepared.interface, prepared.model
       found.append(_check_game(prepared, name, game_string, seed, iterations, quick,
                                {} if reference_of is None else reference_of))

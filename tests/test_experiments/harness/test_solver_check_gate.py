@@ -125,6 +125,13 @@ def test_every_seed_must_pass_when_asked():
   assert sorted({c.name.split(":")[0] for c in every.failures}) == ["seed 1", "seed 3"]
   assert every.failures[0].tolerance == pytest.approx(88 * 4 / (16 * 2000 ** 0.5))
   assert "every run of 5 seeds is checked" in str(every)
+  # A chance-sampled solver runs 5 seeds, each held to its kind's one-run model; a full-width
+  # solver's single run is checked as always.
+  sampled = solver_check.check_solver("cs_cfr", [KUHN], seeds_must_all_pass=True)
+  assert sampled.model == solver_kinds.CHANCE_SAMPLING.all_seeds(5) and sampled.passed
+  assert len(sampled.games[0].measured) == 5
+  full = solver_check.check_solver(cfr.CFRSolver, [KUHN], seeds_must_all_pass=True)
+  assert full.model == solver_kinds.FULL_WIDTH_ALTERNATING and full.passed
 
 
 def test_unknown_kind_gets_the_loosest_model_and_says_so():
