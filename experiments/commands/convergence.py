@@ -35,6 +35,7 @@ from typing import Dict, List, Sequence, Tuple
 import matplotlib.figure
 import numpy as np
 import pandas as pd
+import pyspiel
 
 from experiments.harness import arguments
 from experiments.harness import checks
@@ -279,8 +280,26 @@ def game_budgets(args: argparse.Namespace, quick: bool) -> List[Tuple[str, int]]
           for game in selected]
 
 
+def check_servable(game_string: str) -> None:
+  """Refuses, in one line before any work, a game the command cannot serve: one of perfect
+  information, where CFR's regrets are those of a game without information sets and minimax
+  solves it exactly (e.g. tic_tac_toe: half a million histories, minutes per iteration in
+  Python).
+
+  Raises:
+    ValueError: naming the game and what the command measures.
+  """
+  game = game_loader.load_game(game_string, two_player_zero_sum=False)
+  if game.get_type().information == pyspiel.GameType.Information.PERFECT_INFORMATION:
+    raise ValueError(f"--game {game_string}: a perfect-information game; convergence measures "
+                     "CFR on imperfect-information games (e.g. kuhn_poker, leduc_poker, "
+                     "kuhn_poker_ante(...)); solve a perfect-information game by minimax")
+
+
 def run(args: argparse.Namespace, ctx: Context) -> ReportSection:
   budgets = game_budgets(args, ctx.quick)
+  for game, _ in budgets:
+    check_servable(game)
   solvers = args.solver or solver_registry.report_solvers()
   num_seeds = SEEDS.resolve(args.seeds, ctx.quick)
   results = ctx.run_jobs(make_jobs(budgets, solvers, ctx.seed, num_seeds,

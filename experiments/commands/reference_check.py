@@ -38,11 +38,14 @@ most ``references.nash_conv_tolerance``, and on three-player Kuhn poker every pl
 within ``references.family_value_tolerance`` of the nearest family member's. CFR has no n-player
 guarantee: these tolerances are measured constants with a stated margin.
 
-A sampled solver is checked with the model of its sampling scheme (``references.sampling_model``):
-chance-sampling CFR one seed with 8 times the tolerances (16 with more players) and its
-frequencies within 24/sqrt(T); MCCFR ``references.MCCFR_SEEDS`` seeds, the run of median
-exploitability (NashConv) checked (``references.median_run``) with 32 times the tolerances (36
-with more players) and no frequency checked.
+Each solver is checked with the tolerance model of its kind (``experiments.harness.solver_kinds``,
+the constants measured there): full width with alternating updates the base tolerances; with
+simultaneous updates 2 times them and its frequencies within 6/sqrt(T); chance-sampled CFR one seed
+with 13 times the exploitability tolerance (16 with more players) and its frequencies within
+32/sqrt(T); MCCFR ``solver_kinds.MCCFR_SEEDS`` seeds, the run of median exploitability (NashConv)
+checked (``references.median_run``) with 32 times the tolerances (36 with more players) and no
+frequency checked. ``--solver-kind`` declares the kind of the ``package.module:Name`` solvers
+(unknown: MCCFR's model, the loosest), ``--seeds-must-all-pass`` checks every seed's run.
 
 ``--solver`` also takes ``package.module:Name``, any class or factory outside the project
 (``experiments.harness.external_solvers``: its interface is detected; ``--solver-arg`` gives
@@ -71,6 +74,7 @@ from experiments.harness import jobs as jobs_lib
 from experiments.harness import provenance
 from experiments.harness import references
 from experiments.harness import solver_check
+from experiments.harness import solver_kinds
 from experiments.harness import solver_registry
 from experiments.harness import tables
 from experiments.harness.checks import Check
@@ -320,10 +324,23 @@ def solver_choice(text: str) -> str:
 solver_choice.__name__ = "solver name or package.module:Name"
 
 
+def solver_kind(text: str) -> str:
+  """An argparse type: one of ``solver_kinds.KINDS`` (else an error naming them)."""
+  try:
+    solver_kinds.model_of(text)
+  except ValueError as e:
+    raise argparse.ArgumentTypeError(str(e)) from None
+  return text
+
+
+solver_kind.__name__ = "solver kind"
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
   parser.add_argument("--game", action="append", metavar="GAME_STRING",
                       help="game (repeatable; default: " + ", ".join(REFERENCE_GAMES)
-                      + "; with --quick all but leduc_poker). With more than two players NashConv "
+                      + "; with --quick all but leduc_poker, unless a --solver is "
+                      "package.module:Name). With more than two players NashConv "
                       "replaces exploitability. Checked after --import, so it may name a game "
                       "that an imported module registers")
   parser.add_argument("--solver", action="append", type=solver_choice,
@@ -339,6 +356,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
   parser.add_argument("--import", action="append", default=[], dest="imports", metavar="MODULE",
                       help="import MODULE first, e.g. one that registers your pyspiel games "
                       "(repeatable; default: none)")
+  parser.add_argument("--solver-kind", type=solver_kind, metavar="KIND",
+                      help="what every package.module:Name solver is, which sets the tolerance "
+                      "model it is held to: " + ", ".join(solver_kinds.KINDS) + " (default: "
+                      "detected: sampled if its interface is MCCFR's or it takes a seed, "
+                      "simultaneous if it has _alternating_updates False, else "
+                      "full-width-alternating; unknown: the loosest model)")
+  parser.add_argument("--seeds-must-all-pass", action="store_true",
+                      help=f"run at least {solver_kinds.MCCFR_SEEDS} seeds of every "
+                      "package.module:Name solver and check every run, not the median one")
   parser.add_argument("--iterations", type=arguments.positive_int, metavar="T",
                       help=ITERATIONS.help("iterations per solver")[:-1]
                       + f"; {LEDUC_ITERATIONS} on leduc_poker)")
@@ -375,26 +401,31 @@ def external_reports(names: Sequence[str], args: argparse.Namespace, ctx: Contex
   options = external_solvers.parse_options(args.solver_arg)
   loaded = [external_solvers.ExternalSolver.from_spec(name, options) for name in names]
   return [solver_check.check_solver(solver, selected, args.iterations, ctx.quick, seed=ctx.seed,
-                                    reference_of=cache) for solver in loaded]
+                                    reference_of=cache, kind=args.solver_kind,
+                                    seeds_must_all_pass=args.seeds_must_all_pass,
+                                    max_minutes=ctx.max_minutes)
+          for solver in loaded]
 
 
 def run(args: argparse.Namespace, ctx: Context) -> ReportSection:
   for module in args.imports:
     external_solvers.import_module(module)
-  selected = args.game or list(QUICK_GAMES if ctx.quick else REFERENCE_GAMES)
-  for game in selected:
-    game_loader.load_game(game, two_player_zero_sum=False)  # One-line ValueError if bad.
+  external = [s for s in args.solver or () if external_solvers.is_external(s)]
+  selected = solver_check.game_list(args.game, ctx.quick, outside=bool(external))
+  loaded = {g: game_loader.load_game(g, two_player_zero_sum=False) for g in selected}
   solvers = args.solver or solver_registry.report_solvers()
   registered = [s for s in solvers if not external_solvers.is_external(s)]
-  external = [s for s in solvers if external_solvers.is_external(s)]
-  if args.solver_arg and not external:
-    raise ValueError("--solver-arg sets options of package.module:Name solvers; no --solver "
-                     "names one")
+  for given, option in ((args.solver_arg, "--solver-arg"), (args.solver_kind, "--solver-kind"),
+                        (args.seeds_must_all_pass, "--seeds-must-all-pass")):
+    if given and not external:
+      raise ValueError(f"{option} applies to package.module:Name solvers; no --solver names one")
   if args.regenerate_golden and provenance.source_checkout() is None:
     raise ValueError("--regenerate-golden rewrites the golden file of a source checkout; this "
                      f"is an installed copy ({references.GOLDEN_PATH})")
   sweep = make_jobs(selected, registered, ctx.seed, args.iterations, ctx.quick,
                     default_solvers=args.solver is None)
+  for game_string, game in loaded.items():  # One line, before any work.
+    references.check_has_reference(game_string, game)
   ctx.check_sizes(selected)  # Refuse oversized games before the references' LPs.
   # The module:Name solvers first, so that their one-line errors come before any other work;
   # the references they compute are kept for the rest.
@@ -414,6 +445,7 @@ def run(args: argparse.Namespace, ctx: Context) -> ReportSection:
   for found_report in outside:
     runs.update({(g.game, found_report.solver): g for g in found_report.games if not g.skipped})
   run_checks = {key: checked.checks for key, checked in runs.items()}
+  runs = {key: checked for key, checked in runs.items() if checked.run is not None}
   results = [checked.run for checked in runs.values()]
   found = [c for group in (*reference_checks.values(), *run_checks.values()) for c in group]
   pass_fail = pass_fail_frame(reference_checks, run_checks, solvers)
@@ -455,11 +487,11 @@ def run(args: argparse.Namespace, ctx: Context) -> ReportSection:
       f"(tolerance 1/sqrt(T)). Sampled solvers run {solver_registry.SAMPLED_BUDGET_FACTOR}x the "
       "iterations, are not run on Leduc, and are checked with the model of their sampling "
       "scheme (constants measured per scheme; docs/bring_your_own_solver.md). Chance-sampling "
-      f"CFR: one seed, {references.CHANCE_SAMPLING_FACTOR:g}x the exploitability and "
-      f"{references.CHANCE_SAMPLING_STRATEGY_FACTOR:g}x the strategy tolerance (its strategies "
+      f"CFR: one seed, {solver_kinds.CHANCE_SAMPLING_FACTOR:g}x the exploitability and "
+      f"{solver_kinds.CHANCE_SAMPLING_STRATEGY_FACTOR:g}x the strategy tolerance (its strategies "
       "converge slowly where the equilibrium pins a frequency only weakly, e.g. P0's K bet at "
-      f"ante 0.75). MCCFR: {references.MCCFR_SEEDS} seeds, the run of median exploitability "
-      f"checked with {references.MCCFR_FACTOR:g}x the exploitability tolerance (measured on "
+      f"ante 0.75). MCCFR: {solver_kinds.MCCFR_SEEDS} seeds, the run of median exploitability "
+      f"checked with {solver_kinds.MCCFR_FACTOR:g}x the exploitability tolerance (measured on "
       "outcome sampling, the sampler with the widest spread); its frequencies are not checked "
       "(outcome sampling's stay up to 1 away from the family at T = 2000 and 4000 where the "
       "equilibrium pins them only weakly). The table shows the checked run and the range over "
@@ -474,14 +506,18 @@ def run(args: argparse.Namespace, ctx: Context) -> ReportSection:
 
 
 def _external_markdown(found: Sequence[solver_check.ReferenceReport]) -> str:
-  """The report text of the ``package.module:Name`` solvers: the interface each ran through and
-  the games it was not checked on, with the reason."""
+  """The report text of the ``package.module:Name`` solvers: the interface each ran through, its
+  kind (declared or detected) and tolerance model, and the games it was not checked on, whose
+  run raised, or that the time limit cut, with the reason."""
   if not found:
     return ""
-  lines = [f"- `{r.solver}`: run through {r.interface}"
-           + (f" as a sampled solver ({r.model.scheme}: median of {r.model.seeds} seeds)"
-              if r.sampled else "")
-           + "".join(f"; skipped on {g.game}: {g.skipped}" for g in r.games if g.skipped)
+  lines = [f"- `{r.solver}`: run through {r.interface}; "
+           + (f"declared {r.kind}" if r.kind else "kind not declared, detected")
+           + f": checked with the {r.model.scheme} model"
+           + (f" (every run of {r.model.seeds} seeds)" if r.model.every_run else
+              f" (median of {r.model.seeds} seeds)" if r.model.seeds > 1 else "")
+           + "".join(f"; {g.status} on {g.game}: {g.skipped or g.error or g.cut}"
+                     for g in r.games if g.skipped or g.error or g.cut)
            for r in found]
   return "\n\nSolvers from outside the project (`--solver package.module:Name`):\n\n" + (
       "\n".join(lines))
@@ -509,9 +545,9 @@ def _n_player_markdown(families: Sequence[Dict[str, Any]], frame: pd.DataFrame) 
       "most (max - min utility) / (8 sqrt(T)), the two-player tolerance as NashConv (CFR reaches "
       "0.36 of it at T = 200, 0.17 at T = 1000); every player's value within (max - min "
       "utility) / (32 sqrt(T)) of the nearest family member's (CFR reaches 0.12 of it at "
-      f"T = 200). Chance-sampling CFR: {references.CHANCE_SAMPLING_N_PLAYER_FACTOR:g}x both, "
+      f"T = 200). Chance-sampling CFR: {solver_kinds.CHANCE_SAMPLING_N_PLAYER_FACTOR:g}x both, "
       "one seed (it reaches up to 0.49 of them over seeds 0-19). MCCFR: "
-      f"{references.MCCFR_N_PLAYER_FACTOR:g}x both, the median run of {references.MCCFR_SEEDS} "
+      f"{solver_kinds.MCCFR_N_PLAYER_FACTOR:g}x both, the median run of {solver_kinds.MCCFR_SEEDS} "
       "seeds checked (outcome sampling's reaches up to 0.68 of them over 20,000 draws of 5 of "
       "seeds 0-39 at T = 2000 and 4000). OpenSpiel's Python "
       "solvers run on `kuhn_poker(players=3)` only: on the Python game "

@@ -15,6 +15,14 @@ JSON Schema draft 2020-12) with every game of the reference check
   formulas and the recorded members (AAMAS 2013, ``algorithms.exact.kuhn3_equilibria``), each with
   its parameters, exact values and its strategy at every information state.
 
+Everything needed to reimplement the reference check elsewhere is in the file (version 2): the
+rules of every game (ante, bet, deck, players, simplified, with the rules and the
+information-state string format in words), each closed-form family's parametrisation (every
+state's probability of action 1 as an affine function of the free parameters, with the joint
+constraints and how the reference check reads a member off a measured policy), the states whose
+frequencies are checked, and the tolerance model of every solver kind
+(``experiments.harness.solver_kinds``) with the formulas of the tolerances.
+
 Exact numbers are rationals written as strings ("-1/18"); LP values are floats. The file names
 the project's version and commit and OpenSpiel's version. Bad options: one ``error:`` line, exit
 2; the file is written atomically (temp file + rename).
@@ -23,6 +31,7 @@ the project's version and commit and OpenSpiel's version. Bad options: one ``err
 import argparse
 import fractions
 import importlib.metadata
+import itertools
 import pathlib
 import sys
 from typing import Any, Dict, List, Optional, Sequence
@@ -32,17 +41,59 @@ from experiments.harness import game_loader
 from experiments.harness import provenance
 from experiments.harness import references
 from experiments.harness import solver_check
+from experiments.harness import solver_kinds
+from experiments.harness import solver_registry
 from spiel_games import atomic_file
+from spiel_games import kuhn_poker_ante
+from spiel_games import kuhn_rules
 
 NAME = "reference-data"
 HELP = ("write the reference equilibria (values, family bounds per information state, LP values, "
         "three-player members) as one JSON file for other languages")
 FORMAT = "kuhn-cfr-reference-data"
-VERSION = 1
+VERSION = 2
 SCHEMA_PATH = references.GOLDEN_PATH.parent / "reference_data.schema.json"
 ACTIONS = ["check or fold", "bet or call"]
 
 Fraction = fractions.Fraction
+RULES_TEXT = (
+    "Kuhn poker (kuhn_poker, kuhn_poker_ante): each of `players` players antes `ante` chips and is "
+    "dealt one card of a deck of `deck_size` cards ranked 0 (lowest) to deck_size - 1, one per "
+    "player, without replacement, uniformly. Players act in turn from player 0, each with action "
+    "0 (check, or fold facing a bet) or 1 (bet `bet` chips, or call a bet); after a bet every "
+    "other player, in turn, calls or folds once. The hand ends when all checked or every other "
+    "player has answered the bet; the highest card among those who did not fold wins the pot. "
+    "Simplified rules (simplified = true, two players): player 0 either passes, which ends the "
+    "hand at a showdown for the antes, or bets; player 1 then calls or folds. "
+    "kuhn_poker(players=N) is ante = bet = 1 with N + 1 cards. Leduc poker is OpenSpiel's "
+    "leduc_poker (two rounds, six cards).")
+INFORMATION_STATE_FORMAT = (
+    "OpenSpiel's information-state string of the player to act: its card as a decimal number "
+    "followed by the actions so far, 'p' for action 0 (check or fold) and 'b' for action 1 (bet or "
+    "call); e.g. '0pb' is player 0 holding card 0 facing a bet after checking. Leduc poker: "
+    "OpenSpiel's leduc_poker information-state strings.")
+MEMBER_SELECTION = (
+    "The checked frequencies of a measured policy p (probability of action 1 by information "
+    "state) are compared with one member of the closed-form family: each free parameter takes p "
+    "at its information state, clipped into [low, high]; then p1_call_mid is clipped to at most "
+    "p1_bluff (the constraint p1_call_mid <= p1_bluff, regime passive_edge); the member's "
+    "probabilities are probability_of_action_1 at those parameters. A checked state passes when "
+    "|p(s) - member(s)| <= min(1, strategy_factor / sqrt(T)).")
+TOLERANCES = {
+    "exploitability": "at most exploitability_factor * utility_range / (16 sqrt(T)) (two players; "
+                      "exploitability = NashConv / 2)",
+    "value": "|u_0(average) - value| <= NashConv of the average (any profile of a two-player "
+             "zero-sum game)",
+    "frequencies": "every checked state within min(1, strategy_factor / sqrt(T)) of the member "
+                   "read off the policy (member_selection); not checked where strategy_factor "
+                   "is null",
+    "nash_conv": "more than two players: NashConv at most n_player_factor * utility_range / "
+                 "(8 sqrt(T)), from T = 100 on",
+    "family_values": "three-player Kuhn poker: max over players of |v_i(average) - v_i(nearest "
+                     "member)| at most n_player_factor * utility_range / (32 sqrt(T))",
+    "runs": "a kind with seeds > 1 runs that many seeds (each iterations_multiplier T "
+            "iterations) and checks the run of median exploitability (NashConv), or every run "
+            "with exploitability_factor_every_run when every seed must pass"}
 
 
 def _pair(p: Any) -> List[str]:
@@ -51,11 +102,48 @@ def _pair(p: Any) -> List[str]:
   return [str(1 - q), str(q)]
 
 
+def parametrisation(ante: Any, bet: Any, simplified: bool) -> Dict[str, Dict[str, Any]]:
+  """Every information state's probability of action 1 over the family, as the affine function
+  constant + sum_k coefficient_k theta_k of the free parameters theta (exact strings).
+
+  The probabilities are affine in the parameters (``kuhn_equilibria``), so the constant is the
+  member with every parameter at its lower bound and each coefficient the change of the
+  probability between two valid members that differ in that parameter only (the other
+  parameters at a corner of their box where both satisfy the joint constraints).
+  """
+  params = kuhn_equilibria.family_parameters(ante, bet, simplified)
+
+  def member(values: Sequence[Fraction]) -> Optional[Dict[str, Fraction]]:
+    try:
+      return kuhn_equilibria.kuhn_equilibrium(ante, bet, simplified, **{
+          p.name: v for p, v in zip(params, values)}).action_probabilities()
+    except ValueError:  # A joint constraint such as p1_call_mid <= p1_bluff is broken.
+      return None
+
+  base = member([p.low for p in params])
+  slopes: Dict[str, Dict[str, Fraction]] = {}
+  for k, param in enumerate(params):
+    others = [(q.low, q.high) for q in params]
+    for corner in itertools.product(*others):
+      low = member([param.low if i == k else v for i, v in enumerate(corner)])
+      high = member([param.high if i == k else v for i, v in enumerate(corner)])
+      if low is not None and high is not None:
+        slopes[param.name] = {s: (high[s] - low[s]) / (param.high - param.low) for s in base}
+        break
+  return {s: {"constant": str(base[s] - sum(slopes[p.name][s] * p.low for p in params)),
+              "coefficients": {p.name: str(slopes[p.name][s]) for p in params
+                               if slopes[p.name][s] != 0}}
+          for s in sorted(base)}
+
+
 def closed_form_entry(closed_form: Dict[str, Any]) -> Dict[str, Any]:
   """The closed form of ``references.compute_reference`` with per-action probabilities: the
-  default member and the family's lowest and highest probability of each action."""
+  default member and the family's lowest and highest probability of each action; the family's
+  parametrisation (``parametrisation``), its joint constraints and the checked states."""
   params = kuhn_equilibria.family_parameters(closed_form["ante"], closed_form["bet"],
                                              closed_form["simplified"])
+  rules = kuhn_rules.KuhnRules(ante=closed_form["ante"], bet=closed_form["bet"],
+                               simplified=closed_form["simplified"])
   states = {}
   for state, p in closed_form["default_member"].items():
     low, high = closed_form["family"][state]
@@ -66,6 +154,10 @@ def closed_form_entry(closed_form: Dict[str, Any]) -> Dict[str, Any]:
           "value": closed_form["value"],
           "free_parameters": [{"name": p.name, "information_state": p.info_state, "low": str(p.low),
                                "high": str(p.high)} for p in params],
+          "constraints": [p.constraint for p in params if p.constraint],
+          "probability_of_action_1": parametrisation(closed_form["ante"], closed_form["bet"],
+                                                     closed_form["simplified"]),
+          "checked_states": references.checked_states(rules),
           "information_states": states}
 
 
@@ -80,16 +172,39 @@ def family_entry(family: Dict[str, Any]) -> Dict[str, Any]:
   return {**family, "members": members}
 
 
+def rules_entry(game_string: str) -> Dict[str, Any]:
+  """The game's rules (null for a game that is not a Kuhn game) and its utility range
+  max - min, the Delta of the tolerances."""
+  game = game_loader.load_game(game_string, two_player_zero_sum=False)
+  rules = kuhn_poker_ante.rules_of(game, num_players=None)
+  return {"rules": None if rules is None else {
+      "ante": float(rules.ante), "bet": float(rules.bet), "deck_size": rules.deck_size,
+      "players": game.num_players(), "simplified": rules.simplified},
+      "utility_range": game.max_utility() - game.min_utility()}
+
+
+def tolerance_models() -> Dict[str, Dict[str, Any]]:
+  """The tolerance model of every solver kind (``solver_kinds.KINDS``)."""
+  return {kind: {"scheme": m.scheme, "sampled": m.sampled, "seeds": m.seeds,
+                 "iterations_multiplier": (solver_registry.SAMPLED_BUDGET_FACTOR if m.sampled
+                                           else 1),
+                 "checked_run": "median" if m.seeds > 1 else "the only one",
+                 "exploitability_factor": m.factor,
+                 "exploitability_factor_every_run": m.run_factor or m.factor,
+                 "strategy_factor": m.strategy_factor, "n_player_factor": m.n_player_factor}
+          for kind, m in solver_kinds.KINDS.items()}
+
+
 def game_entry(game_string: str) -> Dict[str, Any]:
   """One game's references (see the module docstring)."""
   reference = references.compute_reference(game_string)
   if reference.get("players", 2) > 2:
     family = reference["family"]
-    return {"players": reference["players"], "value": None,
+    return {**rules_entry(game_string), "players": reference["players"], "value": None,
             "values": None if family is None else family["value_formulas"],
             "family": None if family is None else family_entry(family)}
   cf = reference["closed_form"]
-  return {"players": 2, "value": None if cf is None else cf["value"],
+  return {**rules_entry(game_string), "players": 2, "value": None if cf is None else cf["value"],
           "value_source": "closed form" if cf is not None else "sequence-form LP",
           "lp_value": reference["lp_value"],
           "lp_value_from_player_1": reference["lp_value_from_player_1"],
@@ -117,6 +232,11 @@ def build(games: Sequence[str] = solver_check.REFERENCE_GAMES) -> Dict[str, Any]
                   "commit": None if commit is None else commit.get("commit")},
       "openspiel_version": _version("open_spiel"),
       "actions": ACTIONS,
+      "rules": RULES_TEXT,
+      "information_state_format": INFORMATION_STATE_FORMAT,
+      "member_selection": MEMBER_SELECTION,
+      "tolerances": TOLERANCES,
+      "tolerance_models": tolerance_models(),
       "games": {g: game_entry(g) for g in games}}
 
 

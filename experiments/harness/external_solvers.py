@@ -23,12 +23,14 @@ information state (``to_tabular``); anything else is a one-line ``PolicyError``.
 A solver is sampled (its result depends on the draws) if its interface is MCCFR's or its factory
 takes a ``seed`` keyword; it is then built with ``seed=`` and run with NumPy's and Python's global
 generators seeded too (OpenSpiel's Python MCCFR draws from NumPy's), so each seed gives one
-reproducible run. A sampled solver is checked with MCCFR's sampling model
-(``references.MCCFR_SAMPLING``: the median run of several seeds).
+reproducible run. A sampled solver whose kind is not declared is checked with MCCFR's model
+(``solver_kinds.detect``: the median run of several seeds). ``run`` asks a stop function between
+iterations, by which a deadline ends a run.
 """
 
 import contextlib
 import dataclasses
+import functools
 import importlib
 import inspect
 import json
@@ -41,6 +43,8 @@ from open_spiel.python import policy as policy_lib
 import pyspiel
 
 SEPARATOR = ":"
+# ``solve(n)`` runs in this many parts, so that a deadline is checked between them.
+STOP_CHUNKS = 100
 # A probability vector is a distribution if its entries are >= -EPSILON and sum to 1 within it.
 EPSILON = 1e-6
 
@@ -189,6 +193,17 @@ def seeded_globals(seed: Optional[int]) -> Iterator[None]:
     random.setstate(saved_python)
 
 
+def factory_name(factory: Callable[..., Any]) -> str:
+  """How a report names a class or factory: ``module:QualifiedName``; a ``functools.partial`` by
+  the callable it wraps and its bound arguments, e.g. ``functools.partial(mod:CFR,
+  alternating_updates=False)``; a callable object by its class."""
+  if isinstance(factory, functools.partial):
+    bound = [repr(a) for a in factory.args] + [f"{k}={v!r}" for k, v in factory.keywords.items()]
+    return f"functools.partial({', '.join([factory_name(factory.func), *bound])})"
+  named = factory if hasattr(factory, "__qualname__") else type(factory)
+  return f"{named.__module__}{SEPARATOR}{named.__qualname__}"
+
+
 @dataclasses.dataclass
 class ExternalSolver:
   """A solver outside the registry: a factory and its options.
@@ -216,10 +231,9 @@ class ExternalSolver:
   def from_factory(cls, factory: Callable[..., Any],
                    options: Optional[Mapping[str, Any]] = None,
                    sampled: Optional[bool] = None) -> "ExternalSolver":
-    """The solver of a class or factory object, named by its module and qualified name."""
-    name = (f"{getattr(factory, '__module__', '?')}{SEPARATOR}"
-            f"{getattr(factory, '__qualname__', type(factory).__name__)}")
-    return cls(name, factory, dict(options or {}), sampled)
+    """The solver of a class or factory object, named by its module and qualified name
+    (``factory_name``)."""
+    return cls(factory_name(factory), factory, dict(options or {}), sampled)
 
   def is_sampled(self, interface: Interface) -> bool:
     """The ``sampled`` attribute if set, else whether ``interface`` samples or the factory takes
@@ -251,14 +265,25 @@ class ExternalSolver:
     return instance, interface
 
 
-def run(instance: Any, interface: Interface, iterations: int) -> None:
-  """Runs ``iterations`` iterations through ``interface``."""
+def run(instance: Any, interface: Interface, iterations: int,
+        stop: Callable[[], bool] = lambda: False) -> int:
+  """Runs ``iterations`` iterations through ``interface``, asking ``stop()`` between iterations
+  (between ``STOP_CHUNKS`` equal parts of ``solve(n)``) and stopping once it says so.
+
+  Returns:
+    The iterations run: ``iterations``, or fewer where ``stop()`` ended the run.
+  """
   step = getattr(instance, interface.step)
-  if interface.step == "solve":
-    step(iterations)
-    return
-  for _ in range(iterations):
-    step()
+  done = 0
+  while done < iterations and not stop():
+    count = (max(1, iterations // STOP_CHUNKS) if interface.step == "solve" else 1)
+    count = min(count, iterations - done)
+    if interface.step == "solve":
+      step(count)
+    else:
+      step()
+    done += count
+  return done
 
 
 def to_tabular(game: pyspiel.Game, average: Any, where: str) -> policy_lib.TabularPolicy:

@@ -26,11 +26,8 @@ frequencies within ``strategy_tolerance`` of the closed-form family member they 
 players: NashConv at most ``nash_conv_tolerance`` and, on three-player Kuhn poker, the players'
 values within ``family_value_tolerance`` of the nearest family member's. CFR has no convergence
 guarantee with more than two players; these tolerances are measured constants with a margin.
-Sampled solvers have one model per sampling scheme (``SamplingModel``, ``sampling_model``):
-chance sampling (CS-CFR) one seed, 8 times the exploitability tolerance, 24 times the strategy
-tolerance, 16 times the n-player ones; MCCFR (external and outcome sampling) the run of median
-exploitability of 5 seeds, 32 times the exploitability tolerance, 36 times the n-player ones, and
-no frequency checked.
+Each kind of solver has its tolerance model (``solver_kinds``: full width with alternating or
+simultaneous updates, chance sampling, MCCFR; ``sampling_model`` for the registry's solvers).
 """
 
 import dataclasses
@@ -52,7 +49,9 @@ from algorithms.exact import sequence_form_lp
 from experiments.harness import checks
 from experiments.harness import game_loader
 from experiments.harness import jobs as jobs_lib
+from experiments.harness import solver_kinds
 from experiments.harness import solver_registry
+from experiments.harness.solver_kinds import ToleranceModel
 from spiel_games import atomic_file
 from spiel_games import kuhn_poker_ante
 from spiel_games import kuhn_rules
@@ -61,84 +60,8 @@ Fraction = fractions.Fraction
 
 GOLDEN_PATH = pathlib.Path(__file__).resolve().parent / "golden" / "reference_equilibria.json"
 REGENERATE_COMMAND = "python -m experiments reference-check --regenerate-golden"
-# Sampled solvers. After T iterations the exploitability of a sampled solver's average is
-# c Delta / sqrt(T) (the O(1/sqrt(T)) rate of MCCFR's regret bound, Lanctot et al., "Monte Carlo
-# sampling for regret minimization in extensive games", NeurIPS 2009), with c a random variable of
-# the draws whose spread depends on the sampling scheme: each scheme has its own model
-# (``SamplingModel``: seeds, tolerance factors, whether frequencies are checked), chosen by
-# ``sampling_model``. Measured on the quick games as the ratio of |value - reference| to the
-# tolerance's scale.
-#
-# Chance sampling (CS-CFR, registry entries of algorithm "CS-CFR"): one seed; exploitability
-# tolerance 8 times the full-traversal one at its own T (cs_cfr reaches under 2/3 of it on the
-# reference games at T = 3000 and 10000, seeds 0-2; measured as for MCCFR below, over seeds 0-19
-# at T = 2000, one run reaches up to 1.19). Its strategies converge much more slowly where the
-# equilibrium pins a frequency only weakly: at ante 0.75 (regime p1_bluffs, where P0 must never
-# bet K) the average bets K 0.28 at T = 3000 with exploitability 0.013; measured worst distance
-# about 20/sqrt(T) (T = 3000, 10000, 30000, seeds 0-2), hence the strategy factor 24. More than
-# two players: factor 16 (measured below, with the n-player tolerances).
-CHANCE_SAMPLING_FACTOR = 8.0
-CHANCE_SAMPLING_STRATEGY_FACTOR = 24.0
-CHANCE_SAMPLING_N_PLAYER_FACTOR = 16.0
-# MCCFR (external and outcome sampling: registry entries of algorithm "MCCFR", and solvers from
-# outside the project with an MCCFR interface or declared sampled): MCCFR_SEEDS seeds, the run of
-# median exploitability (NashConv) checked (``median_run``), whose c is far less spread than one
-# run's. Measured on the sampler with the largest spread among OpenSpiel's, outcome sampling
-# (epsilon = 0.6; our replica with OpenSpiel's draws, our_mccfr_outcome), seeds 0-39, as the
-# ratio of |value - reference| to the factor-8 tolerance of chance sampling: at T = 2000 (the
-# quick budget) one run reaches up to 5.5, the median run of 5 seeds drawn from the 40 (20,000
-# draws) up to 2.2 (99.9th percentile 2.17, kuhn_poker); at T = 4000 one run 7.7, the median run
-# 2.9 (99.9th percentile 2.56, kuhn_poker_ante(ante=0.25)). MCCFR_FACTOR = 32 = 8 x 4 keeps that
-# median 1.4 times inside the tolerance at T = 4000 (1.8 at T = 2000). A wrong sampled solver
-# still fails: an outcome sampler reading player 1's actions reversed has exploitability 0.62 on
-# kuhn_poker at T = 2000 against 0.18. Its frequencies are not checked against the family: no
-# tolerance below 1 holds for outcome sampling where the equilibrium pins them only weakly (at
-# ante 0.75 the median run of 5 seeds bets K up to 1.00 at T = 2000 and 0.96 at T = 4000). More
-# than two players: outcome sampling (as above, at T = 2000 and 4000, both three-player games)
-# reaches 1.58 times the factor-16 tolerance in one run and 1.47 in the median run of 5 seeds
-# (family values: 1.53): MCCFR_N_PLAYER_FACTOR = 36 = 16 x 2.25, a margin of 1.47 over the
-# median run and of 1.42 over any one run (the three-player command checks every seed's run).
-MCCFR_FACTOR = 32.0
-MCCFR_N_PLAYER_FACTOR = 36.0
-MCCFR_SEEDS = 5
-
-
-@dataclasses.dataclass(frozen=True)
-class SamplingModel:
-  """How the runs of one sampling scheme are checked: c Delta / sqrt(T) with c the full-traversal
-  constant times ``factor``.
-
-  Attributes:
-    scheme: its name in reports.
-    seeds: runs per game; the run of median exploitability (NashConv) is checked
-      (``median_run``).
-    factor: multiple of the full-traversal exploitability tolerance (two players).
-    n_player_factor: multiple of the full-traversal NashConv and family-value tolerances (more
-      than two players).
-    strategy_factor: multiple of the full-traversal strategy tolerance 1/sqrt(T); None: the
-      bluff and call frequencies are not checked.
-  """
-
-  scheme: str
-  seeds: int
-  factor: float
-  n_player_factor: float
-  strategy_factor: Optional[float]
-
-  @property
-  def sampled(self) -> bool:
-    """Whether runs depend on the draws (``solver_registry.SAMPLED_BUDGET_FACTOR`` T)."""
-    return self is not FULL_TRAVERSAL
-
-
-FULL_TRAVERSAL = SamplingModel("full traversal", 1, 1.0, 1.0, 1.0)
-CHANCE_SAMPLING = SamplingModel("chance sampling", 1, CHANCE_SAMPLING_FACTOR,
-                                CHANCE_SAMPLING_N_PLAYER_FACTOR, CHANCE_SAMPLING_STRATEGY_FACTOR)
-MCCFR_SAMPLING = SamplingModel("MCCFR sampling", MCCFR_SEEDS, MCCFR_FACTOR,
-                               MCCFR_N_PLAYER_FACTOR, None)
-# The model of each sampled registry algorithm (``SolverSpec.algorithm``); a sampled entry of
-# another algorithm has none until its constants are measured (``sampling_model`` raises).
-SAMPLED_ALGORITHMS = {"CS-CFR": CHANCE_SAMPLING, "MCCFR": MCCFR_SAMPLING}
+# The tolerance models of the solver kinds (full width with alternating or simultaneous updates,
+# chance sampling, MCCFR) and their measured constants are in ``solver_kinds``.
 # Probabilities of action 1 (bet or call) checked against the family: bluffs, value bets, calls.
 CHECKED_STATES_STANDARD = {
     "0": "P0 bets J (bluff)", "2": "P0 bets K", "1pb": "P0 calls with Q after check-bet",
@@ -149,9 +72,9 @@ CHECKED_STATES_SIMPLIFIED = {"0": "P0 bets J (bluff)", "1b": "P1 calls a bet wit
 # is NashConv Delta / (8 sqrt(T))): on kuhn_poker(players=3) OpenSpiel's and our CFR reach 0.36
 # of it at T = 200 and 0.17 at T = 1000, CFR+ 0.014 and 0.001. Chance-sampling CFR reaches up to
 # 7.8 times it (median 4.6) over seeds 0-19 at T = 2000 and 10000, one run:
-# CHANCE_SAMPLING_N_PLAYER_FACTOR = 16 (MCCFR: MCCFR_N_PLAYER_FACTOR).
+# solver_kinds.CHANCE_SAMPLING_N_PLAYER_FACTOR = 16 (MCCFR: MCCFR_N_PLAYER_FACTOR).
 # Values of the average policy against the nearest family member's, on three-player Kuhn poker:
-# max_i |v_i - v_i(member)| <= Delta / (32 sqrt(T)) (``SamplingModel.n_player_factor`` times
+# max_i |v_i - v_i(member)| <= Delta / (32 sqrt(T)) (``ToleranceModel.n_player_factor`` times
 # more for sampled solvers). Measured with the tolerance's scale Delta / (8 sqrt(T)): CFR 0.03 of
 # it at T = 200 and 0.012 at T = 1000, CFR+, DCFR and LCFR under 0.016; chance-sampling CFR up
 # to 1.96 (median 0.73) over seeds 0-19 at T = 2000 and 10000.
@@ -201,6 +124,20 @@ def has_kuhn3_family(game: pyspiel.Game) -> bool:
   or ``kuhn_poker_ante(players=3)``), the game of the Szafron-Gibson-Sturtevant family."""
   rules = kuhn_poker_ante.rules_of(game, num_players=kuhn3_equilibria.NUM_PLAYERS)
   return rules is not None and rules.is_openspiel_kuhn
+
+
+def check_has_reference(game_string: str, game: pyspiel.Game) -> None:
+  """Refuses, in one line, a game with no exact reference: one with more than two players outside
+  the three-player Kuhn family (e.g. ``leduc_poker(players=3)``), or not zero-sum.
+
+  Raises:
+    ValueError: naming the game and the games that have references.
+  """
+  if not (game_loader.is_two_player_zero_sum(game) or has_kuhn3_family(game)):
+    raise ValueError(f"--game {game_string}: no exact reference is known ({game.num_players()} "
+                     "players); the reference check has references for two-player zero-sum "
+                     "games (closed form or LP) and three-player Kuhn poker at ante = bet = 1 "
+                     "(the Szafron-Gibson-Sturtevant family)")
 
 
 def kuhn3_reference(game: pyspiel.Game, member: kuhn3_equilibria.Kuhn3Equilibrium,
@@ -253,10 +190,10 @@ def game_value(game: pyspiel.Game) -> Tuple[float, str]:
   return float(sequence_form_lp.solve_game(game).value), "sequence-form LP"
 
 
-def sampling_model(solver: str, model: Optional[SamplingModel] = None) -> SamplingModel:
-  """``model`` if given (a solver outside the registry: ``MCCFR_SAMPLING`` if sampled, else
-  ``FULL_TRAVERSAL``), else the registry entry's: ``FULL_TRAVERSAL`` unless ``sampled``, else the
-  model of its algorithm in ``SAMPLED_ALGORITHMS``.
+def sampling_model(solver: str, model: Optional[ToleranceModel] = None) -> ToleranceModel:
+  """``model`` if given (a solver outside the registry: its declared or detected kind's,
+  ``solver_kinds``), else the registry entry's: ``solver_kinds.FULL_WIDTH_ALTERNATING`` unless
+  ``sampled``, else the model of its algorithm in ``solver_kinds.SAMPLED_ALGORITHMS``.
 
   Raises:
     ValueError: a sampled registry entry whose algorithm has no measured model (one line).
@@ -265,33 +202,34 @@ def sampling_model(solver: str, model: Optional[SamplingModel] = None) -> Sampli
     return model
   spec = solver_registry.get_solver(solver)
   if not spec.sampled:
-    return FULL_TRAVERSAL
-  if spec.algorithm not in SAMPLED_ALGORITHMS:
+    return solver_kinds.FULL_WIDTH_ALTERNATING
+  if spec.algorithm not in solver_kinds.SAMPLED_ALGORITHMS:
     raise ValueError(f"sampled solver {solver} (algorithm {spec.algorithm!r}) has no sampling "
-                     f"model; measured models: {', '.join(SAMPLED_ALGORITHMS)} "
-                     "(references.SAMPLED_ALGORITHMS)")
-  return SAMPLED_ALGORITHMS[spec.algorithm]
+                     f"model; measured models: {', '.join(solver_kinds.SAMPLED_ALGORITHMS)} "
+                     "(solver_kinds.SAMPLED_ALGORITHMS)")
+  return solver_kinds.SAMPLED_ALGORITHMS[spec.algorithm]
 
 
 def exploitability_tolerance(game: pyspiel.Game, solver: str, iterations: int,
-                             model: Optional[SamplingModel] = None) -> float:
+                             model: Optional[ToleranceModel] = None) -> float:
   """Allowed final exploitability: c Delta / sqrt(T), Delta = max - min utility of the game.
 
   The O(1/sqrt(T)) rate of CFR's regret bound (Zinkevich, Johanson, Bowling, Piccione, "Regret
   minimization in games with incomplete information", NeurIPS 2007), with a constant measured
-  scaled like the game's payoffs; c = 1/16 for full-traversal solvers, ``SamplingModel.factor``
+  scaled like the game's payoffs; c = 1/16 for full-traversal solvers, ``ToleranceModel.factor``
   times more for sampled ones (``sampling_model``), whose error has the same rate with a larger
   constant (Lanctot et al., "Monte Carlo sampling for regret minimization in extensive games",
   NeurIPS 2009).
   """
   delta = game.max_utility() - game.min_utility()
-  return sampling_model(solver, model).factor * delta / (16 * math.sqrt(iterations))
+  found = sampling_model(solver, model).exploitability_factor
+  return found * delta / (16 * math.sqrt(iterations))
 
 
 def strategy_tolerance(solver: str, iterations: int,
-                       model: Optional[SamplingModel] = None) -> Optional[float]:
+                       model: Optional[ToleranceModel] = None) -> Optional[float]:
   """Allowed distance of a checked frequency from the family: 1/sqrt(T) for full-traversal
-  solvers, ``SamplingModel.strategy_factor`` times more for sampled ones; None where the model
+  solvers, ``ToleranceModel.strategy_factor`` times more for sampled ones; None where the model
   checks no frequency (MCCFR). No theorem bounds the distance to the equilibrium set by the
   exploitability; this is the rate of the exploitability bound with a constant measured with a
   margin (OpenSpiel's CFR and CFR+ reach under 1/2 of it at T = 300 and 2000).
@@ -301,22 +239,22 @@ def strategy_tolerance(solver: str, iterations: int,
 
 
 def nash_conv_tolerance(game: pyspiel.Game, solver: str, iterations: int,
-                        model: Optional[SamplingModel] = None) -> float:
+                        model: Optional[ToleranceModel] = None) -> float:
   """Allowed final NashConv in a game with more than two players: Delta / (8 sqrt(T)),
-  ``SamplingModel.n_player_factor`` times more for sampled solvers, Delta = max - min utility.
+  ``ToleranceModel.n_player_factor`` times more for sampled solvers, Delta = max - min utility.
 
   No theorem (CFR has no n-player convergence guarantee): the two-player exploitability
   tolerance's rate and constant (``exploitability_tolerance`` as NashConv), which the measured
-  runs meet with a margin (see ``CHANCE_SAMPLING_N_PLAYER_FACTOR``, ``MCCFR_N_PLAYER_FACTOR``).
+  runs meet with a margin (see ``solver_kinds``).
   """
   delta = game.max_utility() - game.min_utility()
   return sampling_model(solver, model).n_player_factor * delta / (8 * math.sqrt(iterations))
 
 
 def family_value_tolerance(game: pyspiel.Game, solver: str, iterations: int,
-                           model: Optional[SamplingModel] = None) -> float:
+                           model: Optional[ToleranceModel] = None) -> float:
   """Allowed max_i |v_i(average) - v_i(nearest member)| on three-player Kuhn poker:
-  ``FAMILY_VALUE_FRACTION`` Delta / sqrt(T), ``SamplingModel.n_player_factor`` times more for
+  ``FAMILY_VALUE_FRACTION`` Delta / sqrt(T), ``ToleranceModel.n_player_factor`` times more for
   sampled solvers (measured constants; see ``FAMILY_VALUE_FRACTION``)."""
   delta = game.max_utility() - game.min_utility()
   return (sampling_model(solver, model).n_player_factor * FAMILY_VALUE_FRACTION * delta
@@ -379,7 +317,7 @@ def nearest_kuhn3_member(result: jobs_lib.JobResult) -> kuhn3_equilibria.Nearest
 
 def n_player_run_checks(result: jobs_lib.JobResult, reference: Dict[str, Any],
                         nearest: Optional[kuhn3_equilibria.NearestMember] = None,
-                        model: Optional[SamplingModel] = None) -> List[checks.Check]:
+                        model: Optional[ToleranceModel] = None) -> List[checks.Check]:
   """Checks of one solver run on a game with more than two players: the engine's NashConv
   equals OpenSpiel's ``exploitability.nash_conv``; NashConv at most ``nash_conv_tolerance`` (from
   ``MIN_CHECKED_ITERATIONS`` on); and where the game has the three-player family
@@ -409,7 +347,7 @@ def n_player_run_checks(result: jobs_lib.JobResult, reference: Dict[str, Any],
 
 
 def solver_run_checks(result: jobs_lib.JobResult, reference: Dict[str, Any],
-                      model: Optional[SamplingModel] = None) -> List[checks.Check]:
+                      model: Optional[ToleranceModel] = None) -> List[checks.Check]:
   """Checks of one solver run against the references of its game (``compute_reference``):
   exploitability at most ``exploitability_tolerance``, value within NashConv of the game value,
   and on three-card Kuhn games the checked frequencies in the closed-form family
@@ -449,7 +387,7 @@ def solver_run_checks(result: jobs_lib.JobResult, reference: Dict[str, Any],
 def median_run(results: Sequence[jobs_lib.JobResult]) -> jobs_lib.JobResult:
   """The run of median final measure (exploitability or NashConv) among the seeds of one
   solver on one game (the upper middle one for an even count; the only one for a model of one
-  seed): the run the reference check checks (``SamplingModel.seeds``)."""
+  seed): the run the reference check checks (``ToleranceModel.seeds``)."""
   return sorted(results, key=lambda r: r.final)[len(results) // 2]
 
 

@@ -1,10 +1,12 @@
 """Solvers that the reference check must refuse (one line each) or fail: no known interface, a
-constructor that raises, policies of the wrong shape or that are not distributions, and an MCCFR
-whose policy has player 1's actions swapped."""
+constructor that raises, policies of the wrong shape or that are not distributions, an MCCFR
+whose policy has player 1's actions swapped (on every seed, or on 2 of 5), and solvers that break
+on some games only (an error in their iterations, a policy that is not a distribution)."""
 
 from typing import Dict, List
 
 from open_spiel.python import policy as policy_lib
+from open_spiel.python.algorithms import cfr
 import pyspiel
 
 NOT_A_CLASS = 3  # ``--solver external_solvers.broken:NOT_A_CLASS``: not callable.
@@ -77,3 +79,55 @@ class SwappedActionsMCCFR:
       if state.current_player() == 1:
         table.action_probability_array[row] = table.action_probability_array[row][::-1]
     return table
+
+
+class _WrappedCFR:
+  """OpenSpiel's Python ``CFRSolver`` behind its own interface, for the solvers below that
+  break on some games only."""
+
+  def __init__(self, game: pyspiel.Game):
+    self._game = game
+    self._solver = cfr.CFRSolver(game)
+
+  def evaluate_and_update_policy(self) -> None:
+    self._solver.evaluate_and_update_policy()
+
+  def average_policy(self) -> policy_lib.TabularPolicy:
+    return self._solver.average_policy()
+
+
+class MemoryErrorOnThreePlayers(_WrappedCFR):
+  """Correct on two-player games; its iterations raise MemoryError with more players (built
+  without complaint): those games must fail, naming the error, and the others pass."""
+
+  def evaluate_and_update_policy(self) -> None:
+    if self._game.num_players() > 2:
+      raise MemoryError("regret tables of three players do not fit")
+    super().evaluate_and_update_policy()
+
+
+class NotADistributionOnSimplified(_WrappedCFR):
+  """Correct except on the simplified rule set, where its average policy sums to 1.4 at every
+  state: those games must fail, naming the state, and the games before and after them pass."""
+
+  def average_policy(self):
+    average = super().average_policy()
+    if "simplified=True" not in str(self._game):
+      return average
+    return {state: [0.7, 0.7] for state in average.state_lookup}
+
+
+class SwappedOnSomeSeeds(SwappedActionsMCCFR):
+  """``SwappedActionsMCCFR`` on seeds 1 and 3, correct outcome sampling on the others: the median
+  of 5 seeds passes, every run does not."""
+
+  def __init__(self, game: pyspiel.Game, seed: int = 0):
+    super().__init__(game, seed)
+    self._swapped = seed in (1, 3)
+
+  def average_policy(self) -> policy_lib.TabularPolicy:
+    if self._swapped:
+      return super().average_policy()
+    average = self._solver.average_policy()
+    return policy_lib.tabular_policy_from_callable(
+        self._game, lambda state: dict(average.action_probabilities(state)))

@@ -29,6 +29,19 @@ class SimpleCFR:
 
   PLAYER_1_SIGN = -1.0  # u_1 = -u_0 in a two-player zero-sum game.
 
+  def _regret_weight(self, reach: np.ndarray, player: int) -> float:
+    """The counterfactual reach of a regret update: the opponent's reach pi_{-p}(h)."""
+    return reach[1 - player]
+
+  def _average_weight(self, reach: np.ndarray, player: int) -> float:
+    """The weight of the average's numerator: the player's own reach pi_p(h)."""
+    return reach[player]
+
+  def _chance(self, state: pyspiel.State, reach: np.ndarray, updating: int) -> float:
+    """u_0 at a chance node: the expectation over every outcome (full width)."""
+    return sum(p * self._walk(state.child(a), reach, updating)
+               for a, p in state.chance_outcomes())
+
   def __init__(self, game: pyspiel.Game):
     if game.num_players() != 2 or game.get_type().utility != pyspiel.GameType.Utility.ZERO_SUM:
       raise ValueError(f"SimpleCFR solves two-player zero-sum games; {game} has "
@@ -51,8 +64,7 @@ class SimpleCFR:
     if state.is_terminal():
       return state.returns()[0]
     if state.is_chance_node():
-      return sum(p * self._walk(state.child(a), reach, updating)
-                 for a, p in state.chance_outcomes())
+      return self._chance(state, reach, updating)
     player = state.current_player()
     key = state.information_state_string(player)
     legal = state.legal_actions()
@@ -67,8 +79,10 @@ class SimpleCFR:
       return value
     sign = 1.0 if player == 0 else self.PLAYER_1_SIGN
     # Applied after the walk: the strategies stay those of the iteration's start throughout it.
-    self._pending.append((key, legal, reach[1 - player] * sign * (values - value)))
-    self._numerators.setdefault(key, np.zeros(self._actions))[legal] += reach[player] * strategy
+    self._pending.append((key, legal,
+                          self._regret_weight(reach, player) * sign * (values - value)))
+    self._numerators.setdefault(key, np.zeros(self._actions))[legal] += (
+        self._average_weight(reach, player) * strategy)
     return value
 
   def evaluate_and_update_policy(self) -> None:

@@ -43,7 +43,7 @@ import helpers
     (["head-to-head", "--p0", "bogus"], "unknown policy 'bogus'"),
     (["strategy-tables", "--game", "kuhn_poker_ante(ante=0.0)"], "bad game string"),
     (["strategy-tables", "--game", "leduc_poker"], "Kuhn game"),
-    (["convergence", "--game", "tic_tac_toe"], "over the limit --max-minutes 60"),
+    (["convergence", "--game", "tic_tac_toe"], "--game tic_tac_toe: a perfect-information game"),
     (["no-such-command"], "invalid choice"),
 ])
 def test_bad_arguments_fail_cleanly(argv, message, tmp_path, capsys):

@@ -159,3 +159,11 @@ def test_text_and_legend_agree_where_implementations_are_not_checked(results_3p)
             "figure's legend says \"identical to\")" in note) == identical
     assert ("CFR (ours) drew a different curve from CFR (OpenSpiel)" in note) == (not identical)
   assert convergence.identical_curves(frame[frame.game == game]) == {"our_cfr": "cfr"}
+
+
+def test_a_perfect_information_game_is_refused_in_one_line():
+  # tic_tac_toe: half a million histories, no information sets; refused before any work.
+  with pytest.raises(ValueError) as raised:
+    convergence.check_servable("tic_tac_toe")
+  assert str(raised.value).startswith("--game tic_tac_toe: a perfect-information game; ")
+  convergence.check_servable("leduc_poker")  # Imperfect information: served.

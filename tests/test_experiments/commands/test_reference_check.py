@@ -17,6 +17,7 @@ from experiments.harness import game_loader
 from experiments.harness import jobs
 from experiments.harness import references
 from experiments.harness import report
+from experiments.harness import solver_kinds
 from experiments.harness import solver_registry
 from experiments.harness.checks import Check
 import helpers
@@ -82,17 +83,17 @@ def test_solver_checks_pass_for_cfr_and_fail_for_uniform_play():
 
 
 def test_each_sampling_scheme_has_its_model():
-  # Chance sampling keeps the constants it passed with before MCCFR had its own model: one seed,
-  # 8x the exploitability, 24x the strategy and 16x the n-player tolerances.
+  # Chance sampling: one seed, 13x the exploitability, 32x the strategy and 16x the n-player
+  # tolerances (measured over seeds 0-19 at T = 2000 and 10000: solver_kinds).
   for name in ("cs_cfr", "cs_cfr_simultaneous"):
     model = references.sampling_model(name)
     assert (model.seeds, model.factor, model.strategy_factor, model.n_player_factor) == (
-        1, 8.0, 24.0, 16.0)
+        1, 13.0, 32.0, 16.0)
   for name in ("mccfr_external", "mccfr_outcome_cpp", "our_mccfr_outcome"):
     model = references.sampling_model(name)
     assert (model.seeds, model.factor, model.strategy_factor, model.n_player_factor) == (
         5, 32.0, None, 36.0)
-  assert references.sampling_model("our_cfr") == references.FULL_TRAVERSAL
+  assert references.sampling_model("our_cfr") == solver_kinds.FULL_WIDTH_ALTERNATING
   # Every sampled registry entry has a measured model; one without is a one-line error.
   assert all(references.sampling_model(n).sampled == s.sampled
              for n, s in solver_registry.SOLVERS.items())
@@ -112,10 +113,10 @@ def test_cs_cfr_frequencies_are_checked_and_mccfr_are_not():
   assert suffixes == ["exploitability", "value of the average policy"] + [
       f"{label} [{state}]" for state, label in references.CHECKED_STATES_STANDARD.items()]
   assert all(c.passed for c in found), [c for c in found if not c.passed]
-  assert found[0].tolerance == pytest.approx(8 * 3.5 / (16 * t ** 0.5))  # Delta = 2 (ante + bet).
-  assert found[2].tolerance == pytest.approx(24 / t ** 0.5)
+  assert found[0].tolerance == pytest.approx(13 * 3.5 / (16 * t ** 0.5))  # Delta = 2 (ante + bet).
+  assert found[2].tolerance == pytest.approx(32 / t ** 0.5)
   # Negative control: the same run with P0 always betting K (the family never does) fails that
-  # frequency's check only (gap 1 > 24 / sqrt(2000) = 0.54).
+  # frequency's check only (gap 1 > 32 / sqrt(2000) = 0.72).
   run = _result(game, "cs_cfr", t, t)
   run.solved.policy["2"] = [0.0, 1.0]
   failed = [c.name for c in references.solver_run_checks(run, reference) if not c.passed]
@@ -144,11 +145,11 @@ def test_make_jobs_budgets():
                      ("kuhn_poker", "cs_cfr"): reference_check.ITERATIONS.quick
                      * solver_registry.SAMPLED_BUDGET_FACTOR,
                      ("leduc_poker", "our_cfr"): reference_check.LEDUC_ITERATIONS}
-  # Chance sampling runs one seed, MCCFR references.MCCFR_SEEDS.
+  # Chance sampling runs one seed, MCCFR solver_kinds.MCCFR_SEEDS.
   made = reference_check.make_jobs(["kuhn_poker"], ["cs_cfr", "our_mccfr_outcome"], 3, None,
                                    quick=True)
   assert [(j.solver, j.seed) for j in made] == [("cs_cfr", 3)] + [
-      ("our_mccfr_outcome", s) for s in range(3, 3 + references.MCCFR_SEEDS)]
+      ("our_mccfr_outcome", s) for s in range(3, 3 + solver_kinds.MCCFR_SEEDS)]
 
 
 def test_cli_passes_then_fails_on_a_corrupted_golden_file(tmp_path, monkeypatch, capsys):
@@ -295,7 +296,8 @@ def test_cli_checks_solvers_from_outside_the_project(tmp_path, capsys):
   assert frame["kuhn_poker"][SIMPLE] == "7/7" and frame["kuhn_poker"][SIGN_ERROR].endswith("FAIL")
   assert frame[THREE][SIMPLE] == "-" and frame[THREE]["our_cfr"] == "3/3"
   text = (tmp_path / "report.md").read_text()
-  assert f"`{SIMPLE}`: run through OpenSpiel's Python CFR; skipped on {THREE}: " in text
+  assert (f"`{SIMPLE}`: run through OpenSpiel's Python CFR; kind not declared, detected: checked "
+          f"with the full width, alternating updates model; skipped on {THREE}: ") in text
   assert "SimpleCFR solves two-player zero-sum games" in text
 
 
@@ -329,6 +331,10 @@ def test_cli_imports_a_module_that_registers_a_game(tmp_path, capsys):
     (["--solver", SIMPLE, "--solver-arg", "novalue"], "--solver-arg expects key=value"),
     (["--solver", "our_cfr", "--solver-arg", "a=1"], "no --solver names one"),
     (["--solver", SIMPLE, "--game", "no_such_game"], "unknown game 'no_such_game'"),
+    (["--solver", SIMPLE, "--game", "leduc_poker(players=3)"],
+     "--game leduc_poker(players=3): no exact reference is known (3 players)"),
+    (["--solver", "our_cfr", "--solver-kind", "unknown"], "--solver-kind applies to "
+     "package.module:Name solvers; no --solver names one"),
 ])
 def test_cli_bad_solvers_are_one_line_errors(options, message, tmp_path, capsys):
   argv = ["reference-check", "--quick", "--iterations", "2", "--out", str(tmp_path / "out")]
@@ -338,6 +344,17 @@ def test_cli_bad_solvers_are_one_line_errors(options, message, tmp_path, capsys)
   err = capsys.readouterr().err
   assert message in err and err.count("\n") == 1, err
   assert not (tmp_path / "out").exists()  # Nothing half-written.
+
+
+def test_cli_bad_solver_kind_names_the_kinds(tmp_path, capsys):
+  # An argparse error (exit 2); its one-line form is the CLI's (experiments/cli.py).
+  argv = ["reference-check", "--quick", "--solver", SIMPLE, "--solver-kind", "vanilla", "--out",
+          str(tmp_path / "out")]
+  assert cli.main(argv) == 2
+  assert ("argument --solver-kind: solver kind 'vanilla' is not one of full-width-alternating, "
+          "full-width-simultaneous, chance-sampled, external-sampled, outcome-sampled, unknown"
+          ) in capsys.readouterr().err
+  assert not (tmp_path / "out").exists()
 
 
 def test_checked_runs_keep_the_median_seed_of_each_game():

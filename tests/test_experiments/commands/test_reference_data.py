@@ -3,6 +3,7 @@ and every number in it is recomputed, from the file alone where possible (OpenSp
 exploitability and NashConv of the strategies it lists) and from the project's references."""
 
 import fractions
+import itertools
 import json
 
 import jsonschema
@@ -125,3 +126,79 @@ def test_bad_options_are_one_line_errors(argv, message, capsys):
   assert cli.main(["reference-data", *argv]) == 2
   err = capsys.readouterr().err
   assert message in err and err.count("\n") == 1
+
+
+def frequency_verdicts(entry, probabilities, iterations, strategy_factor):
+  """The reference check's frequency check reimplemented from the reference data alone (no
+  project code: this function uses only the JSON entry of a game, ``member_selection`` and
+  ``tolerances``): read the member off the measured probabilities of action 1, then compare
+  every checked state. Returns {state: passed}."""
+  form = entry["closed_form"]
+  chosen = {}
+  for parameter in form["free_parameters"]:
+    measured = Fraction(probabilities[parameter["information_state"]])
+    chosen[parameter["name"]] = min(max(measured, Fraction(parameter["low"])),
+                                    Fraction(parameter["high"]))
+  for constraint in form["constraints"]:  # "a <= b": a clipped to at most b.
+    smaller, larger = (name.strip() for name in constraint.split("<="))
+    chosen[smaller] = min(chosen[smaller], chosen[larger])
+
+  def member(state):
+    affine = form["probability_of_action_1"][state]
+    return Fraction(affine["constant"]) + sum(
+        Fraction(c) * chosen[name] for name, c in affine["coefficients"].items())
+
+  tolerance = min(1.0, strategy_factor / iterations ** 0.5)
+  return {s: abs(float(probabilities[s]) - float(member(s))) <= tolerance
+          for s in form["checked_states"]}
+
+
+def test_the_frequency_check_is_reimplemented_from_the_data_alone():
+  games = ["kuhn_poker", "kuhn_poker_ante(ante=0.5)", "kuhn_poker_ante(ante=0.75)",
+           "kuhn_poker_ante(ante=0.25,simplified=True)",
+           "kuhn_poker_ante(ante=0.5,simplified=True)"]
+  data = json.loads(json.dumps(reference_data.build(games)))
+  model = data["tolerance_models"]["full-width-alternating"]
+  # The parametrisation gives the listed members: the default one (every parameter at its lower
+  # bound) and, at the family's corners, each state's lowest and highest probability.
+  for game in games:
+    form = data["games"][game]["closed_form"]
+    low = {p["name"]: Fraction(p["low"]) for p in form["free_parameters"]}
+    for state, affine in form["probability_of_action_1"].items():
+      listed = form["information_states"][state]
+      at_low = Fraction(affine["constant"]) + sum(
+          Fraction(c) * low[n] for n, c in affine["coefficients"].items())
+      assert at_low == Fraction(listed["default"][1])
+      corners = []
+      for corner in itertools.product(*[(p["low"], p["high"]) for p in form["free_parameters"]]):
+        chosen = {p["name"]: Fraction(v) for p, v in zip(form["free_parameters"], corner)}
+        if all(chosen[a.split("<=")[0].strip()] <= chosen[a.split("<=")[1].strip()]
+               for a in form["constraints"]):
+          corners.append(Fraction(affine["constant"]) + sum(
+              Fraction(c) * chosen[n] for n, c in affine["coefficients"].items()))
+      assert [min(corners), max(corners)] == [Fraction(listed["low"][1]),
+                                              Fraction(listed["high"][1])]
+  # Profiles: CFR's average at T = 200 (passes), the same with P0's K bet doctored, and OpenSpiel's
+  # simultaneous-update CFR at T = 200 on ante 0.75 (fails P0's K bet and two more states).
+  solver = "open_spiel.python.algorithms.cfr:_CFRSolver"
+  simultaneous = {"regret_matching_plus": False, "alternating_updates": False,
+                  "linear_averaging": False}
+  found = 0
+  for game in games:
+    for options in ({}, simultaneous):
+      report = solver_check.check_solver(solver, [game], options={
+          "regret_matching_plus": False, "alternating_updates": True, "linear_averaging": False,
+          **options}, kind="full-width-alternating")
+      run = report.games[0].run
+      for doctored in (False, True):
+        probabilities = {s: p[1] for s, p in run.solved.policy.items()}
+        if doctored:
+          probabilities["2" if "simplified" not in game else "0"] = 1.0
+        rules = references.kuhn_rules_of(game_loader.load_game(game))
+        ours = {c.name.rpartition("[")[2].rstrip("]"): c.passed for c in references.family_checks(
+            "", rules, probabilities, references.strategy_tolerance("", 200, report.model))}
+        theirs = frequency_verdicts(data["games"][game], probabilities, 200,
+                                    model["strategy_factor"])
+        assert theirs == ours, (game, options, doctored)
+        found += not all(ours.values())
+  assert found >= len(games) + 1  # Every doctored profile fails, and the simultaneous run too.

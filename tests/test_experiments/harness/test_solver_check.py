@@ -9,8 +9,8 @@ import pytest
 
 from experiments.harness import external_solvers
 from experiments.harness import game_loader
-from experiments.harness import references
 from experiments.harness import solver_check
+from experiments.harness import solver_kinds
 
 SIMPLE = "external_solvers.simple_cfr:SimpleCFR"
 SIGN_ERROR = "external_solvers.simple_cfr:SignErrorCFR"
@@ -57,14 +57,14 @@ def test_a_sampled_solver_is_checked_on_its_median_seed_and_a_wrong_one_fails():
   good = solver_check.check_solver("pyspiel:OutcomeSamplingMCCFRSolver", [KUHN])
   assert good.sampled and good.passed, str(good)
   checked = good.games[0]
-  assert good.model == references.MCCFR_SAMPLING
-  assert checked.iterations == 2000 and len(checked.measured) == references.MCCFR_SEEDS
+  assert good.model == solver_kinds.MCCFR_SAMPLING
+  assert checked.iterations == 2000 and len(checked.measured) == solver_kinds.MCCFR_SEEDS
   assert checked.run.final == sorted(checked.measured)[2]
   # Exploitability and value only: an MCCFR run's frequencies are not checked.
   assert [c.name.rpartition(": ")[2] for c in checked.checks] == [
       "exploitability", "value of the average policy"]
   # The same with player 1's actions read in reverse: exploitability 0.62 against 0.179
-  # (32 x 4 / (16 sqrt(2000)), references.MCCFR_FACTOR), out by a factor of 3.5.
+  # (32 x 4 / (16 sqrt(2000)), solver_kinds.MCCFR_FACTOR), out by a factor of 3.5.
   bad = solver_check.check_solver("external_solvers.broken:SwappedActionsMCCFR", [KUHN])
   assert bad.sampled and not bad.passed
   assert [c.name.rpartition(": ")[2] for c in bad.failures] == ["exploitability"]
