@@ -31,7 +31,6 @@ differs).
 import argparse
 from fractions import Fraction
 import pathlib
-import re
 import shutil
 import sys
 import textwrap
@@ -52,6 +51,7 @@ from experiments.commands import rebel
 from experiments.commands import reference_check
 from experiments.commands import three_player_large
 from experiments.harness import arguments
+from experiments.harness import generated_regions
 from experiments.harness import provenance
 from experiments.harness import references
 from experiments.harness import report
@@ -107,13 +107,11 @@ THREE_PLAYER_RUNS = "three-player/three_player_summary.csv"  # Under --out: ever
 BENCHMARK = "benchmark.txt"  # The output of experiments.scripts.benchmark_cfr (one run, committed).
 
 
-# Generated regions of the markdown files: the text between
+# Generated regions of the markdown files (``generated_regions``): the text between
 #   <!-- generated: NAME -->  and  <!-- end generated: NAME -->
 # is the output of GENERATORS[NAME], rewritten by ``update_regions`` and compared by
 # ``stale_regions``.
-BEGIN = "<!-- generated: {} -->"
-END = "<!-- end generated: {} -->"
-_MARKER = re.compile(r"<!-- (end )?generated: ([a-z0-9-]+) -->")
+markdown_files = generated_regions.markdown_files
 # Games of the what-works table: every column is measured on the game by ``what_works_row``.
 WHAT_WORKS_GAMES = (
     "kuhn_poker_ante",
@@ -131,42 +129,9 @@ REFERENCE_STAKES = ((1, 1), (2, 1), (1, 2), (Fraction(1, 4), 1), (1, Fraction(1,
                     (Fraction(3, 4), 1))
 
 
-def markdown_files(root: pathlib.Path) -> List[pathlib.Path]:
-  """The markdown files that may hold generated regions: ``README.md`` and ``docs/*.md``."""
-  return [root / "README.md", *sorted((root / "docs").glob("*.md"))]
-
-
 def regions(text: str, where: str = "text") -> List[Tuple[str, int, int]]:
-  """The generated regions of ``text`` as (name, start, end): ``text[start:end]`` is the body
-  between the two marker lines.
-
-  Raises:
-    ValueError: for a marker of an unknown name, an end without a begin, a begin without its
-      end, nested regions, or a marker that is not alone on its line.
-  """
-  found, open_region = [], None
-  for match in _MARKER.finditer(text):
-    is_end, name = match.group(1) is not None, match.group(2)
-    line_start = text.rfind("\n", 0, match.start()) + 1
-    line_end = text.find("\n", match.end())
-    line = text[line_start:len(text) if line_end < 0 else line_end]
-    if line != match.group(0):
-      raise ValueError(f"{where}: marker {match.group(0)!r} must be alone on its line")
-    if name not in GENERATORS:
-      raise ValueError(f"{where}: unknown generated region {name!r}; known: "
-                       + ", ".join(GENERATORS))
-    if not is_end:
-      if open_region is not None:
-        raise ValueError(f"{where}: region {name!r} begins inside region {open_region[0]!r}")
-      open_region = (name, len(text) if line_end < 0 else line_end + 1)
-    elif open_region is None or open_region[0] != name:
-      raise ValueError(f"{where}: end of region {name!r} without its begin")
-    else:
-      found.append((name, open_region[1], line_start))
-      open_region = None
-  if open_region is not None:
-    raise ValueError(f"{where}: region {open_region[0]!r} has no end marker")
-  return found
+  """``generated_regions.regions`` with the names of ``GENERATORS`` the only ones allowed."""
+  return generated_regions.regions(text, GENERATORS, where)
 
 
 def render(text: str, docs: pathlib.Path, where: str = "text",
