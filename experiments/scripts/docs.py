@@ -21,7 +21,9 @@ failed run's.
 Tables in ``README.md`` and ``docs/*.md`` are the code's output: each sits between the lines
 ``<!-- generated: NAME -->`` and ``<!-- end generated: NAME -->``, and ``GENERATORS[NAME]``
 produces its text. The cheap ones are computed from the library (the closed-form reference
-tables, the three-player family's values, the what-works table, measured on each game); the
+tables, the three-player family's values, the what-works table, measured on each game; the
+solver registry's table; the rule classes and the public API, ``docs_api``, from
+``algorithms.cfr.update_rules.RULES`` and ``algorithms.__all__``); the
 others copy what the last full run published (``summary``, ``reference-check``,
 ``rebel-table``) or read it (``headlines``). After publishing, every region is rewritten
 (atomically); ``--tables`` only rewrites them, ``--check`` only compares (exit 1 when a region
@@ -57,6 +59,7 @@ from experiments.harness import references
 from experiments.harness import report
 from experiments.harness import solver_registry
 from experiments.harness import tables
+from experiments.scripts import docs_api
 from spiel_games import atomic_file
 from spiel_games import cpp_twin
 
@@ -331,13 +334,14 @@ def headlines(docs: pathlib.Path) -> str:
 
 def solver_registry_table(docs: pathlib.Path) -> str:
   """Every solver of ``solver_registry.SOLVERS``: its name (``--solver``), label, class and
-  options, and whether it is sampled, runs on the engine, and is in the default report."""
+  options, and whether it is sampled, is the project's (runs on its engines, ``SolverSpec.ours``)
+  and is in the default report."""
   def yes(flag: bool) -> str:
     return "yes" if flag else ""
   rows = [{"--solver": f"`{name}`", "label": spec.label,
            "class": f"`{spec.cls.__module__}.{spec.cls.__qualname__}`",
            "options": ", ".join(f"{k}={v}" for k, v in spec.options.items()),
-           "sampled": yes(spec.sampled), "engine": yes(spec.engine),
+           "sampled": yes(spec.sampled), "ours": yes(spec.ours),
            "in report": yes(spec.in_report)}
           for name, spec in solver_registry.SOLVERS.items()]
   return tables.markdown_table(pd.DataFrame(rows))
@@ -354,6 +358,8 @@ GENERATORS: Dict[str, Callable[[pathlib.Path], str]] = {
     "what-works": what_works,
     "headlines": headlines,
     "solver-registry": solver_registry_table,
+    "rule-classes": docs_api.rule_classes_table,
+    "public-api": docs_api.public_api_table,
     "kuhn-reference-standard": kuhn_reference_standard,
     "kuhn-reference-simplified": kuhn_reference_simplified,
     "kuhn3-family-values": kuhn3_family_values,

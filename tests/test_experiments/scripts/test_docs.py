@@ -1,9 +1,12 @@
 """Tests of experiments.scripts.docs: what is copied to docs/, and nothing when the run fails."""
 
+import dataclasses
 
 import pandas as pd
 import pytest
 
+import algorithms
+from algorithms.cfr import update_rules
 from experiments import cli
 from experiments.commands import reference_check
 from experiments.harness import generated_regions
@@ -184,3 +187,25 @@ def test_bad_marker_is_one_error_line_and_nothing_written(tmp_path, capsys):
   err = capsys.readouterr().err
   assert err.count("\n") == 1 and "unknown generated region 'typo'" in err
   assert readme.read_text() == before
+
+
+def test_a_new_rule_makes_the_rule_tables_stale(monkeypatch):
+  """Issue 36's contributor path: a rule added to ``RULES`` (here CFR+ with t^2 averaging, as a
+  contributor would write it) changes the generated rule-class and public-API tables, so their
+  committed regions fail ``test_committed_region_equals_the_code_output`` until
+  ``python -m experiments.scripts.docs --tables`` rewrites them."""
+  rule = dataclasses.replace(update_rules.RULES[1], name="CFRPlusSquare", options={"gamma": 2.0},
+                             doc="CFR+ with iteration t weighing t^2 in the average.\n")
+  monkeypatch.setattr(update_rules, "RULES", (*update_rules.RULES, rule))
+  for name in ("rule-classes", "public-api"):
+    table = docs.GENERATORS[name](DOCS)
+    committed = [text[s:e] for text in _committed().values()
+                 for n, s, e in docs.regions(text) if n == name]
+    assert "`BatchedCFRPlusSquareSolver" in table and committed and table not in committed
+  assert "`CFRPlusSquareSolver(game, *, gamma=2.0)`" in docs.GENERATORS["rule-classes"](DOCS)
+
+
+def test_public_api_table_refuses_an_export_it_does_not_describe(monkeypatch):
+  monkeypatch.setattr(algorithms, "__all__", [*algorithms.__all__, "NewThing"])
+  with pytest.raises(ValueError, match="exported without a line: \\['NewThing'\\]"):
+    docs.GENERATORS["public-api"](DOCS)
