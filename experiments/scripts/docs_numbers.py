@@ -7,8 +7,9 @@ table file the docs script writes) or be asserted by a test; a number typed by h
 "decimal number" is ``DECIMAL``: digits, a point, digits, not preceded by a letter, a digit, an
 underscore or a point (0.0683, the 1.19 of 1.19e-3, the 2.0 of ``ante=2.0``; not 1,000, 1/18 or
 1e-4), the definition of issue 36's count (1,982 when it was filed). Counted outside the bodies
-of generated regions and outside the files that are a generated region's whole body (the tables
-the docs script publishes and includes: ``summary.md``, ``rebel_table.md``, ...). Prints the
+of generated regions, outside history passages (``HISTORY``: a past measurement with the commit
+it was made at) and outside the files that are a generated region's whole body (the tables the
+docs script publishes and includes: ``summary.md``, ``rebel_table.md``, ...). Prints the
 count per file, most first, and the total;
 ``tests/test_experiments/scripts/test_docs_numbers.py`` keeps the total under a committed
 ceiling.
@@ -18,22 +19,42 @@ import argparse
 import pathlib
 import re
 import sys
-from typing import Dict, List, Optional, Sequence
+from typing import Dict, List, Optional, Sequence, Tuple
 
 from experiments.harness import generated_regions
 from experiments.harness import provenance
 from experiments.harness import script_runner
 
 DECIMAL = re.compile(r"(?<![\w.])\d+\.\d+")
+# A history passage: a blockquote whose first line is "> History, measured at commit <hash>: ..."
+# (the numbers of a past measurement, kept as a record, not as today's result), with the
+# blockquote lines that follow it.
+HISTORY = re.compile(r"^> History, measured at commit ([0-9a-f]{7,40})\b")
 
 
-def outside_regions(text: str) -> str:
-  """``text`` without the bodies of its generated regions (the marker lines kept)."""
+def history_passages(text: str) -> List[Tuple[str, List[str]]]:
+  """The history passages of ``text`` as (commit, lines), and, as ("", lines), the runs of
+  lines between them."""
+  passages: List[Tuple[str, List[str]]] = [("", [])]
+  for line in text.splitlines():
+    match = HISTORY.match(line)
+    if match:
+      passages.append((match.group(1), [line]))
+    elif passages[-1][0] and not line.startswith(">"):
+      passages.append(("", [line]))
+    else:
+      passages[-1][1].append(line)
+  return passages
+
+
+def hand_typed(text: str) -> str:
+  """``text`` without the bodies of its generated regions and without its history passages."""
   pieces, last = [], 0
   for _, start, end in generated_regions.regions(text):
     pieces.append(text[last:start])
     last = end
-  return "".join(pieces) + text[last:]
+  return "\n".join(line for commit, lines in history_passages("".join(pieces) + text[last:])
+                   if not commit for line in lines)
 
 
 def hand_typed_counts(root: pathlib.Path) -> Dict[str, int]:
@@ -43,7 +64,7 @@ def hand_typed_counts(root: pathlib.Path) -> Dict[str, int]:
            if path.is_file()}
   bodies = {text[start:end].strip() for text in texts.values()
             for _, start, end in generated_regions.regions(text)}
-  return {str(path.relative_to(root)): len(DECIMAL.findall(outside_regions(text)))
+  return {str(path.relative_to(root)): len(DECIMAL.findall(hand_typed(text)))
           for path, text in texts.items() if text.strip() not in bodies}
 
 

@@ -1,6 +1,8 @@
 """Tests of experiments.scripts.docs_numbers: the hand-typed decimal numbers of README.md and
 docs/*.md, and the ceiling their total may not rise above."""
 
+import subprocess
+
 import pytest
 
 from experiments.commands import three_player_large
@@ -50,3 +52,16 @@ def test_bad_root_is_one_error_line(tmp_path, capsys):
   with pytest.raises(SystemExit) as exit_info:
     docs_numbers.main(["--root", str(tmp_path)])
   assert exit_info.value.code == 2 and "no README.md" in capsys.readouterr().err
+
+
+def test_history_passages_are_not_counted_and_name_a_commit_of_the_repository():
+  text = ("a 1.5\n> History, measured at commit 1234abc: 2.5 and 3.5\n> 4.5\n\n> 5.5\n6.5\n"
+          "> History, measured at 7.5\n")
+  assert docs_numbers.DECIMAL.findall(docs_numbers.hand_typed(text)) == ["1.5", "5.5", "6.5",
+                                                                         "7.5"]
+  commits = {commit for path in docs.markdown_files(helpers.REPO)
+             for commit, _ in docs_numbers.history_passages(path.read_text()) if commit}
+  for commit in commits:  # Each names a commit of this repository's history.
+    found = subprocess.run(["git", "-C", str(helpers.REPO), "cat-file", "-e",
+                            f"{commit}^{{commit}}"], capture_output=True, check=False)
+    assert found.returncode == 0, f"history passage names commit {commit}, not in the repository"
