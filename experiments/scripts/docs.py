@@ -23,7 +23,8 @@ Tables in ``README.md`` and ``docs/*.md`` are the code's output: each sits betwe
 produces its text. The cheap ones are computed from the library (the closed-form reference
 tables, the three-player family's values, the what-works table, measured on each game; the
 solver registry's table; the rule classes and the public API, ``docs_api``, from
-``algorithms.cfr.update_rules.RULES`` and ``algorithms.__all__``); the
+``algorithms.cfr.update_rules.RULES`` and ``algorithms.__all__``; every rule's exploitability on
+Kuhn and Leduc poker, ``docs_solvers``); the
 others copy what the last full run published (``summary``, ``reference-check``,
 ``rebel-table``) or read it (``headlines``). After publishing, every region is rewritten
 (atomically); ``--tables`` only rewrites them, ``--check`` only compares (exit 1 when a region
@@ -60,6 +61,7 @@ from experiments.harness import report
 from experiments.harness import solver_registry
 from experiments.harness import tables
 from experiments.scripts import docs_api
+from experiments.scripts import docs_solvers
 from spiel_games import atomic_file
 from spiel_games import cpp_twin
 
@@ -360,6 +362,7 @@ GENERATORS: Dict[str, Callable[[pathlib.Path], str]] = {
     "solver-registry": solver_registry_table,
     "rule-classes": docs_api.rule_classes_table,
     "public-api": docs_api.public_api_table,
+    "rule-exploitability": docs_solvers.rule_exploitability_table,
     "kuhn-reference-standard": kuhn_reference_standard,
     "kuhn-reference-simplified": kuhn_reference_simplified,
     "kuhn3-family-values": kuhn3_family_values,
