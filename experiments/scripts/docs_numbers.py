@@ -26,10 +26,10 @@ from experiments.harness import provenance
 from experiments.harness import script_runner
 
 DECIMAL = re.compile(r"(?<![\w.])\d+\.\d+")
-# A history passage: a blockquote whose first line is "> History, measured at commit <hash>: ..."
-# (the numbers of a past measurement, kept as a record, not as today's result), with the
-# blockquote lines that follow it.
-HISTORY = re.compile(r"^> History, measured at commit ([0-9a-f]{7,40})\b")
+# A history passage: a blockquote (indented in a list item or not) whose first line is
+# "> History, measured at commit <hash>: ..." (the numbers of a past measurement, kept as a
+# record, not as today's result), with the blockquote lines that follow it.
+HISTORY = re.compile(r"^ *> History, measured at commit ([0-9a-f]{7,40})\b")
 
 
 def history_passages(text: str) -> List[Tuple[str, List[str]]]:
@@ -40,7 +40,7 @@ def history_passages(text: str) -> List[Tuple[str, List[str]]]:
     match = HISTORY.match(line)
     if match:
       passages.append((match.group(1), [line]))
-    elif passages[-1][0] and not line.startswith(">"):
+    elif passages[-1][0] and not line.lstrip(" ").startswith(">"):
       passages.append(("", [line]))
     else:
       passages[-1][1].append(line)

@@ -56,9 +56,10 @@ def test_bad_root_is_one_error_line(tmp_path, capsys):
 
 def test_history_passages_are_not_counted_and_name_a_commit_of_the_repository():
   text = ("a 1.5\n> History, measured at commit 1234abc: 2.5 and 3.5\n> 4.5\n\n> 5.5\n6.5\n"
-          "> History, measured at 7.5\n")
-  assert docs_numbers.DECIMAL.findall(docs_numbers.hand_typed(text)) == ["1.5", "5.5", "6.5",
-                                                                         "7.5"]
+          "> History, measured at 7.5\n- item 8.5\n\n  > History, measured at commit 1234abc: 9.5\n"
+          "  > 10.5\n  11.5\n")
+  assert docs_numbers.DECIMAL.findall(docs_numbers.hand_typed(text)) == [
+      "1.5", "5.5", "6.5", "7.5", "8.5", "11.5"]
   commits = {commit for path in docs.markdown_files(helpers.REPO)
              for commit, _ in docs_numbers.history_passages(path.read_text()) if commit}
   for commit in commits:  # Each names a commit of this repository's history.
