@@ -363,6 +363,7 @@ GENERATORS: Dict[str, Callable[[pathlib.Path], str]] = {
     "rule-classes": docs_api.rule_classes_table,
     "public-api": docs_api.public_api_table,
     "rule-exploitability": docs_solvers.rule_exploitability_table,
+    "time-to-target-headline": docs_solvers.time_to_target_headline,
     "kuhn-reference-standard": kuhn_reference_standard,
     "kuhn-reference-simplified": kuhn_reference_simplified,
     "kuhn3-family-values": kuhn3_family_values,
