@@ -336,14 +336,15 @@ def headlines(docs: pathlib.Path) -> str:
 
 def solver_registry_table(docs: pathlib.Path) -> str:
   """Every solver of ``solver_registry.SOLVERS``: its name (``--solver``), label, class and
-  options, and whether it is sampled, is the project's (runs on its engines, ``SolverSpec.ours``)
-  and is in the default report."""
+  options, and whether it is sampled, is the project's (runs on its engines, ``SolverSpec.ours``),
+  its batched class (``SolverSpec.batch``) and whether it is in the default report."""
   def yes(flag: bool) -> str:
     return "yes" if flag else ""
   rows = [{"--solver": f"`{name}`", "label": spec.label,
            "class": f"`{spec.cls.__module__}.{spec.cls.__qualname__}`",
            "options": ", ".join(f"{k}={v}" for k, v in spec.options.items()),
            "sampled": yes(spec.sampled), "ours": yes(spec.ours),
+           "batched": f"`{spec.batch.__name__}`" if spec.batch else "",
            "in report": yes(spec.in_report)}
           for name, spec in solver_registry.SOLVERS.items()]
   return tables.markdown_table(pd.DataFrame(rows))
