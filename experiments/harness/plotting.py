@@ -5,7 +5,9 @@ Figures are drawn off-screen (the command line selects matplotlib's Agg backend 
 a notebook keeps its own backend, so the figures show inline there) in one style (``STYLE``: font
 sizes, the colour-blind-safe palette of Okabe & Ito, "Color universal design", 2008). A solver
 has the same colour and line look in every figure (``solver_style``, keyed by its registry
-name): the colour is its algorithm's, the look its implementation's (OpenSpiel's Python code: a
+name): the colour is its update rule's for the project's rule classes (``rule_color``: a new rule
+gets its own, not its algorithm family's), else its algorithm's; the look its implementation's
+(OpenSpiel's Python code: a
 wide solid line, drawn under the others; OpenSpiel's C++: dotted with crosses; ours: dashed with
 open circles), so that implementations of one algorithm that draw the same curve stay visible.
 
@@ -29,6 +31,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 from PIL import Image  # (Pillow comes with matplotlib)
 
+from algorithms.cfr import update_rules
 from experiments.harness import solver_registry  # noqa: E402
 from spiel_games import atomic_file  # noqa: E402
 
@@ -63,6 +66,30 @@ ALGORITHM_COLORS = {
     "LCFR": "#882255", "DCFR": "#999933", "PCFR+": "#44AA99", "DCFR+": "#CC6677",
     "PDCFR+": "#DDCC77",
 }
+# The colour of each named rule of ``algorithms.cfr.update_rules.RULES`` (``NamedRule.name``):
+# the solvers of its classes take it (OpenSpiel's CFR and ours, its CFR+ and ours, share one).
+RULE_COLORS = {
+    "CFR": ALGORITHM_COLORS["CFR"], "CFRPlus": ALGORITHM_COLORS["CFR+"],
+    "LCFR": ALGORITHM_COLORS["LCFR"], "DCFR": ALGORITHM_COLORS["DCFR"],
+    "PCFRPlus": ALGORITHM_COLORS["PCFR+"], "DCFRPlus": ALGORITHM_COLORS["DCFR+"],
+    "PDCFRPlus": ALGORITHM_COLORS["PDCFR+"],
+}
+# Colours of the rules not in ``RULE_COLORS``, in the order of ``RULES``: indigo, purple, green
+# and cyan of Tol's "muted" scheme, the ones ``ALGORITHM_COLORS`` leaves.
+SPARE_RULE_COLORS = ("#332288", "#AA4499", "#117733", "#88CCEE")
+
+
+def rule_color(rule: update_rules.NamedRule) -> str:
+  """A rule's colour in every figure: ``RULE_COLORS[rule.name]``, else the next of
+  ``SPARE_RULE_COLORS`` in the order of the rules ``RULE_COLORS`` does not list (cycling), never
+  the colour of the rule it specialises or of its algorithm family."""
+  if rule.name in RULE_COLORS:
+    return RULE_COLORS[rule.name]
+  unlisted = [r.name for r in update_rules.RULES if r.name not in RULE_COLORS]
+  index = unlisted.index(rule.name) if rule.name in unlisted else len(unlisted)
+  return SPARE_RULE_COLORS[index % len(SPARE_RULE_COLORS)]
+
+
 # The look of each implementation.
 _OPENSPIEL = {"linestyle": "-", "linewidth": 2.6, "zorder": 2}
 _CPP = {"linestyle": ":", "linewidth": 1.4, "marker": "x", "markersize": 5, "zorder": 3}
@@ -81,11 +108,14 @@ WEIGHTING_STYLES = {"uniform": "-", "linear": "--"}
 
 def solver_style(name: str) -> Dict[str, Any]:
   """The matplotlib line style of a registered solver (the same in every figure): its colour
-  (``SolverSpec.color``, else its algorithm's, dark grey if unknown) and its implementation's
-  look (``_LOOKS``; the project's solvers not listed there look like ``_OURS``, CFR-AVG's by
-  their weighting; any other a solid line)."""
+  (``SolverSpec.color``, else its rule's, ``rule_color``, for a class made from a named rule,
+  else its algorithm's, dark grey if unknown) and its implementation's look (``_LOOKS``; the
+  project's solvers not listed there look like ``_OURS``, CFR-AVG's by their weighting; any other
+  a solid line)."""
   spec = solver_registry.get_solver(name)
-  style = {"color": spec.color or ALGORITHM_COLORS.get(spec.algorithm, "0.3")}
+  rule = getattr(spec.cls, "named_rule", None)  # Set on the classes ``update_rules`` makes.
+  style = {"color": spec.color or (rule_color(rule) if rule is not None
+                                   else ALGORITHM_COLORS.get(spec.algorithm, "0.3"))}
   weighting = spec.options.get("weighting")
   if name in _LOOKS:
     style.update(_LOOKS[name])

@@ -21,7 +21,10 @@ failed run's.
 Tables in ``README.md`` and ``docs/*.md`` are the code's output: each sits between the lines
 ``<!-- generated: NAME -->`` and ``<!-- end generated: NAME -->``, and ``GENERATORS[NAME]``
 produces its text. The cheap ones are computed from the library (the closed-form reference
-tables, the three-player family's values, the what-works table, measured on each game); the
+tables, the three-player family's values, the what-works table, measured on each game; the
+solver registry's table; the rule classes and the public API, ``docs_api``, from
+``algorithms.cfr.update_rules.RULES`` and ``algorithms.__all__``; every rule's exploitability on
+Kuhn and Leduc poker, ``docs_solvers``); the
 others copy what the last full run published (``summary``, ``reference-check``,
 ``rebel-table``) or read it (``headlines``). After publishing, every region is rewritten
 (atomically); ``--tables`` only rewrites them, ``--check`` only compares (exit 1 when a region
@@ -31,7 +34,6 @@ differs).
 import argparse
 from fractions import Fraction
 import pathlib
-import re
 import shutil
 import sys
 import textwrap
@@ -53,11 +55,14 @@ from experiments.commands import rebel_agent
 from experiments.commands import reference_check
 from experiments.commands import three_player_large
 from experiments.harness import arguments
+from experiments.harness import generated_regions
 from experiments.harness import provenance
 from experiments.harness import references
 from experiments.harness import report
 from experiments.harness import solver_registry
 from experiments.harness import tables
+from experiments.scripts import docs_api
+from experiments.scripts import docs_solvers
 from spiel_games import atomic_file
 from spiel_games import cpp_twin
 
@@ -118,13 +123,11 @@ REBEL_AGENT_TABLES = {
 BENCHMARK = "benchmark.txt"  # The output of experiments.scripts.benchmark_cfr (one run, committed).
 
 
-# Generated regions of the markdown files: the text between
+# Generated regions of the markdown files (``generated_regions``): the text between
 #   <!-- generated: NAME -->  and  <!-- end generated: NAME -->
 # is the output of GENERATORS[NAME], rewritten by ``update_regions`` and compared by
 # ``stale_regions``.
-BEGIN = "<!-- generated: {} -->"
-END = "<!-- end generated: {} -->"
-_MARKER = re.compile(r"<!-- (end )?generated: ([a-z0-9-]+) -->")
+markdown_files = generated_regions.markdown_files
 # Games of the what-works table: every column is measured on the game by ``what_works_row``.
 WHAT_WORKS_GAMES = (
     "kuhn_poker_ante",
@@ -142,42 +145,9 @@ REFERENCE_STAKES = ((1, 1), (2, 1), (1, 2), (Fraction(1, 4), 1), (1, Fraction(1,
                     (Fraction(3, 4), 1))
 
 
-def markdown_files(root: pathlib.Path) -> List[pathlib.Path]:
-  """The markdown files that may hold generated regions: ``README.md`` and ``docs/*.md``."""
-  return [root / "README.md", *sorted((root / "docs").glob("*.md"))]
-
-
 def regions(text: str, where: str = "text") -> List[Tuple[str, int, int]]:
-  """The generated regions of ``text`` as (name, start, end): ``text[start:end]`` is the body
-  between the two marker lines.
-
-  Raises:
-    ValueError: for a marker of an unknown name, an end without a begin, a begin without its
-      end, nested regions, or a marker that is not alone on its line.
-  """
-  found, open_region = [], None
-  for match in _MARKER.finditer(text):
-    is_end, name = match.group(1) is not None, match.group(2)
-    line_start = text.rfind("\n", 0, match.start()) + 1
-    line_end = text.find("\n", match.end())
-    line = text[line_start:len(text) if line_end < 0 else line_end]
-    if line != match.group(0):
-      raise ValueError(f"{where}: marker {match.group(0)!r} must be alone on its line")
-    if name not in GENERATORS:
-      raise ValueError(f"{where}: unknown generated region {name!r}; known: "
-                       + ", ".join(GENERATORS))
-    if not is_end:
-      if open_region is not None:
-        raise ValueError(f"{where}: region {name!r} begins inside region {open_region[0]!r}")
-      open_region = (name, len(text) if line_end < 0 else line_end + 1)
-    elif open_region is None or open_region[0] != name:
-      raise ValueError(f"{where}: end of region {name!r} without its begin")
-    else:
-      found.append((name, open_region[1], line_start))
-      open_region = None
-  if open_region is not None:
-    raise ValueError(f"{where}: region {open_region[0]!r} has no end marker")
-  return found
+  """``generated_regions.regions`` with the names of ``GENERATORS`` the only ones allowed."""
+  return generated_regions.regions(text, GENERATORS, where)
 
 
 def render(text: str, docs: pathlib.Path, where: str = "text",
@@ -377,13 +347,15 @@ def headlines(docs: pathlib.Path) -> str:
 
 def solver_registry_table(docs: pathlib.Path) -> str:
   """Every solver of ``solver_registry.SOLVERS``: its name (``--solver``), label, class and
-  options, and whether it is sampled, runs on the engine, and is in the default report."""
+  options, and whether it is sampled, is the project's (runs on its engines, ``SolverSpec.ours``),
+  its batched class (``SolverSpec.batch``) and whether it is in the default report."""
   def yes(flag: bool) -> str:
     return "yes" if flag else ""
   rows = [{"--solver": f"`{name}`", "label": spec.label,
            "class": f"`{spec.cls.__module__}.{spec.cls.__qualname__}`",
            "options": ", ".join(f"{k}={v}" for k, v in spec.options.items()),
-           "sampled": yes(spec.sampled), "engine": yes(spec.engine),
+           "sampled": yes(spec.sampled), "ours": yes(spec.ours),
+           "batched": f"`{spec.batch.__name__}`" if spec.batch else "",
            "in report": yes(spec.in_report)}
           for name, spec in solver_registry.SOLVERS.items()]
   return tables.markdown_table(pd.DataFrame(rows))
@@ -400,6 +372,10 @@ GENERATORS: Dict[str, Callable[[pathlib.Path], str]] = {
     "what-works": what_works,
     "headlines": headlines,
     "solver-registry": solver_registry_table,
+    "rule-classes": docs_api.rule_classes_table,
+    "public-api": docs_api.public_api_table,
+    "rule-exploitability": docs_solvers.rule_exploitability_table,
+    "time-to-target-headline": docs_solvers.time_to_target_headline,
     "kuhn-reference-standard": kuhn_reference_standard,
     "kuhn-reference-simplified": kuhn_reference_simplified,
     "kuhn3-family-values": kuhn3_family_values,

@@ -7,6 +7,7 @@ import matplotlib.colors
 import matplotlib.text
 import numpy as np
 
+from algorithms.cfr import update_rules
 from experiments.harness import plotting
 from experiments.harness import solver_registry
 
@@ -99,10 +100,33 @@ def test_regime_strip_is_above_the_axes():
 
 def test_a_new_solver_needs_no_plotting_entry(monkeypatch):
   # A registry entry alone: its colour from the entry (or its algorithm's), the project's look.
-  spec = dataclasses.replace(solver_registry.get_solver("our_cfr_plus"), name="our_new_rule",
-                             algorithm="new rule", color="#117733")
+  spec = dataclasses.replace(solver_registry.get_solver("our_mccfr_external"), name="our_new",
+                             algorithm="new algorithm", color="#117733")
   monkeypatch.setitem(solver_registry.SOLVERS, spec.name, spec)
   style = plotting.solver_style(spec.name)
   assert style["color"] == "#117733" and style["marker"] == "o" and style["linestyle"] == "--"
   monkeypatch.setitem(solver_registry.SOLVERS, spec.name, dataclasses.replace(spec, color=None))
   assert plotting.solver_style(spec.name)["color"] == "0.3"  # an algorithm without a colour
+
+
+def test_a_new_rule_takes_its_own_colour_not_its_familys(monkeypatch):
+  """Issue 36: a rule added to ``update_rules.RULES`` with a registry entry whose algorithm is
+  "CFR+" used to take CFR+'s colour in every figure; it takes a colour of its own."""
+  cfr_plus = update_rules.RULES[1]
+  new_rules = [dataclasses.replace(cfr_plus, name=f"NewRule{i}", extends="CFRPlus")
+               for i in range(2)]
+  monkeypatch.setattr(update_rules, "RULES", (*update_rules.RULES, *new_rules))
+  for i, rule in enumerate(new_rules):
+    cls = type(f"NewRule{i}Solver", (solver_registry.get_solver("our_cfr_plus").cls,),
+               {"named_rule": rule})
+    spec = dataclasses.replace(solver_registry.get_solver("our_cfr_plus"), name=f"our_new_{i}",
+                               cls=cls, algorithm="CFR+")
+    monkeypatch.setitem(solver_registry.SOLVERS, spec.name, spec)
+  colors = [plotting.solver_style(f"our_new_{i}")["color"] for i in range(2)]
+  known = {plotting.solver_style(n)["color"] for n in solver_registry.available_solvers()
+           if not n.startswith("our_new_")}
+  assert len(set(colors)) == 2 and not set(colors) & known
+  assert all(matplotlib.colors.is_color_like(c) for c in colors)
+  # The rules listed keep their colours: OpenSpiel's CFR+ and ours share one.
+  ours, openspiel = (plotting.solver_style(n)["color"] for n in ("our_cfr_plus", "cfr_plus"))
+  assert ours == openspiel == plotting.BLUE
