@@ -32,6 +32,15 @@ def _results(folder):
   pass_fail = pd.DataFrame([{"game": "kuhn_poker", "references": "6/6", "cfr": "7/7",
                              "cs_cfr": "-"}])
   pass_fail.to_csv(folder / reference_check.NAME / reference_check.PASS_FAIL_TABLE, index=False)
+  agent = folder / "rebel-agent"
+  pd.DataFrame([{"setting": "kuhn_poker, lookahead 1", "game": "kuhn_poker", "lookahead": 1,
+                 "variant": "default", "iterations": 100, "exploitability": 0.006834}]).to_csv(
+                     agent / "rebel_agent_variants.csv", index=False)
+  pd.DataFrame([{"deck": 3, "targets": "self-play", "T": 100,
+                 "learned / exact, median": 1.0871}]).to_csv(
+                     agent / "rebel_agent_self_play_ratios.csv", index=False)
+  pd.DataFrame([{"target": "t", "measured": 0.5, "bound": 1.5, "met": "yes"}]).to_csv(
+      agent / "rebel_agent_targets.csv", index=False)
   section = ReportSection(title="Reference check", checks=[Check("c", 1.0, 1.0, 0.0, "exact")])
   report.save_section(folder, report.SectionRecord(reference_check.NAME, section, 2.0))
   return folder
@@ -56,11 +65,18 @@ def test_publish_copies_figures_and_writes_tables(tmp_path):
       "| game                  | solver   |   NashConv | nearest member       |\n"
       "|:----------------------|:---------|-----------:|:---------------------|\n"
       "| kuhn_poker(players=3) | our_cfr  |   0.001297 | c11=0: beta = 0.1894 |\n")
+  # The rebel-agent tables: measurement 0 pivoted by T, the others as written, 3 digits.
+  assert (out / "rebel_agent_variants.md").read_text() == (
+      "| setting                 | variant   |   T=100 |\n"
+      "|:------------------------|:----------|--------:|\n"
+      "| kuhn_poker, lookahead 1 | default   | 0.00683 |\n")
+  assert (out / "rebel_agent_self_play.md").read_text().splitlines()[-1].endswith(" 1.09 |")
   summary = helpers.compact_tables((out / docs.SUMMARY).read_text())
   assert "| reference-check | Reference check | 1/1 |" in summary and "PASS" in summary
   assert sorted(p.name for p in out.iterdir()) == sorted(
       [n for _, n in docs.FIGURES]
-      + [docs.SUMMARY, docs.REFERENCE_CHECK, docs.REBEL_TABLE, docs.THREE_PLAYER_TABLE])
+      + [docs.SUMMARY, docs.REFERENCE_CHECK, docs.REBEL_TABLE, docs.THREE_PLAYER_TABLE]
+      + [markdown for _, markdown, _ in docs.REBEL_AGENT_TABLES.values()])
   # Every committed figure is regenerated, the ReBeL one from its own run at 3,000 iterations.
   assert {n for _, n in docs.FIGURES} >= {"rebel.png", "landscape.png", "rps_strategies.png"}
 
