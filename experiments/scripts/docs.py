@@ -117,6 +117,8 @@ REBEL_AGENT_TABLES = {
                              lambda frame: rebel_agent.variant_table(frame)),
     "rebel-agent-self-play": ("rebel_agent_self_play_ratios.csv", "rebel_agent_self_play.md",
                               lambda frame: frame),
+    "rebel-agent-self-play-timing": ("rebel_agent_self_play_timing.csv",
+                                     "rebel_agent_self_play_timing.md", lambda frame: frame),
     "rebel-agent-targets": ("rebel_agent_targets.csv", "rebel_agent_targets.md",
                             lambda frame: frame),
 }
