@@ -109,12 +109,16 @@ def test_projection_of_exact_values_keeps_the_pbs_value_and_the_card_values():
                                                                     abs=1e-12)
 
 
-@pytest.mark.parametrize("game_string", ["kuhn_poker", DECK_4])
-def test_perfect_infostate_values_reproduce_the_exact_agent(game_string):
+@pytest.mark.parametrize("game_string,tolerance", [("kuhn_poker", 1e-12),
+                                                   ("kuhn_poker_ante(ante=2.0)", 1e-12),
+                                                   (DECK_4, 1e-4)])
+def test_perfect_infostate_values_reproduce_the_exact_agent(game_string, tolerance):
   # CFR-D's leaf beliefs come from the current reaches, so information-set values give the
   # trunk the exact counterfactual values up to the trembles (value_network's docstring): the
   # agent with the projection of the exact leaves at EVERY leaf, one-player ones included, plays
-  # as the default exact-leaf agent to within the tremble's effect (1e-6 of a reach).
+  # as the default exact-leaf agent. Measured: equal to rounding on the 3-card games (1e-15);
+  # 6.5e-5 with 4 cards, where a tremble's mass (1e-6 of a reach) weights a deal differently in
+  # the belief and in the opponent's counterfactual weight (value_network's docstring).
   game = pyspiel.load_game(game_string)
   exact = ReBeLAgent(game, lookahead=1, iterations=30)
   perfect = ValueFunctionLeafSolver(InfostateProjection(ExactValueFunction(exact_leaf_solver())),
@@ -122,7 +126,7 @@ def test_perfect_infostate_values_reproduce_the_exact_agent(game_string):
   learned = ReBeLAgent(game, lookahead=1, iterations=30, leaf_solver=perfect)
   reference = behaviour_strategy(exact, max_searches=5_000).policy
   ours = behaviour_strategy(learned, max_searches=5_000).policy
-  assert np.abs(reference - ours).max() < 1e-4
+  assert np.abs(reference - ours).max() < tolerance
 
 
 torch = pytest.importorskip("torch")
