@@ -27,19 +27,20 @@ THRESHOLD_DISTANCE = "largest calling-threshold distance (fraction of the deck)"
 
 
 def _mid_range(record: solve_lib.Solve) -> Dict[str, object]:
-  """The largest (by mass) opening component that is a bluff against one opponent and a value
-  bet against the other (``solve.bet_kinds``), as columns; at large pots the bet comes in
-  pieces, of which the table shows the one with most of the mass."""
-  found = [(component, node) for node in solve_lib.OPENING_NODES
-           for component in solve_lib.node_components(record, node)
-           if len(set(solve_lib.bet_kinds(record, node, component))) == 2]
-  if not found:
-    return {"mid_range_bet": False, "mid_range_node": "", "mid_range_low": math.nan,
-            "mid_range_high": math.nan, "mid_range_mass": math.nan}
-  component, node = max(found, key=lambda pair: pair[0].mass)
-  return {"mid_range_bet": True, "mid_range_node": node or "(open)",
-          "mid_range_low": component.low, "mid_range_high": component.high,
-          "mid_range_mass": component.mass}
+  """The mid-range bet of the first opening node that has one (player 0's, else player 1's,
+  ...): its opening component that is a bluff against one opponent and a value bet against
+  the other (``solve.bet_kinds``), the one with most of the mass where the bet comes in pieces
+  (large pots), as columns."""
+  for node in solve_lib.OPENING_NODES:
+    found = [component for component in solve_lib.node_components(record, node)
+             if len(set(solve_lib.bet_kinds(record, node, component))) == 2]
+    if found:
+      component = max(found, key=lambda c: c.mass)
+      return {"mid_range_bet": True, "mid_range_node": node or "(open)",
+              "mid_range_low": component.low, "mid_range_high": component.high,
+              "mid_range_mass": component.mass}
+  return {"mid_range_bet": False, "mid_range_node": "", "mid_range_low": math.nan,
+          "mid_range_high": math.nan, "mid_range_mass": math.nan}
 
 
 def solves_frame(records: Sequence[solve_lib.Solve], sweep: str) -> pd.DataFrame:
