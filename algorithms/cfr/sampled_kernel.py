@@ -229,7 +229,8 @@ def walk_sample(lay: KernelLayout, tables: SampleTables, draws: np.ndarray, row:
   segment or in one visited before).
   """
   # Every array read in the loops is bound once here: an attribute of a tuple read inside a
-  # loop costs numba a reference count per read (measured: 2x the pass on 100-card Kuhn).
+  # loop can cost numba a reference count per read (17% of the replaced pass). Binding them
+  # once per call instead of once per pass gained 5% (measured): not worth a longer function.
   n = lay.num_players
   x, c, visits, stack = w.x, w.c, w.visits, w.stack
   level_first, level_count, level_sets = w.level_first, w.level_count, w.level_sets
