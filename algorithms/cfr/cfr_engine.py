@@ -228,9 +228,8 @@ class CFREngine:
                        f"{draws.shape}")
     a = self.arrays
     iterations = len(draws) // passes  # len(passes()) passes per iteration
-    sampled_kernel.sampled_iterations(a.kernel, tables, self._kernel_rule, a.tree.utility, draws,
-                                  self.sigma, self.regrets, self.cumulative, self.iteration,
-                                  iterations)
+    sampled_kernel.sampled_iterations(a.kernel, tables, self._kernel_rule, draws, self.sigma,
+                                      self.regrets, self.cumulative, self.iteration, iterations)
     self.iteration += iterations  # t of the last pass
 
   def average_increment(self, player: Optional[int], reach: np.ndarray) -> np.ndarray:

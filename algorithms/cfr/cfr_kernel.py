@@ -13,8 +13,8 @@ Python side. Three kernel modules split the flat engine's work:
   level, parents first) and of terminals: the whole tree for a full-width pass, the visited
   part for a sampled one; the update of one pass and the loops of iterations, for single games
   and batches;
-* ``sampled_kernel``: the chance-sampled passes (the sampled subtree, then this module's
-  update).
+* ``sampled_kernel``: the chance-sampled passes (one walk down the sampled subtree, then the
+  update of its sets by ``rule_kernel``'s rules, with this module's arithmetic).
 
 One pass updating player i (every player when i = -1) against the current policy sigma:
 
@@ -27,11 +27,11 @@ One pass updating player i (every player when i = -1) against the current policy
 5. RM+ clipping, discounting, then sigma = regret matching of R at the updated sets (of
    R + r, r = q - v the pass's instantaneous regrets, for a predictive rule).
 
-``update_infosets`` is steps 3-5 (``backup``, then ``update_blocks``, the only implementation
-of steps 4-5; ``fused_kernel`` calls it after its own backup); ``exact_iterations``
-(full-width passes, many iterations in one call), ``hook_update`` (values from a Python hook)
-and ``sampled_kernel.sampled_iterations`` (chance-sampled passes over the sampled subtree
-only) all call it.
+``update_infosets`` is steps 3-5 (``backup``, then ``update_blocks``, the implementation of
+steps 4-5 of the full-width passes; ``fused_kernel`` calls it after its own backup);
+``exact_iterations`` (full-width passes, many iterations in one call) and ``hook_update``
+(values from a Python hook) call it. ``sampled_kernel.sampled_iterations`` fuses steps 1-5 into
+two sweeps over the sampled subtree, with the same sums in the same order.
 ``exact_batch`` runs ``exact_iterations`` on each of B games that share one layout.
 
 A full-width pass clips every regret under RM+ (as OpenSpiel's CFR+ does after each player's

@@ -27,7 +27,7 @@ numbers from a ``numpy.random.Generator``; ``CFREngine.iterate_sampled(sampler.t
 sampler.draw(passes))`` runs the passes.
 """
 
-from typing import Optional, Tuple
+from typing import Dict, Optional, Tuple
 
 import numpy as np
 
@@ -44,6 +44,21 @@ def csr(groups: np.ndarray, values: np.ndarray, num_groups: int) -> Tuple[np.nda
   ptr = np.zeros(num_groups + 1, dtype=np.int64)
   np.cumsum(np.bincount(groups, minlength=num_groups), out=ptr[1:])
   return ptr, np.ascontiguousarray(values[order], dtype=np.int64)
+
+
+def entry_tables(arrays: TreeArrays, decision_infoset: np.ndarray,
+                 terminals: np.ndarray) -> Dict[str, np.ndarray]:
+  """What a pass reads per decision and terminal entry, in entry order (``SampleTables``)."""
+  lay = arrays.kernel
+  index = lambda values: np.ascontiguousarray(values, dtype=np.uint32)  # noqa: E731
+  return {"decision_start": index(lay.infoset_start[decision_infoset]),
+          "decision_size": index(lay.infoset_num_actions[decision_infoset]),
+          "decision_parent": index(lay.infoset_parent[decision_infoset]),
+          "decision_player": index(lay.infoset_player[decision_infoset]),
+          "decision_level": index(lay.infoset_level[decision_infoset]),
+          "terminal_seq": index(lay.terminal_seq[terminals]),
+          "terminal_utility": np.ascontiguousarray(arrays.tree.utility[terminals],
+                                                   dtype=np.float64)}
 
 
 class ChanceSampler:
@@ -97,11 +112,14 @@ class ChanceSampler:
     chance_ptr, seg_chance = csr(segment[chance_nodes], np.arange(len(chance_nodes)),
                                   num_segments)
     # edge_prob[e] = p_e; z is visited w.p. q(z) = prod of the p_e above z = pi_c(z).
+    edge_prob = np.ascontiguousarray(tree.node_prob[segment_root[edge_segment]],
+                                     dtype=np.float64)
     self.tables = SampleTables(
         seg_terminal_ptr=terminal_ptr, seg_terminals=terminals, seg_decision_ptr=decision_ptr,
         seg_decision_infoset=decision_infoset, seg_chance_ptr=chance_ptr, seg_chance=seg_chance,
-        chance_depth=chance_depth[chance_nodes], chance_edge_ptr=edge_ptr,
-        edge_prob=tree.node_prob[segment_root[edge_segment]], edge_segment=edge_segment)
+        chance_depth=chance_depth[chance_nodes], chance_edge_ptr=edge_ptr, edge_prob=edge_prob,
+        edge_cumulative=sampled_kernel.running_sums(edge_ptr, edge_prob),
+        edge_segment=edge_segment, **entry_tables(arrays, decision_infoset, terminals))
 
   def draw(self, passes: int) -> np.ndarray:
     """Uniform numbers for ``passes`` passes: (passes, D), from ``rng`` in row order."""

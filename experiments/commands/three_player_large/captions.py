@@ -12,8 +12,9 @@ VALUES_FIGURE = "three_player_large_deck_values.png"
 
 STRUCTURE_CAPTION = (
     "one panel per opening bet (player 0 opens; player 1 after player 0 checked; player 2 after "
-    "two checks): each bar covers the cards (fractions of the deck, 0 the lowest) that bet with "
-    f"probability above {plan.BET_EPSILON:g}, coloured by the bet's kind against the two later "
+    "two checks): each bar covers the cards (fractions of the deck, 0 the lowest) that bet, "
+    "betting a best action for them (at indifference where they mix), coloured by the bet's kind "
+    "against the two later "
     "players (a bluff if it beats less than 5% of that player's calling hands, else a value "
     "bet); last "
     "panel: the lowest calling card at each answering node. Gaps above the top bar are traps "
@@ -33,13 +34,16 @@ def intro(decks, pots, pot_cards: int) -> str:
   return " ".join([
       "Three-player Kuhn poker with an N-card deck, `kuhn_poker_ante(players=3, deck_size=N,",
       "ante=P/3, bet=1)`: P is the initial pot, Billingham's pot size (standard three-player",
-      f"Kuhn poker is N = 4, P = 3). Every game is solved by {plan.SOLVER} for",
-      f"{plan.ITERATIONS:,} iterations on the range-vector engine (one rule and budget for",
-      "every N and P) and certified by its exact NashConv; CFR has no three-player guarantee,",
-      "so the NashConv column says what each solve reached. Decks",
+      f"Kuhn poker is N = 4, P = 3). Every game is solved by {plan.SOLVER} on the range-vector",
+      f"engine, {plan.ITERATIONS:,} iterations from {plan.LARGE_MIN_CARDS} cards on and",
+      f"{plan.SMALL_DECK_ITERATIONS:,} below (where CFR+ and the discounted rules cycle), and",
+      "certified by its exact NashConv; CFR has no three-player guarantee, so the NashConv",
+      "column says what each solve reached. Decks",
       ", ".join(f"{d:,}" for d in decks), f"at P = 3; pots {', '.join(f'{p:g}' for p in pots)}",
-      f"on {pot_cards:,} cards. Checked: NashConv against OpenSpiel's and the flat engine's on",
-      "small decks, the certificates, the Szafron-Gibson-Sturtevant family on 4 cards, and",
+      f"on {pot_cards:,} cards. Checked: our evaluator's NashConv against OpenSpiel's and the",
+      "flat engine's evaluators of the same policy on small decks (a check of the evaluator,",
+      "not of the solver), the certificates, the Szafron-Gibson-Sturtevant family on 4 cards,",
+      "and",
       "Billingham's mid-range bet (arXiv 1802.04670): a bet with mid-range cards that is a",
       "bluff against one player and a value bet against the other, for N > 5."])
 
@@ -49,9 +53,9 @@ def _solves_table(solves: pd.DataFrame) -> str:
                   "u1", "u2", "mid_range_node", "mid_range_low", "mid_range_high",
                   "cpu_seconds"]].rename(columns={
                       "cards": "N", "pot": "P", "nash_conv": "NashConv (chips/hand)",
-                      "openspiel_nash_conv": "OpenSpiel's NashConv",
-                      "flat_nash_conv": "flat engine's NashConv", "u0": "u_0", "u1": "u_1",
-                      "u2": "u_2", "mid_range_node": "mid-range bet at",
+                      "openspiel_nash_conv": "OpenSpiel's NashConv of our policy",
+                      "flat_nash_conv": "flat engine's NashConv of our policy", "u0": "u_0",
+                      "u1": "u_1", "u2": "u_2", "mid_range_node": "mid-range bet at",
                       "mid_range_low": "from (fraction)", "mid_range_high": "to (fraction)",
                       "cpu_seconds": "CPU s"})
   return tables.markdown_table(shown)

@@ -27,14 +27,18 @@ THRESHOLD_DISTANCE = "largest calling-threshold distance (fraction of the deck)"
 
 
 def _mid_range(record: solve_lib.Solve) -> Dict[str, object]:
-  """The first opening component that is a bluff against one opponent and a value bet against
-  the other (``solve.bet_kinds``), as columns."""
+  """The mid-range bet of the first opening node that has one (player 0's, else player 1's,
+  ...): its opening component that is a bluff against one opponent and a value bet against
+  the other (``solve.bet_kinds``), the one with most of the mass where the bet comes in pieces
+  (large pots), as columns."""
   for node in solve_lib.OPENING_NODES:
-    for component in solve_lib.components(record.bet[record.histories.index(node)]):
-      if len(set(solve_lib.bet_kinds(record, node, component))) == 2:
-        return {"mid_range_bet": True, "mid_range_node": node or "(open)",
-                "mid_range_low": component.low, "mid_range_high": component.high,
-                "mid_range_mass": component.mass}
+    found = [component for component in solve_lib.node_components(record, node)
+             if len(set(solve_lib.bet_kinds(record, node, component))) == 2]
+    if found:
+      component = max(found, key=lambda c: c.mass)
+      return {"mid_range_bet": True, "mid_range_node": node or "(open)",
+              "mid_range_low": component.low, "mid_range_high": component.high,
+              "mid_range_mass": component.mass}
   return {"mid_range_bet": False, "mid_range_node": "", "mid_range_low": math.nan,
           "mid_range_high": math.nan, "mid_range_mass": math.nan}
 
@@ -55,7 +59,7 @@ def components_frame(records: Sequence[solve_lib.Solve], sweep: str) -> pd.DataF
   rows = []
   for r in records:
     for d, node in enumerate(r.histories):
-      for k, c in enumerate(solve_lib.components(r.bet[d])):
+      for k, c in enumerate(solve_lib.node_components(r, node)):
         kinds = (solve_lib.bet_kinds(r, node, c) if node in solve_lib.OPENING_NODES
                  else ("", ""))
         rows.append({"sweep": sweep, "cards": r.cards, "pot": r.pot, "node": node or "(open)",
@@ -68,7 +72,7 @@ def calling_thresholds(record: solve_lib.Solve) -> Dict[str, float]:
   """{answering node: lower edge of its top calling component} (nan if it never calls)."""
   found = {}
   for node in CALL_NODES:
-    parts = solve_lib.components(record.bet[record.histories.index(node)])
+    parts = solve_lib.node_components(record, node)
     found[node] = parts[-1].low if parts else math.nan
   return found
 

@@ -6,13 +6,19 @@ papers (J. Billingham, "Equilibrium solutions of three player Kuhn poker with N 
 arXiv 1802.04670, 2018: standard three-player Kuhn poker is N = 4, P = 3). Strategies depend
 on P only (the games are homogeneous in ante and bet).
 
-One rule and one budget everywhere, so that what changes with N or P is the game's, not the
-solver's: CFR+ (Tammelin 2014) for ``ITERATIONS`` iterations on the range-vector engine. CFR
-has no three-player guarantee; every solve is certified by its exact NashConv. Measured with
-this budget (CPU seconds on a loaded 2-core machine): 0.2 s at 300 cards, 0.75 s at 1,000,
-13 s at 10,000, 49 s at 30,000 and 175 s (391 MB) at 100,000 cards, NashConv 4.6e-6 to
-6.4e-6 from 100 cards on; on 5 to 8 cards CFR+ stalls (NashConv 1e-3 to 4e-3 after 1,000 to
-40,000 iterations, as do discounted and linear CFR; predictive CFR+ reaches 2e-4 to 3e-7).
+One rule everywhere, so that what changes with N or P is the game's, not the solver's:
+predictive CFR+ (PCFR+, Farina, Kroer and Sandholm, AAAI 2021; the project's default gamma = 2)
+on the range-vector engine, for ``ITERATIONS`` iterations from ``LARGE_MIN_CARDS`` cards on and
+``SMALL_DECK_ITERATIONS`` below (``iterations``). CFR has no three-player guarantee; every
+solve is certified by its exact NashConv, at most 1e-4 on every deck and pot (``checks``).
+Why PCFR+ (experiments/scripts/three_player_stall.py, docs/three_player_large_deck.md): on 5 to
+8 cards the current iterates of CFR+, DCFR, DCFR+ and linear CFR cycle, and the average of a
+cycle is not an equilibrium (NashConv 2e-4 to 4e-3 after 300,000 iterations, not falling);
+PCFR+'s prediction damps the cycle. Measured NashConv of PCFR+ (P = 3): 3.9e-5 at 13 cards and
+at most 2.6e-5 from 25 to 10,000 cards after 4,000 iterations (3.9e-5 on 1,000 cards at P = 12,
+the pot sweep's largest); after 300,000 iterations 2e-10 on 4 cards, 1.1e-7 on 5, 9.7e-6 on 6
+and 4.5e-8 on 8 (on 7 cards, not in the sweep, 5e-4: no rule tried certifies it). Costs (CPU
+seconds on a loaded 2-core machine): 0.2 s at 300 cards, 0.6 s at 1,000, 6 s at 10,000.
 """
 
 from experiments.harness.arguments import Budget
@@ -22,8 +28,9 @@ NAME = "three-player-large-deck"
 PLAYERS = 3
 BET = 1.0
 MAIN_POT = 3.0  # Standard three-player Kuhn poker: each player antes 1.
-ITERATIONS = 4000  # CFR+ iterations of every solve (module docstring).
-SOLVER = "CFR+"
+ITERATIONS = 4000  # PCFR+ iterations from LARGE_MIN_CARDS cards on (module docstring).
+SMALL_DECK_ITERATIONS = 300_000  # Below LARGE_MIN_CARDS, where the rules cycle.
+SOLVER = "PCFR+"
 
 # The N sweep at P = MAIN_POT, and the pot sweep on one deck (default, --quick).
 DECKS = Budget((4, 5, 6, 8, 13, 25, 50, 100, 300, 1000, 3000, 10_000),
@@ -38,13 +45,23 @@ FLAT_MAX_CARDS = 25
 SMALLEST_DECK = 4
 LARGEST_DECK = 1_000_000
 # The smallest deck read as "large" (the structure and rate fits): the decks below it are the
-# small-deck regime where CFR+ stalls (module docstring).
+# small-deck regime where the rules cycle and PCFR+ needs SMALL_DECK_ITERATIONS (module
+# docstring).
 LARGE_MIN_CARDS = 13
-# A component of a betting (or calling) set: a run of cards whose probability of action 1 is
-# above BET_EPSILON, runs closer than MERGE_GAP of the deck merged (a mixed range at N = 100
-# dips below BET_EPSILON on single cards).
-BET_EPSILON = 0.02
+# A card plays action 1 (bet, or call facing a bet) at a node when the equilibrium says so: the
+# action is a best one for that card, its counterfactual value within INDIFFERENCE of the better
+# action's (chips per hand, given the card: ``solve.action_gaps``), and the solve plays it with
+# probability above PLAYED (a guard against the average's leftovers, 10 times below the
+# smallest mixed bet measured: 0.002, player 0's card 4 of 8). Runs closer than MERGE_GAP of
+# the deck are merged.
+INDIFFERENCE = 1e-4
+PLAYED = 2e-4
 MERGE_GAP = 0.03
+
+
+def iterations(cards: int) -> int:
+  """PCFR+'s budget on an N-card deck (module docstring)."""
+  return ITERATIONS if cards >= LARGE_MIN_CARDS else SMALL_DECK_ITERATIONS
 
 
 def rules(cards: int, pot: float) -> KuhnRules:

@@ -10,6 +10,7 @@ import pytest
 
 import algorithms
 from algorithms.cfr import regret_matching as rm
+from algorithms.cfr import sampled_kernel
 from algorithms.cfr import tree_passes
 from algorithms.cfr.cfr_engine import CFREngine
 from algorithms.cfr.cfr_engine import UpdateRule
@@ -257,3 +258,26 @@ def test_solve_equals_single_iterations():
     single.evaluate_and_update_policy()
   for name in ("regrets", "cumulative", "sigma"):
     np.testing.assert_array_equal(getattr(block.engine, name), getattr(single.engine, name))
+
+
+def test_chance_outcome_equals_a_scan_from_the_first():
+  # The pass picks an outcome from a guess (u times the number of outcomes) on the running
+  # sums; it must pick what a scan from the first outcome picks (OpenSpiel's SampleAction): the
+  # first e with u < p_0 + ... + p_e, the last outcome taking any rounding gap below 1. Unequal
+  # and zero probabilities, and draws on the running sums themselves, included.
+  rng = np.random.default_rng(11)
+  for size in (1, 2, 3, 5, 8, 13, 100):
+    for _ in range(20):
+      p = rng.random(size) * (rng.random(size) > 0.3)
+      if p.sum() == 0:
+        p[-1] = 1.0
+      p /= p.sum()
+      ptr = np.array([0, size])
+      cumulative = sampled_kernel.running_sums(ptr, p)
+      draws = np.concatenate([rng.random(30), cumulative[:-1], [np.nextafter(1.0, 0.0), 0.0]])
+      for u in draws:
+        total, e = p[0], 0
+        while e < size - 1 and u >= total:  # The scan of the pass this one replaced.
+          e += 1
+          total += p[e]
+        assert sampled_kernel.first_above(cumulative, 0, size - 1, u) == e
