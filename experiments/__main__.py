@@ -1,8 +1,34 @@
-"""``python -m experiments <command> [options]``: see ``experiments.cli``."""
+"""``python -m experiments <command> [options]``: see ``experiments.cli``.
 
+``entry`` imports the CLI itself, so that a Ctrl-C (or SIGTERM) while its modules load, the
+first seconds of a run, ends with one line and the shell's status instead of a traceback; the
+script ``kuhn-experiments`` runs it too.
+"""
+
+import signal
 import sys
 
-from experiments.cli import main
+
+def _stopped(signum, frame):
+  del frame
+  raise KeyboardInterrupt(signum)
+
+
+def entry(prog: str = "kuhn-experiments") -> int:
+  """Loads the CLI and runs it (``experiments.cli.main``); the exit status."""
+  previous = {s: signal.signal(s, _stopped) for s in (signal.SIGTERM, signal.SIGHUP)}
+  try:
+    from experiments.cli import main  # noqa: PLC0415  (loaded here: see the module docstring)
+  except KeyboardInterrupt as e:
+    signum = e.args[0] if e.args and isinstance(e.args[0], int) else signal.SIGINT
+    print(f"{prog}: {'interrupted' if signum == signal.SIGINT else signal.Signals(signum).name}"
+          " while starting; nothing was run", file=sys.stderr)
+    return 128 + signum
+  finally:
+    for signum, handler in previous.items():
+      signal.signal(signum, handler)
+  return main(prog=prog)
+
 
 if __name__ == "__main__":
-  sys.exit(main(prog="python -m experiments"))
+  sys.exit(entry(prog="python -m experiments"))

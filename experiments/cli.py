@@ -61,7 +61,8 @@ from experiments.harness import executors
 from experiments.harness import folder_lock
 from experiments.harness import provenance
 from experiments.harness import report
-from experiments.harness.script_runner import EXIT_INTERRUPTED
+from experiments.harness import stopping
+from experiments.harness.deadline import Deadline
 from experiments.harness.section import ReportSection
 from spiel_games import atomic_file
 
@@ -96,8 +97,9 @@ def _experiment_parser(module: ModuleType, parser: argparse.ArgumentParser
 
 
 def build_parser(modules: Sequence[ModuleType], prog: str = PROG) -> argparse.ArgumentParser:
-  """The parser with one subcommand per experiment and the command ``run``."""
-  parser = argparse.ArgumentParser(
+  """The parser with one subcommand per experiment and the command ``run`` (its errors one line,
+  ``arguments.ArgumentParser``)."""
+  parser = arguments.ArgumentParser(
       prog=prog,
       description="Kuhn poker CFR experiments. Results, figures and report.md go to --out.")
   subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
@@ -126,6 +128,7 @@ def _common_argv(args: argparse.Namespace) -> List[str]:
   argv += ["--quick"] if args.quick else []
   argv += ["--quiet"] if args.quiet else []
   argv += ["--fresh"] if args.fresh else []
+  argv += ["--oversubscribe"] if args.oversubscribe else []
   argv += ["--allow-no-checks"] if args.allow_no_checks else []
   argv += ["--dask", args.dask] if args.dask else []
   return argv
@@ -143,9 +146,11 @@ def prepare_out(root: pathlib.Path, names: Sequence[str]) -> bool:
   if root.exists() and not root.is_dir():
     raise ValueError(f"--out {root}: exists and is not a folder")
   for name in names:
-    if (root / name).exists() and not (root / name).is_dir():
-      raise ValueError(f"--out {root}: {root / name} is a file; the experiment {name} needs a "
-                       "folder of that name")
+    _check_entry(root / name, "folder", f"the experiment {name} needs a folder of that name")
+    _check_entry(root / name / context.JOBS_FOLDER, "folder", "its saved results go there")
+    _check_entry(root / name / report.SECTION_NAME, "file", "its section is saved there")
+  for name in (report.REPORT_NAME, provenance.MANIFEST_NAME, folder_lock.LOCK_NAME):
+    _check_entry(root / name, "file", "the run writes it")
   created = not root.exists()
   try:
     root.mkdir(parents=True, exist_ok=True)
@@ -154,6 +159,18 @@ def prepare_out(root: pathlib.Path, names: Sequence[str]) -> bool:
   except OSError as e:
     raise ValueError(f"--out {root}: cannot write there ({e.strerror or e})") from None
   return created
+
+
+def _check_entry(path: pathlib.Path, kind: str, why: str) -> None:
+  """Refuses ``path`` if it is a symbolic link (the run never writes, reads or deletes through
+  one: it could point outside the results folder) or exists as the wrong ``kind`` ("file" or
+  "folder"), in one line saying ``why`` it must be a ``kind``."""
+  if path.is_symlink():
+    raise ValueError(f"--out: {path} is a symbolic link; {why}, and the run does not follow "
+                     "links in the results folder: remove it or choose another --out")
+  if path.exists() and path.is_dir() != (kind == "folder"):
+    raise ValueError(f"--out: {path} is a {'folder' if path.is_dir() else 'file'}, not a {kind}; "
+                     f"{why}: remove it or choose another --out")
 
 
 def budget(module: ModuleType, args: argparse.Namespace) -> Dict[str, Any]:
@@ -184,9 +201,9 @@ def _snapshot(sub: pathlib.Path) -> Dict[pathlib.Path, Tuple[int, int, int]]:
   found = {}
   for path in sub.rglob("*"):
     relative = path.relative_to(sub)
-    if relative.parts[0] in context.KEPT_FOLDERS or not path.is_file():
+    if relative.parts[0] in context.KEPT_FOLDERS or not (path.is_file() or path.is_symlink()):
       continue
-    stat = path.stat()
+    stat = path.lstat()
     found[path] = (stat.st_ino, stat.st_mtime_ns, stat.st_size)
   return found
 
@@ -196,7 +213,7 @@ def _remove_stale(sub: pathlib.Path, before: Dict[pathlib.Path, Tuple[int, int, 
   ``context.KEPT_FOLDERS``) left empty: what remains is what the last run wrote."""
   for path, identity in before.items():
     with contextlib.suppress(OSError):
-      stat = path.stat()
+      stat = path.lstat()
       if (stat.st_ino, stat.st_mtime_ns, stat.st_size) == identity:
         path.unlink()
   folders = {p.parent for p in before if p.parent != sub}
@@ -210,12 +227,12 @@ class _Outcome:
   """How one experiment ended, for ``main``."""
 
   record: report.SectionRecord
-  interrupted: bool = False
+  stop: Optional[KeyboardInterrupt] = None  # What stopped it (``stopping``), if anything did.
   lost: Optional[str] = None  # One line, if the executor was lost.
 
 
 def _run_one(module: ModuleType, args: argparse.Namespace, root: pathlib.Path,
-             executor, bad_option_propagates: bool) -> _Outcome:
+             executor, bad_option_propagates: bool, deadline: Deadline) -> _Outcome:
   """Runs one experiment into ``root/NAME``, saves its section, manifest and error logs.
 
   A ValueError (a bad option) propagates when asked, after removing the experiment's folder if
@@ -229,7 +246,7 @@ def _run_one(module: ModuleType, args: argparse.Namespace, root: pathlib.Path,
   ctx = context.Context(module.NAME, sub, seed=args.seed, quick=args.quick,
                         progress=context.terminal_progress(args.quiet), fresh=args.fresh,
                         max_minutes=args.max_minutes, executor=executor,
-                        log=context.log_line if plain else None)
+                        log=context.log_line if plain else None, deadline=deadline)
   spent = budget(module, args)
   ctx.note(f"started, budget {report.describe_budget(spent, code=False)}")
   missing = [d.missing_text() for d in getattr(module, "OPTIONAL_DEPENDENCIES", ())
@@ -237,7 +254,7 @@ def _run_one(module: ModuleType, args: argparse.Namespace, root: pathlib.Path,
   for text in missing:
     print(f"{module.NAME}: note: {text}", file=sys.stderr, flush=True)
   start, clock = provenance.now(), time.perf_counter()
-  error, interrupted, lost = None, False, None
+  error, stop, lost = None, None, None
   section = ReportSection(title=module.NAME)
   try:
     with ctx.heartbeat():
@@ -248,15 +265,15 @@ def _run_one(module: ModuleType, args: argparse.Namespace, root: pathlib.Path,
         shutil.rmtree(sub, ignore_errors=True)
       raise
     error = _crash(sub, e)
-  except KeyboardInterrupt:
-    interrupted = True
-    section = ReportSection(title=f"{module.NAME} (interrupted)")
+  except KeyboardInterrupt as e:  # Ctrl-C, SIGTERM, SIGHUP or the deadline (``stopping``).
+    stop = e
+    section = ReportSection(title=f"{module.NAME} ({stopping.reason(e)})")
   except executors.ExecutorLost as e:
     lost = str(e)
     error = lost
   except Exception as e:  # noqa: BLE001  (recorded in the report; the other experiments go on)
     error = _crash(sub, e)
-  if error is not None and not interrupted:
+  if error is not None and stop is None:
     section = ReportSection(title=f"{module.NAME} (crashed)")
   if ctx.failures:
     atomic_file.atomic_write_text(sub / "job_errors.log", "\n".join(
@@ -264,7 +281,8 @@ def _run_one(module: ModuleType, args: argparse.Namespace, root: pathlib.Path,
                                                       ctx.failures)))
   record = report.SectionRecord(
       module.NAME, section, time.perf_counter() - clock, error,
-      job_failures=context.describe_failures(ctx.failures), interrupted=interrupted,
+      job_failures=context.describe_failures(ctx.failures), interrupted=stop is not None,
+      stopped="" if stop is None else stopping.reason(stop),
       jobs=dataclasses.asdict(ctx.stats), code=provenance.code_stamp(),
       finished=provenance.now(), budget=spent, missing=missing,
       allow_no_checks=args.allow_no_checks)
@@ -274,7 +292,7 @@ def _run_one(module: ModuleType, args: argparse.Namespace, root: pathlib.Path,
       experiment=module.NAME, status=record.status, code=record.code, jobs=record.jobs))
   _remove_stale(sub, earlier)
   ctx.note(f"done, {report.outcome_text(record)}")
-  return _Outcome(record, interrupted, lost)
+  return _Outcome(record, stop, lost)
 
 
 def _crash(sub: pathlib.Path, e: BaseException) -> str:
@@ -294,7 +312,7 @@ def _selected(args: argparse.Namespace, modules: Sequence[ModuleType]
   selected = []
   for module in modules:
     if not args.only or module.NAME in args.only:
-      sub_args = _experiment_parser(module, argparse.ArgumentParser()).parse_args(
+      sub_args = _experiment_parser(module, arguments.ArgumentParser()).parse_args(
           _common_argv(args))
       sub_args.argv, sub_args.prog = args.argv, args.prog
       selected.append((module, sub_args))
@@ -302,15 +320,18 @@ def _selected(args: argparse.Namespace, modules: Sequence[ModuleType]
 
 
 def main(argv: Optional[Sequence[str]] = None, prog: str = PROG) -> int:
-  """Runs a command; returns the exit code (0 all checks passed, 1 failures or errors, 2 bad
-  options, 130 interrupted)."""
+  """Runs a command; returns the exit code (0 all checks passed, 1 failures or errors or work
+  cut by the deadline, 2 bad options, 130 interrupted, 128 + N after signal N: 143 SIGTERM,
+  129 SIGHUP)."""
   argv = sys.argv[1:] if argv is None else list(argv)
   matplotlib.use("Agg")  # Figures go to files only, with or without a display.
-  try:
-    return _main(argv, prog)
-  except KeyboardInterrupt:  # Outside an experiment (importing, writing the report).
-    print(f"{prog}: interrupted; rerun the same command to resume", file=sys.stderr)
-    return EXIT_INTERRUPTED
+  with stopping.closed_pipes_ignored():
+    try:
+      with stopping.handled():
+        return _main(argv, prog)
+    except KeyboardInterrupt as e:  # Outside an experiment (importing, writing the report).
+      print(f"{prog}: {stopping.reason(e)}; rerun the same command to resume", file=sys.stderr)
+      return stopping.exit_status(e)
 
 
 def _main(argv: List[str], prog: str) -> int:
@@ -324,6 +345,7 @@ def _main(argv: List[str], prog: str) -> int:
   except SystemExit as e:  # --help, or an argparse error already printed on stderr.
     return int(e.code or 0)
   args.argv, args.prog = argv, prog
+  deadline = Deadline.after_minutes(args.max_minutes)
   root = pathlib.Path(args.out)
   per_module = _selected(args, modules)
   error_prefix = f"{prog} {args.command}: error:"
@@ -332,6 +354,9 @@ def _main(argv: List[str], prog: str) -> int:
   except ValueError as e:
     print(f"{error_prefix} {e}", file=sys.stderr)
     return 2
+  workers, capped = executors.capped_workers(args.workers, args.oversubscribe)
+  if capped and not args.dask:
+    print(f"{prog}: note: {capped}", file=sys.stderr)
   with contextlib.ExitStack() as held:
     try:
       held.enter_context(folder_lock.hold(
@@ -339,7 +364,7 @@ def _main(argv: List[str], prog: str) -> int:
               f"{prog}: note: taking over the lock of {root} left by {left.text()}, which no "
               "longer runs", file=sys.stderr)))
       start = provenance.now()
-      outcomes = _run_selected(args, root, per_module)
+      outcomes, stop = _run_selected(args, root, per_module, workers, deadline)
     except ValueError as e:  # In use, a bad option or an unreachable executor: before any work.
       held.close()  # The lock file goes first.
       if root_created and not any(root.iterdir()):
@@ -349,31 +374,47 @@ def _main(argv: List[str], prog: str) -> int:
     except OSError as e:
       print(f"{error_prefix} {e.strerror or e}: {e.filename or root}", file=sys.stderr)
       return 1
-    return _finish(args, root, modules, outcomes, start)
+    try:
+      return _finish(args, root, modules, outcomes, start, stop, len(per_module))
+    except OSError as e:
+      print(f"{error_prefix} cannot write the report ({e.strerror or e}: {e.filename or root})",
+            file=sys.stderr)
+      return 1
 
 
 def _run_selected(args: argparse.Namespace, root: pathlib.Path,
-                  per_module: Sequence[Tuple[ModuleType, argparse.Namespace]]
-                  ) -> List[_Outcome]:
-  """Runs the selected experiments into ``root``, until one is interrupted or loses its
-  executor; returns their outcomes."""
+                  per_module: Sequence[Tuple[ModuleType, argparse.Namespace]], workers: int,
+                  deadline: Deadline) -> Tuple[List[_Outcome], Optional[KeyboardInterrupt]]:
+  """Runs the selected experiments into ``root`` on ``workers`` processes, until one loses its
+  executor or the run is stopped (Ctrl-C, SIGTERM, SIGHUP, or ``deadline``, checked before each
+  experiment and raised by an alarm in one: ``stopping``); returns their outcomes and what
+  stopped the run, if anything did."""
   outcomes: List[_Outcome] = []
-  with executors.make_executor(args.workers, args.dask, args.dask_timeout) as executor:
-    for module, module_args in tqdm.tqdm(
-        per_module, desc="experiments", leave=False,
-        disable=len(per_module) == 1 or not context.terminal_progress(args.quiet)):
-      outcome = _run_one(module, module_args, root, executor,
-                         bad_option_propagates=args.command != RUN)
-      outcomes.append(outcome)
-      if args.quiet:
-        print(report.summary_line(outcome.record), flush=True)
-      if outcome.interrupted or outcome.lost:
-        break
-  return outcomes
+  try:
+    with stopping.handled(deadline, args.max_minutes), executors.make_executor(
+        workers, args.dask, args.dask_timeout) as executor:
+      for module, module_args in tqdm.tqdm(
+          per_module, desc="experiments", leave=False,
+          disable=len(per_module) == 1 or not context.terminal_progress(args.quiet)):
+        if deadline.passed():
+          raise stopping.DeadlinePassed(args.max_minutes)
+        outcome = _run_one(module, module_args, root, executor,
+                           bad_option_propagates=args.command != RUN, deadline=deadline)
+        outcomes.append(outcome)
+        if args.quiet:
+          print(report.summary_line(outcome.record), flush=True)
+        if outcome.stop is not None:
+          raise outcome.stop
+        if outcome.lost:
+          break
+  except KeyboardInterrupt as e:
+    return outcomes, e
+  return outcomes, None
 
 
 def _finish(args: argparse.Namespace, root: pathlib.Path, modules: Sequence[ModuleType],
-            outcomes: Sequence[_Outcome], start: str) -> int:
+            outcomes: Sequence[_Outcome], start: str, stop: Optional[KeyboardInterrupt],
+            selected: int) -> int:
   """Writes the manifest and the report, prints the outcome and returns the exit code."""
   records = [o.record for o in outcomes]
   order = [m.NAME for m in modules]
@@ -382,23 +423,30 @@ def _finish(args: argparse.Namespace, root: pathlib.Path, modules: Sequence[Modu
   for r in unreadable:
     print(f"{args.prog} {args.command}: warning: {report.unreadable_advice(r)} (shown as "
           f"{report.UNREADABLE} in the report)", file=sys.stderr)
+  ran = {r.experiment for r in records}
+  not_run = [] if stop is None else [m.NAME for m, _ in _selected(args, modules)
+                                     if m.NAME not in ran]
   run_manifest = provenance.build_manifest(
       args.argv, args.prog, {"seed": args.seed}, start, provenance.now(),
       experiments={r.experiment: {"status": r.status, "code": r.code, "jobs": r.jobs,
-                                  "finished": r.finished} for r in sections})
+                                  "finished": r.finished} for r in sections},
+      **({"stopped": stopping.reason(stop), "not_run": not_run} if stop is not None else {}))
   provenance.write_manifest(root, run_manifest)
   path = report.render_report(root, order, run_manifest)
   if not args.quiet:
     _print_outcome(records, path)
   last = outcomes[-1] if outcomes else None
-  if last is not None and last.interrupted:
-    stats = last.record.jobs
-    finished = sum(not o.interrupted for o in outcomes)
-    print(f"interrupted: {stats.get('reused', 0) + stats.get('computed', 0)} of "
-          f"{stats.get('total', 0)} {last.record.experiment} results kept, {finished} of "
-          f"{len(_selected(args, modules))} experiments finished; report {path}; rerun the same "
-          "command to resume", file=sys.stderr)
-    return EXIT_INTERRUPTED
+  if stop is not None:
+    stats = last.record.jobs if last is not None and last.stop is not None else {}
+    kept = (f"{stats.get('reused', 0) + stats.get('computed', 0)} of {stats.get('total', 0)} "
+            f"{last.record.experiment} results kept, " if stats else "")
+    finished = sum(o.stop is None for o in outcomes)
+    print(f"{stopping.reason(stop)}: {kept}{finished} of {selected} experiments finished"
+          + (f", not run: {', '.join(not_run)}" if not_run else "")
+          + f"; report {path}; rerun the same command to resume"
+          + (" (with a larger --max-minutes to finish)"
+             if isinstance(stop, stopping.DeadlinePassed) else ""), file=sys.stderr)
+    return stopping.exit_status(stop)
   if last is not None and last.lost:
     print(f"{args.prog} {args.command}: error: {last.lost}; finished results are kept, rerun the "
           "same command to resume", file=sys.stderr)

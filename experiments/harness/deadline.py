@@ -44,3 +44,7 @@ class Deadline:
   def passed(self) -> bool:
     """Whether the deadline has passed."""
     return time.monotonic() >= self.end
+
+
+# No deadline: the default of code that takes one (``passed()`` is never true).
+NEVER = Deadline()
