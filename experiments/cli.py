@@ -173,6 +173,21 @@ def _check_entry(path: pathlib.Path, kind: str, why: str) -> None:
                      f"{why}: remove it or choose another --out")
 
 
+def _remove_temporaries(root: pathlib.Path) -> None:
+  """Removes the temporary files of atomic writes (``.NAME.XXXX.tmp``) that a killed run left in
+  ``root``, its experiments' folders and their ``jobs/`` (called with the folder's lock held, so
+  that no live run is writing them; links are removed, never followed)."""
+  folders = [root]
+  for sub in (p for p in root.iterdir() if p.is_dir() and not p.is_symlink()):
+    folders += [sub] + [sub / name for name in context.KEPT_FOLDERS
+                        if (sub / name).is_dir() and not (sub / name).is_symlink()]
+  for folder in folders:
+    for stale in folder.glob(".*.tmp"):
+      with contextlib.suppress(OSError):
+        if not stale.is_dir() or stale.is_symlink():
+          stale.unlink()
+
+
 def budget(module: ModuleType, args: argparse.Namespace) -> Dict[str, Any]:
   """The budget an experiment runs at (``report.SectionRecord.budget``): ``--quick`` or not, and
   its own options given with a value other than their default, and the seed if not 0, as
@@ -363,6 +378,7 @@ def _main(argv: List[str], prog: str) -> int:
           root, f"{prog} {shlex.join(argv)}", lambda left: print(
               f"{prog}: note: taking over the lock of {root} left by {left.text()}, which no "
               "longer runs", file=sys.stderr)))
+      _remove_temporaries(root)
       start = provenance.now()
       outcomes, stop = _run_selected(args, root, per_module, workers, deadline)
     except ValueError as e:  # In use, a bad option or an unreachable executor: before any work.
