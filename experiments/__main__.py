@@ -7,6 +7,10 @@ script ``kuhn-experiments`` runs it too.
 
 import signal
 import sys
+import time
+
+# When the command started, before its modules load: its --max-minutes deadline counts from here.
+STARTED = time.monotonic()
 
 
 def _stopped(signum, frame):
@@ -27,7 +31,7 @@ def entry(prog: str = "kuhn-experiments") -> int:
   finally:
     for signum, handler in previous.items():
       signal.signal(signum, handler)
-  return main(prog=prog)
+  return main(prog=prog, started=STARTED)
 
 
 if __name__ == "__main__":

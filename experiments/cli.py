@@ -334,22 +334,24 @@ def _selected(args: argparse.Namespace, modules: Sequence[ModuleType]
   return selected
 
 
-def main(argv: Optional[Sequence[str]] = None, prog: str = PROG) -> int:
-  """Runs a command; returns the exit code (0 all checks passed, 1 failures or errors or work
-  cut by the deadline, 2 bad options, 130 interrupted, 128 + N after signal N: 143 SIGTERM,
-  129 SIGHUP)."""
+def main(argv: Optional[Sequence[str]] = None, prog: str = PROG,
+         started: Optional[float] = None) -> int:
+  """Runs a command (``started``: when its process started, ``time.monotonic()``, the start of
+  its ``--max-minutes`` deadline; default now); returns the exit code (0 all checks passed, 1
+  failures or errors or work cut by the deadline, 2 bad options, 130 interrupted, 128 + N after
+  signal N: 143 SIGTERM, 129 SIGHUP)."""
   argv = sys.argv[1:] if argv is None else list(argv)
   matplotlib.use("Agg")  # Figures go to files only, with or without a display.
   with stopping.closed_pipes_ignored():
     try:
       with stopping.handled():
-        return _main(argv, prog)
+        return _main(argv, prog, started)
     except KeyboardInterrupt as e:  # Outside an experiment (importing, writing the report).
       print(f"{prog}: {stopping.reason(e)}; rerun the same command to resume", file=sys.stderr)
       return stopping.exit_status(e)
 
 
-def _main(argv: List[str], prog: str) -> int:
+def _main(argv: List[str], prog: str, started: Optional[float]) -> int:
   for module in interactive_modules():  # Interactive: it writes no report section.
     if argv[:1] == [module.NAME]:
       return module.main(argv[1:], prog=f"{prog} {module.NAME}")
@@ -360,7 +362,7 @@ def _main(argv: List[str], prog: str) -> int:
   except SystemExit as e:  # --help, or an argparse error already printed on stderr.
     return int(e.code or 0)
   args.argv, args.prog = argv, prog
-  deadline = Deadline.after_minutes(args.max_minutes)
+  deadline = Deadline.after_minutes(args.max_minutes, since=started)
   root = pathlib.Path(args.out)
   per_module = _selected(args, modules)
   error_prefix = f"{prog} {args.command}: error:"

@@ -295,6 +295,15 @@ class Context:
     """
     return sweep_cost(todo, self.max_minutes, self.executor.parallelism, self.histories, what)
 
+  def check_estimate(self, seconds: float, what: str, smaller: str) -> None:
+    """Refuses, before any work, a step of the experiment that runs in this process (not a
+    sweep) estimated at ``seconds`` over ``max_minutes`` (one-line ValueError naming ``what``
+    and the options that make it ``smaller``), and notes the estimate."""
+    if seconds > 60 * self.max_minutes:
+      raise ValueError(f"{what} estimated at {duration(seconds)}, over the limit --max-minutes "
+                       f"{self.max_minutes:g}; raise it, or choose {smaller}")
+    self.note(f"{what}: estimated {duration(seconds)}")
+
   def prepare_policies(self, game: str, names: Sequence[str]) -> float:
     """Refuses named policies whose preparation (``SOLVER:ITERATIONS``, a solver run) is too large
     or estimated over ``max_minutes`` (``policy_jobs``, ``check_cost``), and notes the estimate.
