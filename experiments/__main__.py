@@ -13,18 +13,30 @@ import time
 STARTED = time.monotonic()
 
 
+_RECEIVED = []  # The signals received while the CLI loads.
+
+
 def _stopped(signum, frame):
   del frame
+  _RECEIVED.append(signum)
   raise KeyboardInterrupt(signum)
 
 
 def entry(prog: str = "kuhn-experiments") -> int:
-  """Loads the CLI and runs it (``experiments.cli.main``); the exit status."""
-  previous = {s: signal.signal(s, _stopped) for s in (signal.SIGTERM, signal.SIGHUP)}
+  """Loads the CLI and runs it (``experiments.cli.main``); the exit status.
+
+  A signal while the CLI loads may surface as another exception (NumPy turns an interrupted
+  import of its C parts into an ImportError): after a signal, any exception of the import is
+  the signal's.
+  """
+  stops = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+  previous = {s: signal.signal(s, _stopped) for s in stops}
   try:
     from experiments.cli import main  # noqa: PLC0415  (loaded here: see the module docstring)
-  except KeyboardInterrupt as e:
-    signum = e.args[0] if e.args and isinstance(e.args[0], int) else signal.SIGINT
+  except BaseException:
+    if not _RECEIVED:
+      raise
+    signum = _RECEIVED[0]
     print(f"{prog}: {'interrupted' if signum == signal.SIGINT else signal.Signals(signum).name}"
           " while starting; nothing was run", file=sys.stderr)
     return 128 + signum

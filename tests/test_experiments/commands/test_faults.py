@@ -13,11 +13,6 @@ import sys
 import time
 
 import pytest
-
-from experiments import cli
-from experiments.harness import executors
-from experiments.harness import folder_lock
-from experiments.harness import report
 from test_scenarios import INTERRUPTIBLE_SWEEP
 from test_scenarios import NEUTRAL
 from test_scenarios import SMALL_SWEEP
@@ -25,6 +20,11 @@ from test_scenarios import assert_one_error_line
 from test_scenarios import cli as run_cli
 from test_scenarios import start
 from test_scenarios import wait_for_jobs
+
+from experiments import cli
+from experiments.harness import executors
+from experiments.harness import folder_lock
+from experiments.harness import report
 
 
 @pytest.mark.slow
@@ -71,7 +71,10 @@ def test_ctrl_c_while_the_program_starts_is_one_line(tmp_path, delay):
   stdout, stderr = process.communicate(timeout=120)
   if process.returncode == 0:  # It finished first (an idle machine): nothing to test.
     return
-  assert process.returncode == 130, stderr
+  # 130, or killed by SIGINT (which a shell reports as 130): CPython ends so after a Ctrl-C that
+  # reached code run through PyRun_* (pybind11's exec, as pyspiel's module loads), after the
+  # program's one line.
+  assert process.returncode in (130, -signal.SIGINT), stderr
   assert "Traceback" not in stderr and len(stderr.strip().splitlines()) <= 1, stderr
   assert "interrupted" in stderr
 
