@@ -457,7 +457,7 @@ def _finish(args: argparse.Namespace, root: pathlib.Path, modules: Sequence[Modu
   if stop is not None:
     stats = last.record.jobs if last is not None and last.stop is not None else {}
     kept = (f"{stats.get('reused', 0) + stats.get('computed', 0)} of {stats.get('total', 0)} "
-            f"{last.record.experiment} results kept, " if stats else "")
+            f"{last.record.experiment} results kept, " if stats.get("total") else "")
     finished = sum(o.stop is None for o in outcomes)
     print(f"{stopping.reason(stop)}: {kept}{finished} of {selected} experiments finished"
           + (f", not run: {', '.join(not_run)}" if not_run else "")
