@@ -23,11 +23,15 @@ a line when it starts and when it ends, its sweeps a line with their estimated t
 least once a minute while it runs (``context.plain_progress``, ``Context.heartbeat``), so that a
 log shows where a long run is.
 
-Nothing a person does ends in a traceback: bad options and ``--out`` problems (including an
-empty ``--out``, which would be the current folder) print one ``error:`` line (exit 2, nothing
-written); an experiment that crashes or a job that raises is recorded in the report with its
-error (the traceback goes to ``DIR/<NAME>/error.log``) and the rest goes on (exit 1); Ctrl-C
-prints one line saying what was kept, renders the report from what finished and exits with 130;
+Nothing a person does ends in a traceback: bad options (``arguments.ArgumentParser``: one line,
+no usage block) and ``--out`` problems (an empty ``--out``, which would be the current folder; a
+symbolic link or an entry of the wrong kind where the run writes, ``prepare_out``) print one
+``error:`` line (exit 2, nothing written); an experiment that crashes or a job that raises is
+recorded in the report with its error (the traceback goes to ``DIR/<NAME>/error.log``) and the
+rest goes on (exit 1); Ctrl-C, SIGTERM, SIGHUP and the ``--max-minutes`` deadline
+(``stopping``) print one line saying what was kept and what was not run, render the report from
+what finished and exit with 130, 143, 129 or 1; a closed standard output stops the printing, not
+the run; ``--workers`` above the CPU count is capped unless ``--oversubscribe``;
 a lost Dask cluster prints one line (exit 1); a second run into a folder in use prints one line
 naming the run that holds it (``folder_lock``; exit 2). Exit 0 when every check passed, every
 experiment made at least one check (or ``--allow-no-checks`` was given) and every section in
