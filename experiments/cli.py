@@ -44,10 +44,13 @@ import argparse
 import contextlib
 import dataclasses
 import importlib
+import multiprocessing
+import os
 import pathlib
 import pkgutil
 import shlex
 import shutil
+import signal
 import sys
 import tempfile
 import time
@@ -74,6 +77,9 @@ RUN = "run"
 PROG = "kuhn-experiments"
 ERROR_LOG = "error.log"
 MAX_FAILED_CHECKS_SHOWN = 40
+# After a stop signal to the main process, the side process gets this many seconds to stop by
+# itself (a terminal's Ctrl-C reaches both) before the signal is passed on (``_join_side``).
+_SIDE_GRACE = 2.0
 
 
 def command_modules() -> List[ModuleType]:
@@ -251,8 +257,10 @@ class _Outcome:
 
 
 def _run_one(module: ModuleType, args: argparse.Namespace, root: pathlib.Path,
-             executor, bad_option_propagates: bool, deadline: Deadline) -> _Outcome:
-  """Runs one experiment into ``root/NAME``, saves its section, manifest and error logs.
+             executor, bad_option_propagates: bool, deadline: Deadline,
+             bars: bool = True) -> _Outcome:
+  """Runs one experiment into ``root/NAME``, saves its section, manifest and error logs
+  (``bars``: its progress bars on a terminal; off in the side process).
 
   A ValueError (a bad option) propagates when asked, after removing the experiment's folder if
   this call created it; any other exception is recorded as a crash.
@@ -263,7 +271,7 @@ def _run_one(module: ModuleType, args: argparse.Namespace, root: pathlib.Path,
   earlier = _snapshot(sub)
   plain = context.plain_progress(args.quiet)
   ctx = context.Context(module.NAME, sub, seed=args.seed, quick=args.quick,
-                        progress=context.terminal_progress(args.quiet), fresh=args.fresh,
+                        progress=bars and context.terminal_progress(args.quiet), fresh=args.fresh,
                         max_minutes=args.max_minutes, executor=executor,
                         log=context.log_line if plain else None, deadline=deadline)
   spent = budget(module, args)
@@ -386,7 +394,7 @@ def _main(argv: List[str], prog: str, started: Optional[float]) -> int:
               "longer runs", file=sys.stderr)))
       _remove_temporaries(root)
       start = provenance.now()
-      outcomes, stop = _run_selected(args, root, per_module, workers, deadline)
+      outcomes, stop = _run_selected(args, root, per_module, workers, deadline, start)
     except ValueError as e:  # In use, a bad option or an unreachable executor: before any work.
       held.close()  # The lock file goes first.
       if root_created and not any(root.iterdir()):
@@ -406,18 +414,25 @@ def _main(argv: List[str], prog: str, started: Optional[float]) -> int:
 
 def _run_selected(args: argparse.Namespace, root: pathlib.Path,
                   per_module: Sequence[Tuple[ModuleType, argparse.Namespace]], workers: int,
-                  deadline: Deadline) -> Tuple[List[_Outcome], Optional[KeyboardInterrupt]]:
+                  deadline: Deadline, start: str
+                  ) -> Tuple[List[_Outcome], Optional[KeyboardInterrupt]]:
   """Runs the selected experiments into ``root`` on ``workers`` processes, until one loses its
   executor or the run is stopped (Ctrl-C, SIGTERM, SIGHUP, or ``deadline``, checked before each
   experiment and raised by an alarm in one: ``stopping``); returns their outcomes and what
   stopped the run, if anything did."""
   outcomes: List[_Outcome] = []
+  side = None
+  beside = [(m, a) for m, a in per_module if getattr(m, "SIDE_PROCESS", False)]
   try:
     with stopping.handled(deadline, args.max_minutes), executors.make_executor(
         workers, args.dask, args.dask_timeout) as executor:
+      if args.command == RUN and executor.parallelism > 1 and len(beside) < len(per_module):
+        side = _start_side(beside, args, root, deadline)
       for module, module_args in tqdm.tqdm(
           per_module, desc="experiments", leave=False,
           disable=len(per_module) == 1 or not context.terminal_progress(args.quiet)):
+        if side is not None and any(module is m for m, _ in beside):
+          continue
         if deadline.passed():
           raise stopping.DeadlinePassed(args.max_minutes)
         outcome = _run_one(module, module_args, root, executor,
@@ -429,9 +444,83 @@ def _run_selected(args: argparse.Namespace, root: pathlib.Path,
           raise outcome.stop
         if outcome.lost:
           break
+      _join_side(side)
   except KeyboardInterrupt as e:
-    return outcomes, e
-  return outcomes, None
+    _join_side(side, e)
+    return _in_order(per_module, outcomes + _side_outcomes(side, root, beside, start, args)), e
+  found = _side_outcomes(side, root, beside, start, args)
+  return (_in_order(per_module, outcomes + found),
+          next((o.stop for o in found if o.stop is not None), None))
+
+
+def _side_run(beside: Sequence[Tuple[ModuleType, argparse.Namespace]],
+              args: argparse.Namespace, root: pathlib.Path, deadline: Deadline) -> None:
+  """The side process (``_start_side``): runs ``beside`` one after the other, as the main
+  process runs the others, without progress bars or ``--quiet`` lines (``_side_outcomes``);
+  its alarm is its own (timers are not inherited)."""
+  with contextlib.suppress(KeyboardInterrupt), stopping.handled(deadline, args.max_minutes):
+    for module, module_args in beside:
+      if deadline.passed():
+        return
+      outcome = _run_one(module, module_args, root, executors.Serial(), False, deadline,
+                         bars=False)
+      if outcome.stop is not None:
+        return
+
+
+def _start_side(beside, args, root, deadline):
+  """Starts the side process: the experiments that use no executor (``SIDE_PROCESS``) run there,
+  beside the pool's experiments, so that the machine's cores are busy while they run (issue:
+  the main job on both cores). Forked: it shares the loaded modules and the parsed options."""
+  process = multiprocessing.get_context("fork").Process(
+      target=_side_run, args=(beside, args, root, deadline), name="experiments-side")
+  process.start()
+  return process
+
+
+def _join_side(side, stop: Optional[KeyboardInterrupt] = None) -> None:
+  """Waits for the side process. After ``stop`` it stops too: by its own alarm at the deadline;
+  by the same Ctrl-C from a terminal, else (a signal sent to the main process alone) by the
+  signal passed on after ``_SIDE_GRACE`` seconds; it saves what it finished."""
+  if side is None:
+    return
+  try:
+    if stop is not None and not isinstance(stop, stopping.DeadlinePassed):
+      side.join(_SIDE_GRACE)
+      if side.is_alive():
+        os.kill(side.pid, getattr(stop, "signum", signal.SIGINT))
+    side.join()
+  except KeyboardInterrupt:  # Another Ctrl-C: stop it now.
+    side.kill()
+    side.join()
+
+
+def _side_outcomes(side, root: pathlib.Path, beside, start: str,
+                   args: argparse.Namespace) -> List[_Outcome]:
+  """The outcomes of the side process's experiments: the sections it saved in this run (those
+  finished since ``start``), with what stopped each that was stopped; with ``--quiet``, their
+  lines are printed here (the side process prints none)."""
+  if side is None:
+    return []
+  found = []
+  for module, _ in beside:
+    with contextlib.suppress(OSError, ValueError, KeyError, TypeError, AttributeError):
+      record = report.read_section(root / module.NAME / report.SECTION_NAME)
+      if record.finished >= start:
+        stop = None
+        if record.interrupted:
+          stop = (stopping.DeadlinePassed(args.max_minutes) if "deadline" in record.stopped
+                  else KeyboardInterrupt())
+        found.append(_Outcome(record, stop))
+        if args.quiet:
+          print(report.summary_line(record), flush=True)
+  return found
+
+
+def _in_order(per_module, outcomes: List[_Outcome]) -> List[_Outcome]:
+  """``outcomes`` in the order of the selected experiments."""
+  order = [m.NAME for m, _ in per_module]
+  return sorted(outcomes, key=lambda o: order.index(o.record.experiment))
 
 
 def _finish(args: argparse.Namespace, root: pathlib.Path, modules: Sequence[ModuleType],
@@ -459,9 +548,10 @@ def _finish(args: argparse.Namespace, root: pathlib.Path, modules: Sequence[Modu
     _print_outcome(records, path)
   last = outcomes[-1] if outcomes else None
   if stop is not None:
-    stats = last.record.jobs if last is not None and last.stop is not None else {}
-    kept = (f"{stats.get('reused', 0) + stats.get('computed', 0)} of {stats.get('total', 0)} "
-            f"{last.record.experiment} results kept, " if stats.get("total") else "")
+    cut = next((o for o in outcomes if o.stop is not None and o.record.jobs.get("total")), None)
+    stats = cut.record.jobs if cut is not None else {}
+    kept = (f"{stats['reused'] + stats['computed']} of {stats['total']} "
+            f"{cut.record.experiment} results kept, " if cut is not None else "")
     finished = sum(o.stop is None for o in outcomes)
     print(f"{stopping.reason(stop)}: {kept}{finished} of {selected} experiments finished"
           + (f", not run: {', '.join(not_run)}" if not_run else "")

@@ -69,6 +69,8 @@ from experiments.harness.section import ReportSection
 
 NAME = "landscape"
 REPORT_ORDER = 80  # Place in the report (and in ``run``).
+# No jobs or tasks: ``run`` runs it in a side process, beside the pool (``experiments.cli``).
+SIDE_PROCESS = True
 HELP = ("Simplified Kuhn: utility over (bluff, call) probabilities, CFR's path on it, and the "
         "solved (bluff, call) over an (ante, bet) grid.")
 

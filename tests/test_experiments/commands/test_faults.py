@@ -7,10 +7,12 @@ entries of the wrong kind is refused in one line, nothing outside ``--out`` touc
 above the CPUs is capped. The same faults inside the harness: test_hostile_folders."""
 
 import json
+import os
 import signal
 import subprocess
 import sys
 import time
+import types
 
 import pytest
 from test_scenarios import INTERRUPTIBLE_SWEEP
@@ -22,9 +24,12 @@ from test_scenarios import start
 from test_scenarios import wait_for_jobs
 
 from experiments import cli
+from experiments.harness import checks
 from experiments.harness import executors
 from experiments.harness import folder_lock
 from experiments.harness import report
+from experiments.harness.section import ReportSection
+from helpers import sweep_jobs
 
 
 @pytest.mark.slow
@@ -180,3 +185,41 @@ def test_one_line_for_every_bad_argument_of_every_command(tmp_path, capsys):
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "unrecognized arguments: --no-such-option" in err, err
 
+
+
+def _side(args, ctx):
+  (ctx.out / "pid").write_text(str(os.getpid()))
+  return ReportSection(title="Side", checks=[checks.same_number("side", 1.0, 1.0, "exact")])
+
+
+def _pooled(args, ctx):
+  (ctx.out / "pid").write_text(str(os.getpid()))
+  results = ctx.run_jobs(sweep_jobs()[:2], description="pooled sweep")
+  return ReportSection(title="Pooled", checks=[
+      checks.at_most(f"{r.job.solver} exploitability", r.final, 10.0, "a loose bound")
+      for r in results])
+
+
+def _module(name, order, run, side):
+  module = types.ModuleType(name)
+  module.NAME, module.HELP, module.REPORT_ORDER, module.run = name, name, order, run
+  module.add_arguments = lambda parser: None
+  if side:
+    module.SIDE_PROCESS = True
+  return module
+
+
+def test_experiments_without_jobs_run_beside_the_pool_in_report_order(tmp_path, monkeypatch,
+                                                                       capsys):
+  modules = [_module("side", 1, _side, True), _module("pooled", 2, _pooled, False)]
+  monkeypatch.setattr(cli, "experiment_modules", lambda: modules)
+  out = tmp_path / "r"
+  assert cli.main(["run", "--quiet", "--workers", "2", "--out", str(out)]) == 0
+  side_pid = int((out / "side" / "pid").read_text())
+  assert side_pid != os.getpid() and int((out / "pooled" / "pid").read_text()) == os.getpid()
+  printed = capsys.readouterr().out
+  assert "side: PASS" in printed and "pooled: PASS" in printed
+  text = (out / report.REPORT_NAME).read_text()
+  assert text.index('<a id="side">') < text.index('<a id="pooled">')  # REPORT_ORDER kept.
+  assert cli.main(["side", "--quiet", "--out", str(out)]) == 0  # Alone: in this process.
+  assert int((out / "side" / "pid").read_text()) == os.getpid()
