@@ -458,6 +458,7 @@ def _side_run(beside: Sequence[Tuple[ModuleType, argparse.Namespace]],
   """The side process (``_start_side``): runs ``beside`` one after the other, as the main
   process runs the others, without progress bars or ``--quiet`` lines (``_side_outcomes``);
   its alarm is its own (timers are not inherited)."""
+  stopping.unblocked()
   with contextlib.suppress(KeyboardInterrupt), stopping.handled(deadline, args.max_minutes):
     for module, module_args in beside:
       if deadline.passed():
@@ -474,7 +475,8 @@ def _start_side(beside, args, root, deadline):
   the main job on both cores). Forked: it shares the loaded modules and the parsed options."""
   process = multiprocessing.get_context("fork").Process(
       target=_side_run, args=(beside, args, root, deadline), name="experiments-side")
-  process.start()
+  with stopping.held():
+    process.start()
   return process
 
 

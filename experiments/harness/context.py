@@ -258,7 +258,8 @@ class Context:
     beat = multiprocessing.get_context("fork").Process(
         target=_beat, args=(self.name, self._last_line, self._activity, os.getpid(),
                             time.monotonic()), daemon=True)
-    beat.start()
+    with stopping.held():
+      beat.start()
     try:
       yield
     finally:

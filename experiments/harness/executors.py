@@ -156,7 +156,8 @@ class LocalPool:
     todo: List[jobs_lib.Job] = list(jobs)
     while todo:
       pool = self._start(len(todo))
-      futures = {pool.submit(fn, job): job for job in todo}
+      with stopping.held():  # Submitting forks the workers.
+        futures = {pool.submit(fn, job): job for job in todo}
       for job in todo:
         attempts[job] += 1
       todo, broken = [], False

@@ -95,13 +95,39 @@ def handled(deadline: Deadline = deadline_lib.NEVER,
       signal.signal(signum, handler)
 
 
+# The signals that stop a run (``handled``), held while a process forks (``held``).
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGALRM)
+
+
+@contextlib.contextmanager
+def held() -> Iterator[None]:
+  """For the block (a fork), the stop signals wait: a handler that raised inside the fork's
+  own callbacks (``os.register_at_fork``, e.g. logging's) would be printed as "Exception
+  ignored" and lost. They are delivered when the block ends; a child forked in the block starts
+  with them blocked and unblocks them (``default_signals``, ``unblocked``)."""
+  if threading.current_thread() is not threading.main_thread():
+    yield
+    return
+  signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
+  try:
+    yield
+  finally:
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, STOP_SIGNALS)
+
+
+def unblocked() -> None:
+  """In a child forked under ``held``: the stop signals delivered again."""
+  signal.pthread_sigmask(signal.SIG_UNBLOCK, STOP_SIGNALS)
+
+
 def default_signals() -> None:
   """In a child process (a pool worker, the heartbeat): SIGTERM and SIGHUP end it, as they do any
   process (its parent's handlers, inherited by fork, would raise into its work); SIGINT is its
-  parent's to handle."""
+  parent's to handle; the signals ``held`` blocked are unblocked."""
   signal.signal(signal.SIGINT, signal.SIG_IGN)
   for signum in (signal.SIGTERM, signal.SIGHUP):
     signal.signal(signum, signal.SIG_DFL)
+  unblocked()
 
 
 def silence(fd: int) -> None:
