@@ -49,6 +49,9 @@ import helpers
     (["strategy-tables", "--game", "kuhn_poker_ante(ante=0.0)"], "bad game string"),
     (["strategy-tables", "--game", "leduc_poker"], "Kuhn game"),
     (["convergence", "--game", "tic_tac_toe"], "over the limit --max-minutes 60"),
+    (["large-deck", "--max-minutes", "0.2"], "over the limit --max-minutes 0.2"),
+    (["three-player-large-deck", "--max-minutes", "0.2"], "over the limit --max-minutes 0.2"),
+    (["landscape", "--max-minutes", "0.2"], "over the limit --max-minutes 0.2"),
     (["no-such-command"], "invalid choice"),
 ])
 def test_bad_arguments_fail_cleanly(argv, message, tmp_path, capsys):
