@@ -1,8 +1,50 @@
-"""``python -m experiments <command> [options]``: see ``experiments.cli``."""
+"""``python -m experiments <command> [options]``: see ``experiments.cli``.
 
+``entry`` imports the CLI itself, so that a Ctrl-C (or SIGTERM) while its modules load, the
+first seconds of a run, ends with one line and the shell's status instead of a traceback; the
+script ``kuhn-experiments`` runs it too.
+"""
+
+import signal
 import sys
+import time
 
-from experiments.cli import main
+# When the command started, before its modules load: its --max-minutes deadline counts from here.
+STARTED = time.monotonic()
+
+
+_RECEIVED = []  # The signals received while the CLI loads.
+
+
+def _stopped(signum, frame):
+  del frame
+  _RECEIVED.append(signum)
+  raise KeyboardInterrupt(signum)
+
+
+def entry(prog: str = "kuhn-experiments") -> int:
+  """Loads the CLI and runs it (``experiments.cli.main``); the exit status.
+
+  A signal while the CLI loads may surface as another exception (NumPy turns an interrupted
+  import of its C parts into an ImportError): after a signal, any exception of the import is
+  the signal's.
+  """
+  stops = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+  previous = {s: signal.signal(s, _stopped) for s in stops}
+  try:
+    from experiments.cli import main  # noqa: PLC0415  (loaded here: see the module docstring)
+  except BaseException:
+    if not _RECEIVED:
+      raise
+    signum = _RECEIVED[0]
+    print(f"{prog}: {'interrupted' if signum == signal.SIGINT else signal.Signals(signum).name}"
+          " while starting; nothing was run", file=sys.stderr)
+    return 128 + signum
+  finally:
+    for signum, handler in previous.items():
+      signal.signal(signum, handler)
+  return main(prog=prog, started=STARTED)
+
 
 if __name__ == "__main__":
-  sys.exit(main(prog="python -m experiments"))
+  sys.exit(entry(prog="python -m experiments"))

@@ -23,11 +23,15 @@ a line when it starts and when it ends, its sweeps a line with their estimated t
 least once a minute while it runs (``context.plain_progress``, ``Context.heartbeat``), so that a
 log shows where a long run is.
 
-Nothing a person does ends in a traceback: bad options and ``--out`` problems (including an
-empty ``--out``, which would be the current folder) print one ``error:`` line (exit 2, nothing
-written); an experiment that crashes or a job that raises is recorded in the report with its
-error (the traceback goes to ``DIR/<NAME>/error.log``) and the rest goes on (exit 1); Ctrl-C
-prints one line saying what was kept, renders the report from what finished and exits with 130;
+Nothing a person does ends in a traceback: bad options (``arguments.ArgumentParser``: one line,
+no usage block) and ``--out`` problems (an empty ``--out``, which would be the current folder; a
+symbolic link or an entry of the wrong kind where the run writes, ``prepare_out``) print one
+``error:`` line (exit 2, nothing written); an experiment that crashes or a job that raises is
+recorded in the report with its error (the traceback goes to ``DIR/<NAME>/error.log``) and the
+rest goes on (exit 1); Ctrl-C, SIGTERM, SIGHUP and the ``--max-minutes`` deadline
+(``stopping``) print one line saying what was kept and what was not run, render the report from
+what finished and exit with 130, 143, 129 or 1; a closed standard output stops the printing, not
+the run; ``--workers`` above the CPU count is capped unless ``--oversubscribe``;
 a lost Dask cluster prints one line (exit 1); a second run into a folder in use prints one line
 naming the run that holds it (``folder_lock``; exit 2). Exit 0 when every check passed, every
 experiment made at least one check (or ``--allow-no-checks`` was given) and every section in
@@ -40,10 +44,13 @@ import argparse
 import contextlib
 import dataclasses
 import importlib
+import multiprocessing
+import os
 import pathlib
 import pkgutil
 import shlex
 import shutil
+import signal
 import sys
 import tempfile
 import time
@@ -61,7 +68,8 @@ from experiments.harness import executors
 from experiments.harness import folder_lock
 from experiments.harness import provenance
 from experiments.harness import report
-from experiments.harness.script_runner import EXIT_INTERRUPTED
+from experiments.harness import stopping
+from experiments.harness.deadline import Deadline
 from experiments.harness.section import ReportSection
 from spiel_games import atomic_file
 
@@ -69,6 +77,9 @@ RUN = "run"
 PROG = "kuhn-experiments"
 ERROR_LOG = "error.log"
 MAX_FAILED_CHECKS_SHOWN = 40
+# After a stop signal to the main process, the side process gets this many seconds to stop by
+# itself (a terminal's Ctrl-C reaches both) before the signal is passed on (``_join_side``).
+_SIDE_GRACE = 2.0
 
 
 def command_modules() -> List[ModuleType]:
@@ -96,8 +107,9 @@ def _experiment_parser(module: ModuleType, parser: argparse.ArgumentParser
 
 
 def build_parser(modules: Sequence[ModuleType], prog: str = PROG) -> argparse.ArgumentParser:
-  """The parser with one subcommand per experiment and the command ``run``."""
-  parser = argparse.ArgumentParser(
+  """The parser with one subcommand per experiment and the command ``run`` (its errors one line,
+  ``arguments.ArgumentParser``)."""
+  parser = arguments.ArgumentParser(
       prog=prog,
       description="Kuhn poker CFR experiments. Results, figures and report.md go to --out.")
   subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
@@ -126,6 +138,7 @@ def _common_argv(args: argparse.Namespace) -> List[str]:
   argv += ["--quick"] if args.quick else []
   argv += ["--quiet"] if args.quiet else []
   argv += ["--fresh"] if args.fresh else []
+  argv += ["--oversubscribe"] if args.oversubscribe else []
   argv += ["--allow-no-checks"] if args.allow_no_checks else []
   argv += ["--dask", args.dask] if args.dask else []
   return argv
@@ -143,9 +156,11 @@ def prepare_out(root: pathlib.Path, names: Sequence[str]) -> bool:
   if root.exists() and not root.is_dir():
     raise ValueError(f"--out {root}: exists and is not a folder")
   for name in names:
-    if (root / name).exists() and not (root / name).is_dir():
-      raise ValueError(f"--out {root}: {root / name} is a file; the experiment {name} needs a "
-                       "folder of that name")
+    _check_entry(root / name, "folder", f"the experiment {name} needs a folder of that name")
+    _check_entry(root / name / context.JOBS_FOLDER, "folder", "its saved results go there")
+    _check_entry(root / name / report.SECTION_NAME, "file", "its section is saved there")
+  for name in (report.REPORT_NAME, provenance.MANIFEST_NAME, folder_lock.LOCK_NAME):
+    _check_entry(root / name, "file", "the run writes it")
   created = not root.exists()
   try:
     root.mkdir(parents=True, exist_ok=True)
@@ -154,6 +169,33 @@ def prepare_out(root: pathlib.Path, names: Sequence[str]) -> bool:
   except OSError as e:
     raise ValueError(f"--out {root}: cannot write there ({e.strerror or e})") from None
   return created
+
+
+def _check_entry(path: pathlib.Path, kind: str, why: str) -> None:
+  """Refuses ``path`` if it is a symbolic link (the run never writes, reads or deletes through
+  one: it could point outside the results folder) or exists as the wrong ``kind`` ("file" or
+  "folder"), in one line saying ``why`` it must be a ``kind``."""
+  if path.is_symlink():
+    raise ValueError(f"--out: {path} is a symbolic link; {why}, and the run does not follow "
+                     "links in the results folder: remove it or choose another --out")
+  if path.exists() and path.is_dir() != (kind == "folder"):
+    raise ValueError(f"--out: {path} is a {'folder' if path.is_dir() else 'file'}, not a {kind}; "
+                     f"{why}: remove it or choose another --out")
+
+
+def _remove_temporaries(root: pathlib.Path) -> None:
+  """Removes the temporary files of atomic writes (``.NAME.XXXX.tmp``) that a killed run left in
+  ``root``, its experiments' folders and their ``jobs/`` (called with the folder's lock held, so
+  that no live run is writing them; links are removed, never followed)."""
+  folders = [root]
+  for sub in (p for p in root.iterdir() if p.is_dir() and not p.is_symlink()):
+    folders += [sub] + [sub / name for name in context.KEPT_FOLDERS
+                        if (sub / name).is_dir() and not (sub / name).is_symlink()]
+  for folder in folders:
+    for stale in folder.glob(".*.tmp"):
+      with contextlib.suppress(OSError):
+        if not stale.is_dir() or stale.is_symlink():
+          stale.unlink()
 
 
 def budget(module: ModuleType, args: argparse.Namespace) -> Dict[str, Any]:
@@ -184,9 +226,9 @@ def _snapshot(sub: pathlib.Path) -> Dict[pathlib.Path, Tuple[int, int, int]]:
   found = {}
   for path in sub.rglob("*"):
     relative = path.relative_to(sub)
-    if relative.parts[0] in context.KEPT_FOLDERS or not path.is_file():
+    if relative.parts[0] in context.KEPT_FOLDERS or not (path.is_file() or path.is_symlink()):
       continue
-    stat = path.stat()
+    stat = path.lstat()
     found[path] = (stat.st_ino, stat.st_mtime_ns, stat.st_size)
   return found
 
@@ -196,7 +238,7 @@ def _remove_stale(sub: pathlib.Path, before: Dict[pathlib.Path, Tuple[int, int, 
   ``context.KEPT_FOLDERS``) left empty: what remains is what the last run wrote."""
   for path, identity in before.items():
     with contextlib.suppress(OSError):
-      stat = path.stat()
+      stat = path.lstat()
       if (stat.st_ino, stat.st_mtime_ns, stat.st_size) == identity:
         path.unlink()
   folders = {p.parent for p in before if p.parent != sub}
@@ -210,13 +252,15 @@ class _Outcome:
   """How one experiment ended, for ``main``."""
 
   record: report.SectionRecord
-  interrupted: bool = False
+  stop: Optional[KeyboardInterrupt] = None  # What stopped it (``stopping``), if anything did.
   lost: Optional[str] = None  # One line, if the executor was lost.
 
 
 def _run_one(module: ModuleType, args: argparse.Namespace, root: pathlib.Path,
-             executor, bad_option_propagates: bool) -> _Outcome:
-  """Runs one experiment into ``root/NAME``, saves its section, manifest and error logs.
+             executor, bad_option_propagates: bool, deadline: Deadline,
+             bars: bool = True) -> _Outcome:
+  """Runs one experiment into ``root/NAME``, saves its section, manifest and error logs
+  (``bars``: its progress bars on a terminal; off in the side process).
 
   A ValueError (a bad option) propagates when asked, after removing the experiment's folder if
   this call created it; any other exception is recorded as a crash.
@@ -227,9 +271,9 @@ def _run_one(module: ModuleType, args: argparse.Namespace, root: pathlib.Path,
   earlier = _snapshot(sub)
   plain = context.plain_progress(args.quiet)
   ctx = context.Context(module.NAME, sub, seed=args.seed, quick=args.quick,
-                        progress=context.terminal_progress(args.quiet), fresh=args.fresh,
+                        progress=bars and context.terminal_progress(args.quiet), fresh=args.fresh,
                         max_minutes=args.max_minutes, executor=executor,
-                        log=context.log_line if plain else None)
+                        log=context.log_line if plain else None, deadline=deadline)
   spent = budget(module, args)
   ctx.note(f"started, budget {report.describe_budget(spent, code=False)}")
   missing = [d.missing_text() for d in getattr(module, "OPTIONAL_DEPENDENCIES", ())
@@ -237,7 +281,7 @@ def _run_one(module: ModuleType, args: argparse.Namespace, root: pathlib.Path,
   for text in missing:
     print(f"{module.NAME}: note: {text}", file=sys.stderr, flush=True)
   start, clock = provenance.now(), time.perf_counter()
-  error, interrupted, lost = None, False, None
+  error, stop, lost = None, None, None
   section = ReportSection(title=module.NAME)
   try:
     with ctx.heartbeat():
@@ -248,15 +292,15 @@ def _run_one(module: ModuleType, args: argparse.Namespace, root: pathlib.Path,
         shutil.rmtree(sub, ignore_errors=True)
       raise
     error = _crash(sub, e)
-  except KeyboardInterrupt:
-    interrupted = True
-    section = ReportSection(title=f"{module.NAME} (interrupted)")
+  except KeyboardInterrupt as e:  # Ctrl-C, SIGTERM, SIGHUP or the deadline (``stopping``).
+    stop = e
+    section = ReportSection(title=f"{module.NAME} ({stopping.reason(e)})")
   except executors.ExecutorLost as e:
     lost = str(e)
     error = lost
   except Exception as e:  # noqa: BLE001  (recorded in the report; the other experiments go on)
     error = _crash(sub, e)
-  if error is not None and not interrupted:
+  if error is not None and stop is None:
     section = ReportSection(title=f"{module.NAME} (crashed)")
   if ctx.failures:
     atomic_file.atomic_write_text(sub / "job_errors.log", "\n".join(
@@ -264,7 +308,8 @@ def _run_one(module: ModuleType, args: argparse.Namespace, root: pathlib.Path,
                                                       ctx.failures)))
   record = report.SectionRecord(
       module.NAME, section, time.perf_counter() - clock, error,
-      job_failures=context.describe_failures(ctx.failures), interrupted=interrupted,
+      job_failures=context.describe_failures(ctx.failures), interrupted=stop is not None,
+      stopped="" if stop is None else stopping.reason(stop),
       jobs=dataclasses.asdict(ctx.stats), code=provenance.code_stamp(),
       finished=provenance.now(), budget=spent, missing=missing,
       allow_no_checks=args.allow_no_checks)
@@ -274,7 +319,7 @@ def _run_one(module: ModuleType, args: argparse.Namespace, root: pathlib.Path,
       experiment=module.NAME, status=record.status, code=record.code, jobs=record.jobs))
   _remove_stale(sub, earlier)
   ctx.note(f"done, {report.outcome_text(record)}")
-  return _Outcome(record, interrupted, lost)
+  return _Outcome(record, stop, lost)
 
 
 def _crash(sub: pathlib.Path, e: BaseException) -> str:
@@ -294,26 +339,31 @@ def _selected(args: argparse.Namespace, modules: Sequence[ModuleType]
   selected = []
   for module in modules:
     if not args.only or module.NAME in args.only:
-      sub_args = _experiment_parser(module, argparse.ArgumentParser()).parse_args(
+      sub_args = _experiment_parser(module, arguments.ArgumentParser()).parse_args(
           _common_argv(args))
       sub_args.argv, sub_args.prog = args.argv, args.prog
       selected.append((module, sub_args))
   return selected
 
 
-def main(argv: Optional[Sequence[str]] = None, prog: str = PROG) -> int:
-  """Runs a command; returns the exit code (0 all checks passed, 1 failures or errors, 2 bad
-  options, 130 interrupted)."""
+def main(argv: Optional[Sequence[str]] = None, prog: str = PROG,
+         started: Optional[float] = None) -> int:
+  """Runs a command (``started``: when its process started, ``time.monotonic()``, the start of
+  its ``--max-minutes`` deadline; default now); returns the exit code (0 all checks passed, 1
+  failures or errors or work cut by the deadline, 2 bad options, 130 interrupted, 128 + N after
+  signal N: 143 SIGTERM, 129 SIGHUP)."""
   argv = sys.argv[1:] if argv is None else list(argv)
   matplotlib.use("Agg")  # Figures go to files only, with or without a display.
-  try:
-    return _main(argv, prog)
-  except KeyboardInterrupt:  # Outside an experiment (importing, writing the report).
-    print(f"{prog}: interrupted; rerun the same command to resume", file=sys.stderr)
-    return EXIT_INTERRUPTED
+  with stopping.closed_pipes_ignored():
+    try:
+      with stopping.handled():
+        return _main(argv, prog, started)
+    except KeyboardInterrupt as e:  # Outside an experiment (importing, writing the report).
+      print(f"{prog}: {stopping.reason(e)}; rerun the same command to resume", file=sys.stderr)
+      return stopping.exit_status(e)
 
 
-def _main(argv: List[str], prog: str) -> int:
+def _main(argv: List[str], prog: str, started: Optional[float]) -> int:
   for module in interactive_modules():  # Interactive: it writes no report section.
     if argv[:1] == [module.NAME]:
       return module.main(argv[1:], prog=f"{prog} {module.NAME}")
@@ -324,6 +374,7 @@ def _main(argv: List[str], prog: str) -> int:
   except SystemExit as e:  # --help, or an argparse error already printed on stderr.
     return int(e.code or 0)
   args.argv, args.prog = argv, prog
+  deadline = Deadline.after_minutes(args.max_minutes, since=started)
   root = pathlib.Path(args.out)
   per_module = _selected(args, modules)
   error_prefix = f"{prog} {args.command}: error:"
@@ -332,14 +383,18 @@ def _main(argv: List[str], prog: str) -> int:
   except ValueError as e:
     print(f"{error_prefix} {e}", file=sys.stderr)
     return 2
+  workers, capped = executors.capped_workers(args.workers, args.oversubscribe)
+  if capped and not args.dask:
+    print(f"{prog}: note: {capped}", file=sys.stderr)
   with contextlib.ExitStack() as held:
     try:
       held.enter_context(folder_lock.hold(
           root, f"{prog} {shlex.join(argv)}", lambda left: print(
               f"{prog}: note: taking over the lock of {root} left by {left.text()}, which no "
               "longer runs", file=sys.stderr)))
+      _remove_temporaries(root)
       start = provenance.now()
-      outcomes = _run_selected(args, root, per_module)
+      outcomes, stop = _run_selected(args, root, per_module, workers, deadline, start)
     except ValueError as e:  # In use, a bad option or an unreachable executor: before any work.
       held.close()  # The lock file goes first.
       if root_created and not any(root.iterdir()):
@@ -349,31 +404,130 @@ def _main(argv: List[str], prog: str) -> int:
     except OSError as e:
       print(f"{error_prefix} {e.strerror or e}: {e.filename or root}", file=sys.stderr)
       return 1
-    return _finish(args, root, modules, outcomes, start)
+    try:
+      return _finish(args, root, modules, outcomes, start, stop, len(per_module))
+    except OSError as e:
+      print(f"{error_prefix} cannot write the report ({e.strerror or e}: {e.filename or root})",
+            file=sys.stderr)
+      return 1
 
 
 def _run_selected(args: argparse.Namespace, root: pathlib.Path,
-                  per_module: Sequence[Tuple[ModuleType, argparse.Namespace]]
-                  ) -> List[_Outcome]:
-  """Runs the selected experiments into ``root``, until one is interrupted or loses its
-  executor; returns their outcomes."""
+                  per_module: Sequence[Tuple[ModuleType, argparse.Namespace]], workers: int,
+                  deadline: Deadline, start: str
+                  ) -> Tuple[List[_Outcome], Optional[KeyboardInterrupt]]:
+  """Runs the selected experiments into ``root`` on ``workers`` processes, until one loses its
+  executor or the run is stopped (Ctrl-C, SIGTERM, SIGHUP, or ``deadline``, checked before each
+  experiment and raised by an alarm in one: ``stopping``); returns their outcomes and what
+  stopped the run, if anything did."""
   outcomes: List[_Outcome] = []
-  with executors.make_executor(args.workers, args.dask, args.dask_timeout) as executor:
-    for module, module_args in tqdm.tqdm(
-        per_module, desc="experiments", leave=False,
-        disable=len(per_module) == 1 or not context.terminal_progress(args.quiet)):
-      outcome = _run_one(module, module_args, root, executor,
-                         bad_option_propagates=args.command != RUN)
-      outcomes.append(outcome)
-      if args.quiet:
-        print(report.summary_line(outcome.record), flush=True)
-      if outcome.interrupted or outcome.lost:
-        break
-  return outcomes
+  side = None
+  beside = [(m, a) for m, a in per_module if getattr(m, "SIDE_PROCESS", False)]
+  try:
+    with stopping.handled(deadline, args.max_minutes), executors.make_executor(
+        workers, args.dask, args.dask_timeout) as executor:
+      if args.command == RUN and executor.parallelism > 1 and len(beside) < len(per_module):
+        side = _start_side(beside, args, root, deadline)
+      for module, module_args in tqdm.tqdm(
+          per_module, desc="experiments", leave=False,
+          disable=len(per_module) == 1 or not context.terminal_progress(args.quiet)):
+        if side is not None and any(module is m for m, _ in beside):
+          continue
+        if deadline.passed():
+          raise stopping.DeadlinePassed(args.max_minutes)
+        outcome = _run_one(module, module_args, root, executor,
+                           bad_option_propagates=args.command != RUN, deadline=deadline)
+        outcomes.append(outcome)
+        if args.quiet:
+          print(report.summary_line(outcome.record), flush=True)
+        if outcome.stop is not None:
+          raise outcome.stop
+        if outcome.lost:
+          break
+      _join_side(side)
+  except KeyboardInterrupt as e:
+    _join_side(side, e)
+    return _in_order(per_module, outcomes + _side_outcomes(side, root, beside, start, args)), e
+  found = _side_outcomes(side, root, beside, start, args)
+  return (_in_order(per_module, outcomes + found),
+          next((o.stop for o in found if o.stop is not None), None))
+
+
+def _side_run(beside: Sequence[Tuple[ModuleType, argparse.Namespace]],
+              args: argparse.Namespace, root: pathlib.Path, deadline: Deadline) -> None:
+  """The side process (``_start_side``): runs ``beside`` one after the other, as the main
+  process runs the others, without progress bars or ``--quiet`` lines (``_side_outcomes``);
+  its alarm is its own (timers are not inherited)."""
+  stopping.unblocked()
+  with contextlib.suppress(KeyboardInterrupt), stopping.handled(deadline, args.max_minutes):
+    for module, module_args in beside:
+      if deadline.passed():
+        return
+      outcome = _run_one(module, module_args, root, executors.Serial(), False, deadline,
+                         bars=False)
+      if outcome.stop is not None:
+        return
+
+
+def _start_side(beside, args, root, deadline):
+  """Starts the side process: the experiments that use no executor (``SIDE_PROCESS``) run there,
+  beside the pool's experiments, so that the machine's cores are busy while they run (issue:
+  the main job on both cores). Forked: it shares the loaded modules and the parsed options."""
+  process = multiprocessing.get_context("fork").Process(
+      target=_side_run, args=(beside, args, root, deadline), name="experiments-side")
+  with stopping.held():
+    process.start()
+  return process
+
+
+def _join_side(side, stop: Optional[KeyboardInterrupt] = None) -> None:
+  """Waits for the side process. After ``stop`` it stops too: by its own alarm at the deadline;
+  by the same Ctrl-C from a terminal, else (a signal sent to the main process alone) by the
+  signal passed on after ``_SIDE_GRACE`` seconds; it saves what it finished."""
+  if side is None:
+    return
+  try:
+    if stop is not None and not isinstance(stop, stopping.DeadlinePassed):
+      side.join(_SIDE_GRACE)
+      if side.is_alive():
+        os.kill(side.pid, getattr(stop, "signum", signal.SIGINT))
+    side.join()
+  except KeyboardInterrupt:  # Another Ctrl-C: stop it now.
+    side.kill()
+    side.join()
+
+
+def _side_outcomes(side, root: pathlib.Path, beside, start: str,
+                   args: argparse.Namespace) -> List[_Outcome]:
+  """The outcomes of the side process's experiments: the sections it saved in this run (those
+  finished since ``start``), with what stopped each that was stopped; with ``--quiet``, their
+  lines are printed here (the side process prints none)."""
+  if side is None:
+    return []
+  found = []
+  for module, _ in beside:
+    with contextlib.suppress(OSError, ValueError, KeyError, TypeError, AttributeError):
+      record = report.read_section(root / module.NAME / report.SECTION_NAME)
+      if record.finished >= start:
+        stop = None
+        if record.interrupted:
+          stop = (stopping.DeadlinePassed(args.max_minutes) if "deadline" in record.stopped
+                  else KeyboardInterrupt())
+        found.append(_Outcome(record, stop))
+        if args.quiet:
+          print(report.summary_line(record), flush=True)
+  return found
+
+
+def _in_order(per_module, outcomes: List[_Outcome]) -> List[_Outcome]:
+  """``outcomes`` in the order of the selected experiments."""
+  order = [m.NAME for m, _ in per_module]
+  return sorted(outcomes, key=lambda o: order.index(o.record.experiment))
 
 
 def _finish(args: argparse.Namespace, root: pathlib.Path, modules: Sequence[ModuleType],
-            outcomes: Sequence[_Outcome], start: str) -> int:
+            outcomes: Sequence[_Outcome], start: str, stop: Optional[KeyboardInterrupt],
+            selected: int) -> int:
   """Writes the manifest and the report, prints the outcome and returns the exit code."""
   records = [o.record for o in outcomes]
   order = [m.NAME for m in modules]
@@ -382,23 +536,31 @@ def _finish(args: argparse.Namespace, root: pathlib.Path, modules: Sequence[Modu
   for r in unreadable:
     print(f"{args.prog} {args.command}: warning: {report.unreadable_advice(r)} (shown as "
           f"{report.UNREADABLE} in the report)", file=sys.stderr)
+  ran = {r.experiment for r in records}
+  not_run = [] if stop is None else [m.NAME for m, _ in _selected(args, modules)
+                                     if m.NAME not in ran]
   run_manifest = provenance.build_manifest(
       args.argv, args.prog, {"seed": args.seed}, start, provenance.now(),
       experiments={r.experiment: {"status": r.status, "code": r.code, "jobs": r.jobs,
-                                  "finished": r.finished} for r in sections})
+                                  "finished": r.finished} for r in sections},
+      **({"stopped": stopping.reason(stop), "not_run": not_run} if stop is not None else {}))
   provenance.write_manifest(root, run_manifest)
   path = report.render_report(root, order, run_manifest)
   if not args.quiet:
     _print_outcome(records, path)
   last = outcomes[-1] if outcomes else None
-  if last is not None and last.interrupted:
-    stats = last.record.jobs
-    finished = sum(not o.interrupted for o in outcomes)
-    print(f"interrupted: {stats.get('reused', 0) + stats.get('computed', 0)} of "
-          f"{stats.get('total', 0)} {last.record.experiment} results kept, {finished} of "
-          f"{len(_selected(args, modules))} experiments finished; report {path}; rerun the same "
-          "command to resume", file=sys.stderr)
-    return EXIT_INTERRUPTED
+  if stop is not None:
+    cut = next((o for o in outcomes if o.stop is not None and o.record.jobs.get("total")), None)
+    stats = cut.record.jobs if cut is not None else {}
+    kept = (f"{stats['reused'] + stats['computed']} of {stats['total']} "
+            f"{cut.record.experiment} results kept, " if cut is not None else "")
+    finished = sum(o.stop is None for o in outcomes)
+    print(f"{stopping.reason(stop)}: {kept}{finished} of {selected} experiments finished"
+          + (f", not run: {', '.join(not_run)}" if not_run else "")
+          + f"; report {path}; rerun the same command to resume"
+          + (" (with a larger --max-minutes to finish)"
+             if isinstance(stop, stopping.DeadlinePassed) else ""), file=sys.stderr)
+    return stopping.exit_status(stop)
   if last is not None and last.lost:
     print(f"{args.prog} {args.command}: error: {last.lost}; finished results are kept, rerun the "
           "same command to resume", file=sys.stderr)

@@ -39,6 +39,8 @@ from experiments.harness.section import ReportSection
 
 NAME = "head-to-head"
 REPORT_ORDER = 60  # Place in the report (and in ``run``).
+# No jobs or tasks: ``run`` runs it in a side process, beside the pool (``experiments.cli``).
+SIDE_PROCESS = True
 HELP = ("Named policies, one per seat (any number of players), play N hands; each player's "
         "chips per hand with a 95% interval vs the exact value.")
 

@@ -48,6 +48,8 @@ from experiments.harness.section import ReportSection
 
 NAME = "rps"
 REPORT_ORDER = 50  # Place in the report (and in ``run``).
+# No jobs or tasks: ``run`` runs it in a side process, beside the pool (``experiments.cli``).
+SIDE_PROCESS = True
 HELP = "Regret matching on rock-paper-scissors: fixed opponents, self-play, modified RPS."
 
 ITERATIONS = arguments.Budget(default=10_000, quick=1_000)

@@ -49,6 +49,8 @@ from spiel_games import kuhn_rules
 
 NAME = "strategy-tables"
 REPORT_ORDER = 70  # Place in the report (and in ``run``).
+# No jobs or tasks: ``run`` runs it in a side process, beside the pool (``experiments.cli``).
+SIDE_PROCESS = True
 HELP = "A solver's average policy as a readable table beside the reference equilibrium."
 
 ITERATIONS = arguments.Budget(default=2000, quick=300)  # Of the default policy, cfr:T.

@@ -10,7 +10,8 @@ argparse prints it as ``error: argument --x: ...`` and exits with status 2 befor
 import argparse
 import dataclasses
 import pathlib
-from typing import Any, Callable, Optional
+import sys
+from typing import Any, Callable, NoReturn, Optional
 
 from experiments.harness import executors
 from experiments.harness import game_loader
@@ -19,6 +20,16 @@ from experiments.harness import solver_registry
 DEFAULT_OUT = "results"
 # An experiment whose sweep is estimated to take longer than this is refused before any work.
 DEFAULT_MAX_MINUTES = 60.0
+
+
+class ArgumentParser(argparse.ArgumentParser):
+  """argparse's parser whose errors are one line, ``PROG: error: MESSAGE`` on stderr, exit status
+  2, without the usage block argparse prints first (``--help`` shows it). Its subcommands' parsers
+  are of the same class (``add_subparsers`` makes them of the parser's class)."""
+
+  def error(self, message: str) -> NoReturn:
+    print(f"{self.prog}: error: {message}", file=sys.stderr)
+    sys.exit(2)
 
 
 def number_type(convert: Callable[[str], Any], allowed: Callable[[Any], bool],
@@ -41,6 +52,9 @@ def number_type(convert: Callable[[str], Any], allowed: Callable[[Any], bool],
 positive_int = number_type(int, lambda v: v > 0, "a positive integer")
 positive_float = number_type(float, lambda v: 0 < v < float("inf"), "a finite positive number")
 nonnegative_int = number_type(int, lambda v: v >= 0, "an integer >= 0")
+# --workers: at most ``executors.MAX_WORKERS`` processes, whatever the override.
+workers_count = number_type(int, lambda v: 1 <= v <= executors.MAX_WORKERS,
+                            f"an integer from 1 to {executors.MAX_WORKERS}")
 
 
 def deck_type(smallest: int, largest: Optional[int] = None, why: str = "") -> Callable[[str], int]:
@@ -138,10 +152,14 @@ def add_common_arguments(parser: argparse.ArgumentParser) -> None:
   parser.add_argument("--fresh", action="store_true",
                       help="recompute every job, even those already saved for the same code")
   workers = executors.default_workers()
-  parser.add_argument("--workers", type=positive_int, default=workers, metavar="N",
-                      help="process-pool size for sweeps; 1 runs them in this process (default: "
-                      f"the CPUs, capped at one worker per {executors.WORKER_BYTES / 2**30:.1f} "
-                      f"GiB of available memory: {workers} here)")
+  parser.add_argument("--workers", type=workers_count, default=workers, metavar="N",
+                      help="process-pool size for sweeps; 1 runs them in this process; more than "
+                      "the CPUs only with --oversubscribe, never more than a sweep's jobs, each "
+                      "started when needed (default: the CPUs, capped at one worker per "
+                      f"{executors.WORKER_BYTES / 2**30:.1f} GiB of available memory: {workers} "
+                      "here)")
+  parser.add_argument("--oversubscribe", action="store_true",
+                      help="allow --workers above the CPU count (default: capped at the CPUs)")
   parser.add_argument("--dask", metavar="ADDRESS", default=None,
                       help="run sweeps on the Dask scheduler at ADDRESS, e.g. tcp://host:8786 "
                       "(needs pip install '.[dask]'; --workers is then ignored; default: off)")

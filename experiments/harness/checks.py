@@ -6,7 +6,8 @@ origin once:
 
 * ``same_number``: two exact computations of one number (e.g. the tree's exploitability and
   OpenSpiel's, or two implementations of one algorithm), equal up to floating-point rounding,
-  ``ROUNDING``;
+  ``rounding``: ``ROUNDING``, relative to the numbers where they exceed 1 in size (a game at
+  extreme stakes has values near 1e17, where one unit in the last place is about 50);
 * ``within_nash_conv``: the value u_0(sigma) of a profile against the game value v*; for any
   profile of a two-player zero-sum game |u_0(sigma) - v*| <= NashConv(sigma), since both lie
   between player 0's best-response values against each side, whose difference is the NashConv;
@@ -25,6 +26,13 @@ import dataclasses
 # Floating-point rounding between two exact computations of one number (sums of at most a few
 # thousand terms of size <= 10, and HiGHS's 1e-10 feasibility tolerances for the LP).
 ROUNDING = 1e-9
+
+
+def rounding(*numbers: float) -> float:
+  """The rounding allowed between two computations of ``numbers``: ``ROUNDING`` times the
+  largest of 1 and their sizes (a relative error of 1e-9 once they exceed 1, as their rounding
+  scales with them)."""
+  return ROUNDING * max([1.0, *(abs(float(x)) for x in numbers)])
 
 
 @dataclasses.dataclass
@@ -55,14 +63,16 @@ class Check:
 
 def same_number(name: str, value: float, reference: float, source: str,
                 by_construction: bool = False) -> Check:
-  """Two exact computations of one number: equal up to ``ROUNDING``."""
-  return Check(name, float(value), float(reference), ROUNDING, source, by_construction)
+  """Two exact computations of one number: equal up to ``rounding``."""
+  return Check(name, float(value), float(reference), rounding(value, reference), source,
+               by_construction)
 
 
 def within_nash_conv(name: str, value: float, game_value: float, nash_conv: float,
                      source: str) -> Check:
   """A profile's value u_0 against the game value, within the profile's NashConv (+ rounding)."""
-  return Check(name, float(value), float(game_value), float(nash_conv) + ROUNDING,
+  return Check(name, float(value), float(game_value),
+               float(nash_conv) + rounding(value, game_value),
                f"{source}; tolerance NashConv of the policy")
 
 

@@ -43,7 +43,6 @@ import datetime
 import multiprocessing
 import os
 import pathlib
-import signal
 import sys
 import time
 from typing import Callable, Dict, Iterator, List, Optional, Sequence, Tuple, Union
@@ -53,6 +52,7 @@ import tqdm
 from algorithms.cfr import range_engine
 from algorithms.cfr import solver_backends
 from algorithms.tree.card_tree import CardTree
+from experiments.harness import deadline as deadline_lib
 from experiments.harness import executors
 from experiments.harness import game_loader
 from experiments.harness import jobs as jobs_lib
@@ -60,7 +60,9 @@ from experiments.harness import measures
 from experiments.harness import policies
 from experiments.harness import provenance
 from experiments.harness import solver_registry
+from experiments.harness import stopping
 from experiments.harness import tasks as tasks_lib
+from experiments.harness.deadline import Deadline
 
 JOBS_FOLDER = "jobs"
 # Saved work that a rerun reuses and keeps: the sweeps' job results (``run_jobs``), and the data
@@ -104,7 +106,7 @@ def _beat(name: str, last_line, activity, parent: int, begin: float) -> None:
   """The heartbeat's process: every few seconds, a ``log_line``-formatted "still running" line if
   ``LOG_INTERVAL`` seconds passed since ``last_line``; it ends with its parent. Written with one
   ``os.write`` (no lock a forked thread may have held)."""
-  signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the run's to handle.
+  stopping.default_signals()  # Ctrl-C, SIGTERM and SIGHUP are the run's to handle.
   while os.getppid() == parent:
     time.sleep(max(min(LOG_INTERVAL, 5.0), 0.05))
     now = time.monotonic()
@@ -112,8 +114,11 @@ def _beat(name: str, last_line, activity, parent: int, begin: float) -> None:
       last_line.value = now
       doing = activity.value.decode("utf-8", "replace")
       stamp = datetime.datetime.now().strftime("%H:%M:%S")
-      os.write(1, (f"[{stamp}] {name}: still running" + (f" ({doing})" if doing else "")
-                   + f", {duration(now - begin)} elapsed\n").encode("utf-8"))
+      try:
+        os.write(1, (f"[{stamp}] {name}: still running" + (f" ({doing})" if doing else "")
+                     + f", {duration(now - begin)} elapsed\n").encode("utf-8"))
+      except OSError:  # Nobody reads the output any more (``... | head -1``): the run goes on.
+        stopping.silence(1)
 
 
 class _LogStream:
@@ -181,13 +186,17 @@ class Context:
     max_minutes: the longest estimated sweep accepted.
     executor: where sweeps run (``executors``).
     log: prints a plain progress line (``log_line``), or None (see the module docstring).
+    deadline: when the run stops (``--max-minutes`` from its start): a sweep checks it after
+      each result and raises ``stopping.DeadlinePassed`` once it has passed, its finished
+      results saved.
     stats: the counts of this run's sweeps.
     failures: the jobs that raised.
   """
 
   def __init__(self, name: str, out: pathlib.Path, seed: int = 0, quick: bool = False,
                progress: bool = False, fresh: bool = False, max_minutes: float = 60.0,
-               executor=None, log: Optional[Callable[[str, str], None]] = None):
+               executor=None, log: Optional[Callable[[str, str], None]] = None,
+               deadline: Deadline = deadline_lib.NEVER):
     self.name = name
     self.out = pathlib.Path(out)
     self.seed = seed
@@ -197,6 +206,7 @@ class Context:
     self.max_minutes = max_minutes
     self.executor = executor or executors.Serial()
     self.log = log
+    self.deadline = deadline
     self.stats = SweepStats()
     self.failures: List[JobFailure] = []
     # Shared with the heartbeat's process (``heartbeat``): when the last line was printed
@@ -248,7 +258,8 @@ class Context:
     beat = multiprocessing.get_context("fork").Process(
         target=_beat, args=(self.name, self._last_line, self._activity, os.getpid(),
                             time.monotonic()), daemon=True)
-    beat.start()
+    with stopping.held():
+      beat.start()
     try:
       yield
     finally:
@@ -284,6 +295,15 @@ class Context:
       The estimated wall time of ``todo`` on the executor and of each unit (seconds).
     """
     return sweep_cost(todo, self.max_minutes, self.executor.parallelism, self.histories, what)
+
+  def check_estimate(self, seconds: float, what: str, smaller: str) -> None:
+    """Refuses, before any work, a step of the experiment that runs in this process (not a
+    sweep) estimated at ``seconds`` over ``max_minutes`` (one-line ValueError naming ``what``
+    and the options that make it ``smaller``), and notes the estimate."""
+    if seconds > 60 * self.max_minutes:
+      raise ValueError(f"{what} estimated at {duration(seconds)}, over the limit --max-minutes "
+                       f"{self.max_minutes:g}; raise it, or choose {smaller}")
+    self.note(f"{what}: estimated {duration(seconds)}")
 
   def prepare_policies(self, game: str, names: Sequence[str]) -> float:
     """Refuses named policies whose preparation (``SOLVER:ITERATIONS``, a solver run) is too large
@@ -337,6 +357,9 @@ class Context:
     if len({unit.key for unit in sweep}) != len(sweep):
       raise ValueError(f"a sweep must not list the same {noun} twice")
     folder = self.out / JOBS_FOLDER
+    if folder.is_symlink():  # Results are never written or read through a link.
+      raise ValueError(f"{folder} is a symbolic link; saved results go in a folder of the "
+                       "results folder itself: remove the link or choose another --out")
     folder.mkdir(parents=True, exist_ok=True)
     for stale in folder.glob(".*.json.*.tmp"):  # Left by a process killed mid-write.
       stale.unlink(missing_ok=True)
@@ -380,6 +403,8 @@ class Context:
                                     self.executor.parallelism), refresh=False)
           bar.update(1)
         self.activity = f"{label}: {bar.n} of {_count(len(sweep), noun)} done"
+        if self.deadline.passed() and len(found) < len(sweep):
+          raise stopping.DeadlinePassed(self.max_minutes)
     self.activity = f"{label} finished, {_count(len(sweep), noun)}"
     for result in found.values():
       code = provenance.describe_code(result.computed_by)

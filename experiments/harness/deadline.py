@@ -25,8 +25,9 @@ class Deadline:
   end: float = math.inf
 
   @classmethod
-  def after_minutes(cls, minutes: Optional[float]) -> "Deadline":
-    """The deadline ``minutes`` from now; None for no deadline.
+  def after_minutes(cls, minutes: Optional[float], since: Optional[float] = None) -> "Deadline":
+    """The deadline ``minutes`` from now (or from ``since``, an earlier ``time.monotonic()``,
+    e.g. when the process started); None for no deadline.
 
     Raises:
       ValueError: for a negative or NaN number of minutes.
@@ -35,7 +36,7 @@ class Deadline:
       return cls()
     if not minutes >= 0:
       raise ValueError(f"minutes must be a number >= 0, got {minutes!r}")
-    return cls(time.monotonic() + 60.0 * minutes)
+    return cls((time.monotonic() if since is None else since) + 60.0 * minutes)
 
   def remaining(self) -> float:
     """Seconds left (``math.inf`` without a deadline, never below 0)."""
@@ -44,3 +45,7 @@ class Deadline:
   def passed(self) -> bool:
     """Whether the deadline has passed."""
     return time.monotonic() >= self.end
+
+
+# No deadline: the default of code that takes one (``passed()`` is never true).
+NEVER = Deadline()

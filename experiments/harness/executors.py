@@ -5,7 +5,10 @@ finishes (``run``), says how many jobs it runs at once (``parallelism``) and sto
 The job function (``jobs.run_job``, ``jobs.run_item``, or ``tasks.run_task`` over tasks) never
 raises, so an exception that reaches the executor is a failure of the machinery, handled here:
 
-* local pool (``--workers N``): the workers ignore SIGINT (Ctrl-C reaches the main process, which
+* local pool (``--workers N``): at most the CPU count unless asked (``capped_workers``), and
+  never more processes than the jobs of a sweep, each started when the sweep needs it (a
+  ``ProcessPoolExecutor`` of ``min(N, jobs)`` processes, enlarged by a later, larger sweep); the
+  workers ignore SIGINT (Ctrl-C reaches the main process, which
   stops them); a worker that dies mid-job (killed, out of memory) breaks the pool: a new pool is
   started and the unfinished jobs are resubmitted, each at most ``MAX_ATTEMPTS`` times in all,
   after which the job is reported as failed and the sweep goes on;
@@ -26,6 +29,7 @@ from typing import Callable, Dict, Iterator, List, Optional, Sequence, Tuple
 
 from algorithms.cfr import solver_backends
 from experiments.harness import jobs as jobs_lib
+from experiments.harness import stopping
 
 # Connecting to a Dask scheduler gives up after this many seconds.
 DASK_TIMEOUT = 10.0
@@ -35,6 +39,10 @@ MAX_ATTEMPTS = 3
 # The memory a local worker may need: one job's arrays up to the engine's limit (a larger job is
 # refused before it starts), plus the interpreter with its libraries (about half a GiB).
 WORKER_BYTES = solver_backends.DEFAULT_MAX_BYTES + 2**29
+
+# --workers above this is refused as a bad argument, whatever the override: a pool of thousands
+# of processes exhausts the machine's memory before it does any work.
+MAX_WORKERS = 256
 
 JobFunction = Callable[[jobs_lib.Job], jobs_lib.Outcome]
 Finished = Iterator[Tuple[jobs_lib.Job, jobs_lib.Outcome]]
@@ -53,13 +61,32 @@ def available_bytes() -> Optional[int]:
   return None
 
 
+def cpu_count() -> int:
+  """The CPUs this process may use (at least 1)."""
+  cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+  return cpus or 1
+
+
 def default_workers() -> int:
   """The default ``--workers``: every CPU this process may use, capped by the available memory
   at ``WORKER_BYTES`` per worker (at least 1)."""
-  cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+  cpus = cpu_count()
   memory = available_bytes()
-  by_memory = (cpus or 1) if memory is None else memory // WORKER_BYTES
-  return max(1, min(cpus or 1, by_memory))
+  by_memory = cpus if memory is None else memory // WORKER_BYTES
+  return max(1, min(cpus, by_memory))
+
+
+def capped_workers(workers: int, oversubscribe: bool = False) -> Tuple[int, Optional[str]]:
+  """The pool size of ``--workers``: at most the CPU count unless ``oversubscribe``.
+
+  Returns:
+    The size, and one line saying it was capped (None if it was not).
+  """
+  cpus = cpu_count()
+  if workers <= cpus or oversubscribe:
+    return workers, None
+  return cpus, (f"--workers {workers} capped at the {cpus} CPUs of this machine (--oversubscribe "
+                "runs more)")
 
 
 class ExecutorLost(Exception):
@@ -84,12 +111,13 @@ _PR_SET_PDEATHSIG = 1  # prctl(2): the signal a process gets when its parent end
 
 
 def _worker_init(parent: int) -> None:
-  """Pool worker initializer: Ctrl-C is the main process's to handle, and the worker ends with
-  the main process. ``ProcessPoolExecutor``'s workers otherwise outlive a main process killed by
+  """Pool worker initializer: Ctrl-C is the main process's to handle, SIGTERM and SIGHUP end the
+  worker (``stopping.default_signals``), and the worker ends with the main process.
+  ``ProcessPoolExecutor``'s workers otherwise outlive a main process killed by
   SIGKILL, waiting for work forever and holding its output open; on Linux prctl(2)'s
   PR_SET_PDEATHSIG sends them SIGKILL when it ends (a parent that ended before this call is seen
   by ``os.getppid``)."""
-  signal.signal(signal.SIGINT, signal.SIG_IGN)
+  stopping.default_signals()
   if sys.platform.startswith("linux"):
     ctypes.CDLL(None).prctl(_PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0)
   if os.getppid() != parent:
@@ -103,20 +131,33 @@ class LocalPool:
     self.parallelism = workers
     self.description = f"{workers} local processes"
     self._pool: Optional[concurrent.futures.ProcessPoolExecutor] = None
+    self._size = 0
 
-  def _start(self) -> concurrent.futures.ProcessPoolExecutor:
+  def _start(self, jobs: int) -> concurrent.futures.ProcessPoolExecutor:
+    """The pool, of at least ``min(parallelism, jobs)`` processes (started anew if the running
+    one is smaller)."""
+    size = max(1, min(self.parallelism, jobs))
+    if self._pool is not None and self._size < size:
+      self.close()
     if self._pool is None:
-      self._pool = concurrent.futures.ProcessPoolExecutor(max_workers=self.parallelism,
+      self._pool = concurrent.futures.ProcessPoolExecutor(max_workers=size,
                                                           initializer=_worker_init,
                                                           initargs=(os.getpid(),))
+      self._size = size
     return self._pool
+
+  @property
+  def processes(self) -> int:
+    """The worker processes started so far by the running pool (0 before any sweep)."""
+    return len(getattr(self._pool, "_processes", None) or {})
 
   def run(self, fn: JobFunction, jobs: Sequence[jobs_lib.Job]) -> Finished:
     attempts: Dict[jobs_lib.Job, int] = {job: 0 for job in jobs}
     todo: List[jobs_lib.Job] = list(jobs)
     while todo:
-      pool = self._start()
-      futures = {pool.submit(fn, job): job for job in todo}
+      pool = self._start(len(todo))
+      with stopping.held():  # Submitting forks the workers.
+        futures = {pool.submit(fn, job): job for job in todo}
       for job in todo:
         attempts[job] += 1
       todo, broken = [], False
@@ -216,12 +257,14 @@ def make_executor(workers: int = 1, dask_address: Optional[str] = None,
   processes (this process for 1).
 
   Raises:
-    ValueError: for workers < 1, Dask not installed, or a scheduler not reached in time.
+    ValueError: for workers not from 1 to ``MAX_WORKERS``, Dask not installed, or a scheduler not
+      reached in time.
   """
   if dask_address:
     executor = DaskCluster(dask_address, dask_timeout)
-  elif isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
-    raise ValueError(f"workers must be a positive integer, got {workers!r}")
+  elif (isinstance(workers, bool) or not isinstance(workers, int)
+        or not 1 <= workers <= MAX_WORKERS):
+    raise ValueError(f"workers must be an integer from 1 to {MAX_WORKERS}, got {workers!r}")
   else:
     executor = Serial() if workers == 1 else LocalPool(workers)
   try:

@@ -9,6 +9,10 @@ left by a killed run is unlocked, so the next run takes it over, and says whose 
 lock is released when its process closes any descriptor of the file: the holder never opens the
 file a second time.)
 
+The lock file is never a symbolic link: it is opened with ``O_NOFOLLOW``, so a link planted at
+its path (which would make the run overwrite the file it points to) is refused in one line
+(``FolderInUse``), and nothing is written through it.
+
 The holder removes the file when it is done, while still holding the lock; a run that was
 waiting on the removed file finds, once it has the lock, that the path names another file (or
 none) and tries again on the path.
@@ -75,7 +79,13 @@ def hold(folder: pathlib.Path, command: str = "",
   """
   path = pathlib.Path(folder) / LOCK_NAME
   while True:
-    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+    try:
+      fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW, 0o644)
+    except OSError as e:
+      if not path.is_symlink():
+        raise
+      raise FolderInUse(f"{path} is a symbolic link; a run writes its lock there and does not "
+                        "follow links: remove it or choose another --out") from e
     try:
       fcntl.lockf(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except OSError:
@@ -103,5 +113,6 @@ def hold(folder: pathlib.Path, command: str = "",
     yield me
   finally:
     with contextlib.suppress(OSError):
-      path.unlink()
+      if os.fstat(fd).st_ino == os.lstat(path).st_ino:  # Still this run's file.
+        path.unlink()
     os.close(fd)  # Releases the lock.

@@ -87,6 +87,10 @@ def load_game(text: str, two_player_zero_sum: bool = True) -> pyspiel.Game:
     poker = sorted(n for n in pyspiel.registered_names() if "poker" in n)
     raise ValueError(f"unknown game {name!r} in {text!r}; e.g. {', '.join(poker)} "
                      "(all names: pyspiel.registered_names())")
+  repeated = repeated_parameters(text)
+  if repeated:
+    raise ValueError(f"bad game string {text!r}: parameter {repeated[0]!r} is given more than "
+                     "once (pyspiel would keep one silently); give each parameter once")
   # pyspiel prints its own error to the C-level stderr before raising; keep it off the terminal.
   with _STDERR_REDIRECT, tempfile.TemporaryFile() as sink:
     saved = os.dup(2)
@@ -109,10 +113,40 @@ def load_game(text: str, two_player_zero_sum: bool = True) -> pyspiel.Game:
   return game
 
 
+def repeated_parameters(text: str) -> List[str]:
+  """The parameter names given more than once in one parenthesised list of a game string (at
+  any depth: ``g(a=1,a=2)``, ``outer(game=inner(x=1,x=2))``), in order of their second
+  appearance."""
+  lists: List[List[str]] = []  # The names of each open list, innermost last.
+  repeated, item = [], ""
+  for char in text:
+    if char in "(,)":
+      if lists and item:
+        name = item.split("=", 1)[0].strip()
+        if name in lists[-1]:
+          repeated.append(name)
+        lists[-1].append(name)
+      item = ""
+      if char == "(":
+        lists.append([])
+      elif char == ")" and lists:
+        lists.pop()
+    elif lists:
+      item += char
+  return repeated
+
+
+def _double(x: float) -> str:
+  """``x`` as a game-string double: Python's shortest repr, written without an exponent where it
+  has one (pyspiel reads "1e+17" as text; "100000000000000000.0" as the number)."""
+  text = repr(float(x))
+  return np.format_float_positional(float(x), trim="0") if "e" in text else text
+
+
 def kuhn_game_string(ante: float, bet: float, simplified: bool, deck_size: int = 3) -> str:
   """The two-player ``kuhn_poker_ante`` game string of an ante, a bet, a rule set and a deck
   (three cards, the default, is left out of the string)."""
-  return (f"kuhn_poker_ante(ante={float(ante)!r},bet={float(bet)!r}"
+  return (f"kuhn_poker_ante(ante={_double(ante)},bet={_double(bet)}"
           f"{f',deck_size={int(deck_size)}' if deck_size != 3 else ''}"
           f"{',simplified=True' if simplified else ''})")
 

@@ -8,7 +8,10 @@ sweep turns a computed run into a ``JobResult`` stamped with the code that compu
 (``provenance.code_stamp``) and saves it as ``<folder>/<job.key>.json``.
 
 A saved result is reused only for the same job computed by the same code (same fingerprint);
-any other file under that name (older code, another format, unreadable) is ignored and replaced.
+any other file under that name (older code, another format, unreadable, fields that fail their
+schema such as an empty curve, or a symbolic link, which is never followed) is ignored and
+replaced. File names are bounded (``Job.key``: at most ``_READABLE_CHARS`` readable characters
+and a hash), however long the game string, which the file holds in full.
 ``save`` and ``load`` serve any unit of work with a ``key`` and its ``SavedResult`` (the stamp
 and the file format, shared): the tasks of ``experiments.harness.tasks`` are saved the same way.
 """
@@ -18,6 +21,7 @@ import dataclasses
 import hashlib
 import json
 import math
+import os
 import pathlib
 import re
 import time
@@ -33,6 +37,9 @@ from spiel_games import atomic_file
 
 FORMAT = "kuhn-cfr-job-result"
 VERSION = 1
+# The readable part of a job's file name (game, solver, seed) is cut to this many characters;
+# the hash that follows it identifies the job (a file name holds at most 255 bytes).
+_READABLE_CHARS = 100
 
 
 @dataclasses.dataclass(frozen=True)
@@ -75,14 +82,15 @@ class Job:
 
   @property
   def key(self) -> str:
-    """A file name stem unique to the job: readable fields plus a hash of all of them."""
+    """A file name stem unique to the job: readable fields (cut to ``_READABLE_CHARS``) plus a
+    hash of all of them."""
     fields = dataclasses.asdict(self)
     if not self.options:  # Jobs without overrides keep the names they had before the field.
       del fields["options"]
     fields = json.dumps(fields, sort_keys=True)
     digest = hashlib.sha1(fields.encode("utf-8")).hexdigest()[:10]
     readable = re.sub(r"[^A-Za-z0-9_.=-]+", "_", f"{self.game}-{self.solver}-s{self.seed}")
-    return f"{readable}-{self.iterations}-{digest}"
+    return f"{readable[:_READABLE_CHARS]}-{self.iterations}-{digest}"
 
   def describe(self) -> str:
     """One line naming the job: solver, game, seed and iterations."""
@@ -168,7 +176,10 @@ class JobResult(SavedResult):
 
   @classmethod
   def _fields_from_json(cls, data: Dict[str, Any]) -> Dict[str, Any]:
-    return {"job": Job(**data["job"]), "solved": solver_registry.Solved(**data["solved"])}
+    job = Job(**data["job"])
+    solved = solver_registry.Solved(**data["solved"])
+    _check_solved(job, solved)
+    return {"job": job, "solved": solved}
 
   @property
   def final(self) -> float:
@@ -191,6 +202,33 @@ class JobResult(SavedResult):
     """Every player's expected return when every player plays the final average policy."""
     return list(self.solved.returns)
 
+
+
+def _numbers(values: Any, what: str) -> None:
+  """Raises ValueError unless ``values`` is a non-empty list of finite numbers."""
+  if (not isinstance(values, list) or not values or not all(
+      isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+      for v in values)):
+    raise ValueError(f"malformed {FORMAT} file: {what} must be a non-empty list of finite "
+                     "numbers")
+
+
+def _check_solved(job: Job, solved: solver_registry.Solved) -> None:
+  """The schema of a saved ``Solved`` beyond its field names: the measuring points increasing
+  and ending at the job's T, one measure and one time per point, finite numbers (ValueError,
+  one line, for a file to recompute)."""
+  _numbers(solved.iterations, "iterations")
+  _numbers(solved.curve, "curve")
+  _numbers(solved.seconds, "seconds")
+  _numbers(solved.returns, "returns")
+  points = solved.iterations
+  if points != sorted(set(points)) or points[-1] != job.iterations:
+    raise ValueError(f"malformed {FORMAT} file: iterations must increase to {job.iterations}")
+  if not len(solved.curve) == len(solved.seconds) == len(points):
+    raise ValueError(f"malformed {FORMAT} file: curve and seconds need one entry per point")
+  if not isinstance(solved.measure, str) or (
+      solved.openspiel is not None and not isinstance(solved.openspiel, (int, float))):
+    raise ValueError(f"malformed {FORMAT} file: measure or openspiel")
 
 
 Outcome = Union[Tuple[solver_registry.Solved, float], Failure]
@@ -334,8 +372,11 @@ def load(folder: pathlib.Path, unit, fingerprint: str,
   another format, of another unit, or computed by other code)."""
   path = result_path(folder, unit)
   try:
-    result = result_class.from_json(json.loads(path.read_text(encoding="utf-8")))
-  except (OSError, ValueError):  # Missing, or not a readable result: recompute and replace.
+    # O_NOFOLLOW: a symbolic link planted at the path is not read (OSError, recomputed).
+    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    with os.fdopen(fd, encoding="utf-8") as file:
+      result = result_class.from_json(json.loads(file.read()))
+  except (OSError, ValueError, TypeError):  # Missing, or not a valid result: recompute, replace.
     return None
   if result.unit != unit or result.computed_by.get("fingerprint") != fingerprint:
     return None

@@ -63,7 +63,8 @@ class SectionRecord:
     seconds: wall time of the experiment in the invocation that saved it.
     error: one-line description of the exception if the experiment crashed, else None.
     job_failures: one line per job that raised (the rest of the sweep went on).
-    interrupted: the run was interrupted (Ctrl-C) before the experiment finished.
+    interrupted: the run was stopped (Ctrl-C, a signal, the deadline) before the experiment
+      finished.
     jobs: the sweep counts (``context.SweepStats`` as a dict; empty without jobs).
     code: the code that computed the section (``provenance.code_stamp()``).
     finished: when the section was saved (ISO 8601).
@@ -72,6 +73,9 @@ class SectionRecord:
     missing: one line per optional dependency that was not installed, with what it left out
       and how to install it (``section.OptionalDependency.missing_text``).
     allow_no_checks: the run accepted a section without checks (``--allow-no-checks``).
+    stopped: what stopped it, if ``interrupted`` (``stopping.reason``: "interrupted", "terminated
+      by SIGTERM", "stopped at the --max-minutes 1 deadline"); "" in sections saved before it
+      was recorded.
     unreadable: why its ``section.json`` could not be read (set by ``load_sections`` only; the
       other fields are then empty).
   """
@@ -88,7 +92,13 @@ class SectionRecord:
   budget: Dict[str, Any] = dataclasses.field(default_factory=dict)
   missing: List[str] = dataclasses.field(default_factory=list)
   allow_no_checks: bool = False
+  stopped: str = ""
   unreadable: Optional[str] = None
+
+  @property
+  def stop_text(self) -> str:
+    """What stopped the experiment ("interrupted" if not recorded)."""
+    return self.stopped or "interrupted"
 
   @property
   def status(self) -> str:
@@ -497,7 +507,8 @@ def left_out(record: SectionRecord) -> List[str]:
 def _problems(record: SectionRecord) -> List[str]:
   return ([unreadable_advice(record)] if record.unreadable else []) + (
       [record.error] if record.error else []) + record.job_failures + (
-          ["interrupted; rerun the same command to resume"] if record.interrupted else []
+          [f"{record.stop_text} before it finished; rerun the same command to resume"]
+          if record.interrupted else []
       ) + left_out(record)
 
 
@@ -516,6 +527,11 @@ def render_report(folder: pathlib.Path, order: Sequence[str],
   if manifest:
     out += [f"Last command: `{' '.join(manifest['command'])}`; started {manifest['start']}, "
             f"ended {manifest.get('end')}; details in `manifest.json`.", ""]
+    if manifest.get("stopped"):
+      out += [f"**The last command was {manifest['stopped']}**"
+              + (": not run, " + ", ".join(f"`{n}`" for n in manifest["not_run"])
+                 if manifest.get("not_run") else "")
+              + "; rerun the same command to resume.", ""]
   out += [_code_header(records), ""]
   all_checks = [c for r in records for c in r.section.checks]
   built = [c for c in all_checks if c.by_construction]
@@ -565,8 +581,9 @@ def render_report(folder: pathlib.Path, order: Sequence[str],
       out += ["**Jobs that failed** (the others went on):", ""]
       out += [f"- {line}" for line in r.job_failures] + [""]
     if r.interrupted:
-      out += ["**Interrupted** before it finished; the finished results are kept in "
-              f"`{r.experiment}/jobs/`; rerun the same command to resume.", ""]
+      out += [f"**{r.stop_text[0].upper() + r.stop_text[1:]}** before it finished; the "
+              f"finished results are kept in `{r.experiment}/jobs/`; rerun the same command to "
+              "resume.", ""]
     if s.markdown:
       markdown, moved = split_tables(s.markdown, r.experiment)
       out += [markdown, ""]

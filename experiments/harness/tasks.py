@@ -165,8 +165,20 @@ def pack_files(folder: pathlib.Path) -> Dict[str, str]:
 
 
 def unpack_files(files: Mapping[str, str], folder: pathlib.Path) -> None:
-  """Writes ``pack_files``'s files into ``folder`` (created if missing), each atomically."""
+  """Writes ``pack_files``'s files into ``folder`` (created if missing), each atomically.
+
+  Raises:
+    ValueError: (before writing anything) for a name that is not a plain file name (empty,
+      ``.`` or ``..``, with a path separator, absolute) and could write outside ``folder``, or
+      for a ``folder`` that is a symbolic link.
+  """
   folder = pathlib.Path(folder)
+  for name in files:
+    if (not isinstance(name, str) or name in ("", ".", "..") or "/" in name or "\\" in name
+        or "\0" in name or pathlib.PurePath(name).is_absolute()):
+      raise ValueError(f"a packed file name must be a plain file name, got {name!r}")
+  if folder.is_symlink():
+    raise ValueError(f"{folder} is a symbolic link; files are not unpacked through links")
   folder.mkdir(parents=True, exist_ok=True)
   for name, content in files.items():
     data = base64.b64decode(content)

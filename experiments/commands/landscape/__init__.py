@@ -69,10 +69,21 @@ from experiments.harness.section import ReportSection
 
 NAME = "landscape"
 REPORT_ORDER = 80  # Place in the report (and in ``run``).
+# No jobs or tasks: ``run`` runs it in a side process, beside the pool (``experiments.cli``).
+SIDE_PROCESS = True
 HELP = ("Simplified Kuhn: utility over (bluff, call) probabilities, CFR's path on it, and the "
         "solved (bluff, call) over an (ante, bet) grid.")
 
 ITERATIONS = arguments.Budget(default=2000, quick=300)
+# The estimate of a run (``estimate_seconds``), in seconds: figures and checks; reading each CFR
+# iterate's (p, q) per solver iteration (besides the solver's own ``SolverSpec`` cost); the
+# map's batched CFR+ per game and iteration on three cards (20 s for 40 x 40 games, 5,000
+# iterations) and per game, iteration and card on range vectors (3.7 s for 12 x 12 games of 100
+# cards).
+_FIXED_SECONDS = 3.0
+_PATH_SECONDS_PER_ITERATION = 1e-4
+_MAP_SECONDS_PER_GAME_ITERATION = 2.5e-6
+_MAP_SECONDS_PER_GAME_ITERATION_CARD = 5e-8
 DEFAULT_SOLVER = "our_cfr"
 GRID = 101
 
@@ -399,8 +410,23 @@ MAP_FIGURE = "landscape_equilibrium_map.png"
 MAP_TABLE = "landscape_equilibrium_map.csv"
 
 
+def estimate_seconds(solver: str, iterations: int, points: int, deck_size: int) -> float:
+  """The estimated wall time of ``run`` (the constants above)."""
+  histories = game_loader.histories(game_loader.kuhn_game_string(1.0, 1.0, True))
+  path = iterations * (solver_registry.get_solver(solver).seconds_per_iteration(histories)
+                       + _PATH_SECONDS_PER_ITERATION)
+  per_game_iteration = (_MAP_SECONDS_PER_GAME_ITERATION if deck_size == equilibrium_map.DECK_SIZE
+                        else _MAP_SECONDS_PER_GAME_ITERATION_CARD * deck_size)
+  return (_FIXED_SECONDS + path
+          + points**2 * equilibrium_map.ITERATIONS * per_game_iteration)
+
+
 def run(args: argparse.Namespace, ctx: Context) -> ReportSection:
   iterations = ITERATIONS.resolve(args.iterations, ctx.quick)
+  points = equilibrium_map.GRID.resolve(args.grid, ctx.quick)
+  ctx.check_estimate(estimate_seconds(args.solver, iterations, points, args.deck_size),
+                     f"the path of {iterations:,} iterations and the {points} x {points} map",
+                     "fewer --iterations, a smaller --grid or --deck-size")
   land = compute(args.ante, args.bet, args.solver, iterations, ctx.seed, ctx.progress)
   tables.write_csv(grid_frame(land.surface), ctx.out / "landscape_grid.csv")
   tables.write_csv(path_frame(land.path), ctx.out / "landscape_path.csv")
@@ -409,8 +435,7 @@ def run(args: argparse.Namespace, ctx: Context) -> ReportSection:
                             "and the path of "
                             f"{solver_registry.get_solver(args.solver).label}"),
                        ctx.out / "landscape.png")
-  solved = equilibrium_map.solve_grid(equilibrium_map.GRID.resolve(args.grid, ctx.quick),
-                                      deck_size=args.deck_size)
+  solved = equilibrium_map.solve_grid(points, deck_size=args.deck_size)
   tables.write_csv(solved.frame(), ctx.out / MAP_TABLE)
   plotting.save_figure(equilibrium_map.plot(solved, equilibrium_map.figure_title(solved)),
                        ctx.out / MAP_FIGURE)

@@ -17,11 +17,15 @@ by ``algorithms.exact.continuous_kuhn``. The experiment measures how fast:
 3. the stakes grid (``stakes``): one deck at ratios from 0.1 to 10, each rule set solved as one
    batch by ``algorithms.BatchedCFRPlusSolver``, against the continuous closed forms.
 
-The checks and their tolerances are ``checks``'s. The package, each module importing only those
-before it: ``plan`` (budgets and targets), ``solve``, ``footprint`` (and ``fresh_solve``, the
-program of the fresh process, which nothing imports), ``sweep``, ``limits``, ``frames``,
-``stakes``, ``checks``, ``limit_figures``, ``rate_figures``, ``captions``; this module runs them
-in order.
+Every solve of 1 and 3 is a task (``experiments.harness.tasks``) of ``Context.run_tasks``:
+estimated before any work, run on the executor (beside each other on a pool), and saved as each
+finishes, so that Ctrl-C, a signal or the ``--max-minutes`` deadline keeps the finished solves
+and a rerun resumes. The checks and their tolerances are ``checks``'s.
+
+The package, each module importing only those before it: ``plan`` (budgets and targets),
+``solve``, ``footprint`` (and ``fresh_solve``, the program of the fresh process, which nothing
+imports), ``sweep``, ``limits``, ``frames``, ``stakes``, ``checks``, ``limit_figures``,
+``rate_figures``, ``captions``; this module runs them in order.
 """
 
 import argparse
@@ -84,14 +88,23 @@ def run(args: argparse.Namespace, ctx: Context) -> ReportSection:
   quick = ctx.quick
   series = sweep.plan_series(quick, _resolve(args.max_cards, plan.MAX_CARDS, quick))
   flat = sweep.flat_specs(_resolve(args.flat_max_cards, plan.FLAT_MAX_CARDS, quick))
-  records = sweep.run(series, flat, ctx.note)
+  solves_todo = sweep.solve_tasks(series, flat)
+  grid_todo = stakes.grid_tasks(
+      _resolve(args.stakes_cards, plan.STAKES_CARDS, quick),
+      plan.stakes_ratios(_resolve(args.stakes_points, plan.STAKES_POINTS, quick)))
+  todo = solves_todo + grid_todo
+  # Longest first, so that the pool's workers finish together.
+  done = ctx.run_tasks(sorted(todo, key=lambda t: -t.estimate), description="large-deck solves")
+  if len(done) < len(todo):
+    raise RuntimeError(f"{len(todo) - len(done)} of {len(todo)} solves failed (listed in the "
+                       "report); the others are saved, rerun to retry")
+  by_task = {result.task: result for result in done}
+  records = sweep.records([by_task[t] for t in solves_todo])
+  grid, grid_cpu = stakes.grid([by_task[t] for t in grid_todo])
+  ctx.note("sequence-form LP values of the small decks")
   lp = sweep.lp_values(records)
   solves = frames.solves_frame(records, lp)
   rates, cost = frames.rates_frame(solves), frames.cost_frame(records)
-  ctx.note("solving the stakes grid")
-  grid, grid_cpu = stakes.solve_grid(
-      _resolve(args.stakes_cards, plan.STAKES_CARDS, quick),
-      plan.stakes_ratios(_resolve(args.stakes_points, plan.STAKES_POINTS, quick)))
   for frame, name in ((solves, SOLVES_TABLE), (rates, RATES_TABLE), (cost, COST_TABLE),
                       (grid, STAKES_TABLE)):
     tables.write_csv(frame, ctx.out / name)

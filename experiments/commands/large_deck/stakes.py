@@ -8,11 +8,12 @@ CFR and CFR+, not discounted CFR). ``solve_until`` measures every game's exact e
 every ``plan.CHECK_EVERY`` iterations and stops each game at ``plan.STAKES_TARGET``. Each game's
 value interval, value and thresholds are read from the batch's engine
 (``RangeEngine.values``, ``RangeEngine.policy``) and compared with the continuous game by
-``limits.distances``.
+``limits.distances``. Each rule set's batch is a task (``grid_task``, ``grid_tasks``), saved as
+it finishes like the sweep's solves.
 """
 
 import time
-from typing import Sequence, Tuple
+from typing import Any, Dict, List, Sequence, Tuple
 
 import pandas as pd
 
@@ -20,19 +21,26 @@ import algorithms
 from algorithms.exact import deck_thresholds
 from experiments.commands.large_deck import limits
 from experiments.commands.large_deck import plan
+from experiments.harness import tasks
 from spiel_games import kuhn_poker_ante
 
+# The estimate of one rule set's batch: about 4 s at 1,000 cards and 15 ratios, CFR+ to 1e-6
+# (seconds per card and ratio), and the task's start.
+_SECONDS_PER_CARD_AND_RATIO = 3e-4
+_TASK_SECONDS = 1.0
 
-def solve_grid(cards: int, ratios: Sequence[float]) -> Tuple[pd.DataFrame, float]:
-  """Both rule sets on a ``cards``-card deck at every ratio of ``ratios``, one batch per rule
-  set.
+
+def solve_grid(cards: int, ratios: Sequence[float], rule_sets: Sequence[bool] = plan.RULE_SETS
+               ) -> Tuple[pd.DataFrame, float]:
+  """Each rule set of ``rule_sets`` (default both) on a ``cards``-card deck at every ratio of
+  ``ratios``, one batch per rule set.
 
   Returns:
     One row per game (rules, ratio, cards, iterations, exploitability, value, NashConv and
     ``limits.distances``), and the CPU seconds of the two batches.
   """
   rows, cpu = [], 0.0
-  for simplified in plan.RULE_SETS:
+  for simplified in rule_sets:
     games = [kuhn_poker_ante.game_from_rules(plan.rules(cards, r, simplified)) for r in ratios]
     start = time.process_time()
     batch = algorithms.BatchedCFRPlusSolver(games, engine="range")
@@ -52,3 +60,25 @@ def solve_grid(cards: int, ratios: Sequence[float]) -> Tuple[pd.DataFrame, float
                                       (float(best[0]), float(best[1])),
                                       {k: float(v) for k, v in measured.as_dict().items()})})
   return pd.DataFrame(rows), cpu
+
+
+def grid_task(cards: int, ratios: List[float], simplified: bool) -> Dict[str, Any]:
+  """The task of one rule set's batch: ``solve_grid``'s rows and CPU seconds."""
+  rows, cpu = solve_grid(cards, ratios, (simplified,))
+  return {"rows": rows, "cpu": cpu}
+
+
+def grid_tasks(cards: int, ratios: Sequence[float]) -> List[tasks.Task]:
+  """The tasks of the grid, one per rule set, in ``plan.RULE_SETS`` order."""
+  estimate = _TASK_SECONDS + _SECONDS_PER_CARD_AND_RATIO * cards * len(ratios)
+  return [tasks.Task.make(plan.NAME, grid_task, label=f"stakes grid {plan.RULES_NAME[s]} rules",
+                          estimate=estimate, cards=int(cards),
+                          ratios=[float(r) for r in ratios], simplified=bool(s))
+          for s in plan.RULE_SETS]
+
+
+def grid(results: Sequence[tasks.TaskResult]) -> Tuple[pd.DataFrame, float]:
+  """The grid's rows and CPU seconds from ``grid_tasks``'s results."""
+  values = [result.value for result in results]
+  return (pd.concat([v["rows"] for v in values], ignore_index=True),
+          float(sum(v["cpu"] for v in values)))

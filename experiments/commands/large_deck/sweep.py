@@ -9,17 +9,31 @@ or more runs in a fresh process (``footprint``), which measures its peak memory 
 ``footprint.MEASURABLE``). Every other
 solve runs in this process, after a warm-up that loads the compiled kernels (so that no CPU time
 measured is compilation).
+
+Each solve is a task (``experiments.harness.tasks``, ``solve_task``): saved in the experiment's
+``jobs/`` as it finishes, so that an interrupted run (Ctrl-C, a signal, the ``--max-minutes``
+deadline) keeps the solves that finished and a rerun resumes; estimated beforehand
+(``estimate_seconds``) and run on the executor beside the other tasks.
 """
 
 import dataclasses
-from typing import Callable, Dict, List, Sequence, Tuple
+from typing import Any, Dict, List, Sequence, Tuple
 
 from algorithms.exact import sequence_form_lp
 from experiments.commands.large_deck import footprint
 from experiments.commands.large_deck import plan
 from experiments.commands.large_deck import solve
+from experiments.harness import tasks
 
-Note = Callable[[str], None]  # A progress line (``Context.note``).
+# The estimate of a solve (``estimate_seconds``), in seconds: a task's start (imports and the
+# warm-up, the kernels read from their disk cache), a fresh process's start, the range engine
+# per card (20 s at 100,000 cards, DCFR to 1e-7 or 1e-9), the flat engine per history, and
+# OpenSpiel's exploitability walk per history (3.4 s at 50 cards, 22,101 histories).
+_TASK_SECONDS = 1.0
+_FRESH_PROCESS_SECONDS = 3.0
+_RANGE_SECONDS_PER_CARD = 2.5e-4
+_FLAT_SECONDS_PER_HISTORY = 2e-5
+_OPENSPIEL_SECONDS_PER_HISTORY = 1.6e-4
 
 
 @dataclasses.dataclass(frozen=True)
@@ -61,23 +75,52 @@ def _label(spec: solve.Spec) -> str:
           f"{spec.engine} engine, to exploitability {plan.short(spec.target)}")
 
 
-def run(series: Sequence[Series], flat: Sequence[solve.Spec],
-        note: Note) -> List[solve.DeckSolve]:
-  """Every solve of ``series`` and of ``flat``, in order (module docstring)."""
-  for simplified in plan.RULE_SETS:
-    solve.warm_up(simplified, "range")
-  solve.warm_up(False, "flat")
+def solve_task(spec: Dict[str, Any], fresh: bool) -> Dict[str, Any]:
+  """The task of one solve (module docstring): ``spec`` (a ``solve.Spec`` as a dict) solved in
+  a fresh process if ``fresh``, else in this one after a warm-up; the ``solve.DeckSolve`` as
+  ``footprint.to_json``."""
+  deck = solve.Spec(**spec)
+  if fresh:
+    return footprint.to_json(footprint.solve_in_fresh_process(deck))
+  solve.warm_up(deck.simplified, deck.engine)
+  return footprint.to_json(solve.finish(solve.solve(deck)))
+
+
+def _fresh(spec: solve.Spec, compared: bool) -> bool:
+  """Whether a solve runs in a fresh process, for its peak memory (module docstring)."""
+  return (compared and footprint.MEASURABLE
+          and spec.estimate_bytes() >= plan.FRESH_PROCESS_MIN_BYTES)
+
+
+def estimate_seconds(spec: solve.Spec, fresh: bool) -> float:
+  """A solve's estimated wall time (the constants above)."""
+  seconds = _TASK_SECONDS + (_FRESH_PROCESS_SECONDS if fresh else 0.0)
+  histories = spec.game().num_histories()
+  if spec.engine == "range":
+    seconds += _RANGE_SECONDS_PER_CARD * spec.cards
+    if spec.cards <= plan.OPENSPIEL_MAX_CARDS and spec.ratio == plan.MAIN_RATIO:
+      seconds += _OPENSPIEL_SECONDS_PER_HISTORY * histories
+  else:
+    seconds += _FLAT_SECONDS_PER_HISTORY * histories
+  return seconds
+
+
+def solve_tasks(series: Sequence[Series], flat: Sequence[solve.Spec]) -> List[tasks.Task]:
+  """The tasks of every solve of ``series`` and of ``flat``, in order (module docstring)."""
   measured = [(spec, one.timed) for one in series for spec in one.specs()]
   measured += [(spec, True) for spec in flat]
   found = []
   for spec, compared in measured:
-    note(f"solving {_label(spec)}")
-    if (compared and footprint.MEASURABLE
-        and spec.estimate_bytes() >= plan.FRESH_PROCESS_MIN_BYTES):
-      found.append(footprint.solve_in_fresh_process(spec))
-    else:
-      found.append(solve.finish(solve.solve(spec)))
+    fresh = _fresh(spec, compared)
+    found.append(tasks.Task.make(plan.NAME, solve_task, label=_label(spec),
+                                 estimate=estimate_seconds(spec, fresh),
+                                 spec=dataclasses.asdict(spec), fresh=fresh))
   return found
+
+
+def records(results: Sequence[tasks.TaskResult]) -> List[solve.DeckSolve]:
+  """The solves of ``solve_tasks``'s results."""
+  return [footprint.from_json(result.value) for result in results]
 
 
 GameKey = Tuple[int, float, bool]  # (cards, ratio, simplified): one game, whatever the engine.

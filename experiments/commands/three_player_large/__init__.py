@@ -9,13 +9,21 @@ Billingham's mid-range bet for N > 5 (J. Billingham, "Equilibrium solutions of t
 poker with N > 3 cards", arXiv 1802.04670, 2018). The values' and calling thresholds' distances
 from the largest deck's are fitted as C N^-k (``frames``).
 
+Each solve is a task (``experiments.harness.tasks``, ``solve_task``) of ``Context.run_tasks``:
+estimated before any work (``estimate_seconds``), run on the executor (beside each other on a
+pool), saved as it finishes, so that Ctrl-C, a signal or the ``--max-minutes`` deadline keeps
+the finished solves and a rerun resumes.
+
 The package, each module importing only those before it: ``plan`` (decks, pots, the solver and
 its budget), ``solve``, ``frames``, ``checks``, ``figures``, ``captions``; this module runs them
 in order.
 """
 
 import argparse
+import dataclasses
+from typing import Any, Dict
 
+import numpy as np
 import pandas as pd
 
 from experiments.commands.three_player_large import captions
@@ -27,6 +35,7 @@ from experiments.commands.three_player_large import solve
 from experiments.harness import arguments
 from experiments.harness import plotting
 from experiments.harness import tables
+from experiments.harness import tasks
 from experiments.harness.context import Context
 from experiments.harness.section import ReportSection
 from spiel_games import atomic_file
@@ -40,6 +49,13 @@ SOLVES_TABLE = "three_player_large_deck_solves.csv"
 COMPONENTS_TABLE = "three_player_large_deck_components.csv"
 RATES_TABLE = "three_player_large_deck_rates.csv"
 DOCS_TABLE = "three_player_large_deck_table.md"
+# The estimate of a solve (``estimate_seconds``), in seconds: the task's start, CFR+ on range
+# vectors per card (13 s at 10,000 cards), OpenSpiel's NashConv walk (up to 5 s at 8 cards) and
+# the flat engine's evaluation (0.5 s at 20 cards) where they run.
+_TASK_SECONDS = 1.0
+_SECONDS_PER_CARD = 1.5e-3
+_OPENSPIEL_SECONDS = 5.0
+_FLAT_SECONDS = 1.0
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -56,15 +72,18 @@ def run(args: argparse.Namespace, ctx: Context) -> ReportSection:
     decks = tuple(d for d in decks if d < args.max_cards) + (args.max_cards,)
   pots, pot_cards = plan.POTS.resolve(None, quick), plan.POT_CARDS.resolve(None, quick)
   openspiel_max = plan.OPENSPIEL_MAX_CARDS.resolve(None, quick)
-  deck_records = []
-  for n in decks:
-    ctx.note(f"solving {n:,} cards at P = {plan.MAIN_POT:g}")
-    deck_records.append(solve.solve(n, plan.MAIN_POT, openspiel=n <= openspiel_max,
-                                    flat=n <= plan.FLAT_MAX_CARDS))
-  pot_records = []
-  for p in pots:
-    ctx.note(f"solving {pot_cards:,} cards at P = {p:g}")
-    pot_records.append(solve.solve(pot_cards, p))
+  deck_todo = [solve_item(n, plan.MAIN_POT, n <= openspiel_max, n <= plan.FLAT_MAX_CARDS)
+               for n in decks]
+  pot_todo = [solve_item(pot_cards, p, False, False) for p in pots]
+  todo = list(dict.fromkeys(deck_todo + pot_todo))  # (1,000 cards at P = 3 may be in both.)
+  done = ctx.run_tasks(sorted(todo, key=lambda t: -t.estimate),
+                       description="three-player solves")
+  if len(done) < len(todo):
+    raise RuntimeError(f"{len(todo) - len(done)} of {len(todo)} solves failed (listed in the "
+                       "report); the others are saved, rerun to retry")
+  by_task = {result.task: from_json(result.value) for result in done}
+  deck_records = [by_task[t] for t in deck_todo]
+  pot_records = [by_task[t] for t in pot_todo]
   deck = frames.solves_frame(deck_records, frames.DECK_SWEEP)
   pot = frames.solves_frame(pot_records, frames.POT_SWEEP)
   parts = pd_concat([frames.components_frame(deck_records, frames.DECK_SWEEP),
@@ -91,3 +110,40 @@ def run(args: argparse.Namespace, ctx: Context) -> ReportSection:
 
 def pd_concat(parts) -> pd.DataFrame:
   return pd.concat(parts, ignore_index=True)
+
+
+def solve_task(cards: int, pot: float, openspiel: bool, flat: bool) -> Dict[str, Any]:
+  """The task of one solve: ``solve.solve`` as ``to_json``."""
+  return to_json(solve.solve(cards, pot, openspiel=openspiel, flat=flat))
+
+
+def estimate_seconds(cards: int, openspiel: bool, flat: bool) -> float:
+  """A solve's estimated wall time (the constants above)."""
+  return (_TASK_SECONDS + _SECONDS_PER_CARD * cards + (_OPENSPIEL_SECONDS if openspiel else 0.0)
+          + (_FLAT_SECONDS if flat else 0.0))
+
+
+def solve_item(cards: int, pot: float, openspiel: bool, flat: bool) -> tasks.Task:
+  """The task of solving ``cards`` cards at pot ``pot`` (``solve_task``)."""
+  return tasks.Task.make(plan.NAME, solve_task, label=f"{cards} cards at P = {pot:g}",
+                         estimate=estimate_seconds(cards, openspiel, flat), cards=int(cards),
+                         pot=float(pot), openspiel=bool(openspiel), flat=bool(flat))
+
+
+def to_json(record: solve.Solve) -> Dict[str, Any]:
+  """A solve as JSON-able data: its fields, arrays as nested lists (named in "arrays")."""
+  fields = dataclasses.asdict(record)
+  arrays = [k for k, v in fields.items() if isinstance(v, np.ndarray)]
+  return {"fields": {k: v.tolist() if k in arrays else v for k, v in fields.items()},
+          "arrays": arrays}
+
+
+def from_json(data: Dict[str, Any]) -> solve.Solve:
+  """The solve ``to_json`` wrote: arrays as numpy arrays, other lists as tuples."""
+  fields: Dict[str, Any] = {}
+  for name, value in data["fields"].items():
+    if name in data["arrays"]:
+      fields[name] = np.array(value)
+    else:
+      fields[name] = tuple(value) if isinstance(value, list) else value
+  return solve.Solve(**fields)

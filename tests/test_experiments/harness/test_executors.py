@@ -101,3 +101,26 @@ def test_dask_survives_a_worker_killed_mid_job(serial, dask_cluster, tmp_path):
   with executors.make_executor(dask_address=dask_cluster.scheduler_address) as cluster:
     assert _outcomes(cluster, functools.partial(kill_worker_once, str(marker))) == serial
   assert marker.exists()  # A worker really died; Dask's nanny replaced it and reran the job.
+
+
+def test_workers_are_capped_at_the_cpus_unless_asked(monkeypatch):
+  monkeypatch.setattr(executors, "cpu_count", lambda: 2)
+  assert executors.capped_workers(1) == (1, None)
+  assert executors.capped_workers(2) == (2, None)
+  size, note = executors.capped_workers(12)
+  assert size == 2 and "--workers 12 capped at the 2 CPUs" in note and "--oversubscribe" in note
+  assert executors.capped_workers(12, oversubscribe=True) == (12, None)
+  with pytest.raises(ValueError, match="from 1 to 256"):
+    with executors.make_executor(executors.MAX_WORKERS + 1):
+      pass
+
+
+def test_a_pool_starts_no_more_processes_than_a_sweep_has_jobs(tmp_path):
+  # Four workers allowed (a handful, on any machine), a sweep of two jobs: two processes.
+  with executors.make_executor(workers=4) as pool:
+    assert pool.processes == 0  # Nothing started before a sweep needs it.
+    ctx = context.Context("t", tmp_path, executor=pool)
+    ctx.run_jobs(helpers.sweep_jobs()[:2])
+    assert pool.processes == 2
+    ctx.run_jobs(helpers.sweep_jobs()[2:3], description="one more")  # Runs on the same pool.
+    assert pool.processes == 2

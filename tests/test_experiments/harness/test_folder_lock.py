@@ -88,3 +88,16 @@ def test_the_lock_is_held_for_the_block_and_removed_after(tmp_path):
 @pytest.mark.parametrize("text", ["", "garbage", "\n\n"])
 def test_an_unreadable_lock_file_is_no_holder(text):
   assert folder_lock.Holder.parse(text) is None
+
+
+def test_a_symlink_at_the_lock_is_refused_and_its_target_untouched(tmp_path):
+  target = tmp_path / "precious.txt"
+  target.write_text("keep me")
+  folder = tmp_path / "results"
+  folder.mkdir()
+  (folder / folder_lock.LOCK_NAME).symlink_to(target)
+  with pytest.raises(folder_lock.FolderInUse, match="is a symbolic link"):
+    with folder_lock.hold(folder):
+      pass
+  assert target.read_text() == "keep me"
+  assert (folder / folder_lock.LOCK_NAME).is_symlink()  # Not removed either: not the run's.
