@@ -318,7 +318,8 @@ def _markdown_rows(text: str) -> List[Dict[str, str]]:
 
 def headlines(docs: pathlib.Path) -> str:
   """The README's headline numbers, read from the tables the last full run published
-  (``SUMMARY``, ``REBEL_TABLE``) and from the benchmark's output (``BENCHMARK``)."""
+  (``SUMMARY``, ``REBEL_TABLE``, rebel-agent's self-play ratios) and from the benchmark's output
+  (``BENCHMARK``)."""
   summary = _markdown_rows((docs / SUMMARY).read_text())
   passed = [tuple(int(x.replace(",", "")) for x in row["checks passed"].split("/"))
             for row in summary]  # Counts may carry thousands separators ("1,712/1,712").
@@ -330,6 +331,9 @@ def headlines(docs: pathlib.Path) -> str:
                                   ("1", "modified CFR-AVG")))
   targets = {r["what"]: r["measured"] for r in _markdown_rows(
       (docs / BENCHMARK).read_text().split("## Targets", 1)[1])}
+  self_play = [r for r in _markdown_rows((docs / REBEL_AGENT_TABLES["rebel-agent-self-play"][1])
+                                         .read_text())
+               if r["targets"] == rebel_agent.self_play.BOOTSTRAPPED]
   lines = [
       f"- **{sum(p for p, _ in passed):,} of {sum(n for _, n in passed):,} checks passed** in the "
       f"last full run of the {len(summary)} experiments ([summary](docs/experiments.md"
@@ -337,7 +341,12 @@ def headlines(docs: pathlib.Path) -> str:
       "the three-player family; our CFR and CFR+ equal to OpenSpiel's.",
       f"- **ReBeL**: on `kuhn_poker`, CFR-AVG with a depth-1 cut reaches exploitability {avg} "
       f"after {int(last[2:]):,} iterations (full-game CFR: {full}); ReBeL's modified CFR-AVG "
-      f"stalls at {mod}, and [docs/rebel.md](docs/rebel.md) explains why.",
+      f"stalls at {mod}, and [docs/rebel_history.md](docs/rebel_history.md) explains why.",
+      "- **ReBeL that learns by itself** (self-play, the network at every leaf, "
+      "[docs/rebel.md](docs/rebel.md)): learned / exact-leaf agent after the last round, "
+      + "; ".join(f"{r['deck']} cards at T = {r['T']}: median {r['learned / exact, median']}, "
+                  f"worst {r['learned / exact, worst']} over {r['seeds']} seeds"
+                  for r in self_play) + ".",
       f"- **Speed** (one run, [docs/benchmark.md](docs/benchmark.md)): vanilla CFR on "
       f"`kuhn_poker` {targets['kuhn_poker, vanilla CFR it/s']}; on `leduc_poker` "
       f"{targets['leduc_poker, vanilla CFR it/s']}.",
