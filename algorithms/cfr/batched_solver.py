@@ -248,6 +248,14 @@ class BatchedEngineSolver:
   load = classmethod(solver_checkpoint.load_batch)
 
 
-# The classes of the named update rules (``update_rules.RULES``): BatchedCFRSolver, ...
+# The classes of the named update rules (``update_rules.RULES``), each bound by name below so that
+# grep and editors find it; test_update_rules.py fails, naming the line, when a rule's is missing.
 BATCHED_SOLVERS = update_rules.rule_classes(BatchedEngineSolver, "Batched", __name__)
-globals().update(BATCHED_SOLVERS)
+BatchedCFRSolver = BATCHED_SOLVERS["BatchedCFRSolver"]
+BatchedCFRPlusSolver = BATCHED_SOLVERS["BatchedCFRPlusSolver"]
+BatchedDCFRSolver = BATCHED_SOLVERS["BatchedDCFRSolver"]
+BatchedLCFRSolver = BATCHED_SOLVERS["BatchedLCFRSolver"]
+BatchedPCFRPlusSolver = BATCHED_SOLVERS["BatchedPCFRPlusSolver"]
+BatchedSAPCFRPlusSolver = BATCHED_SOLVERS["BatchedSAPCFRPlusSolver"]
+BatchedDCFRPlusSolver = BATCHED_SOLVERS["BatchedDCFRPlusSolver"]
+BatchedPDCFRPlusSolver = BATCHED_SOLVERS["BatchedPDCFRPlusSolver"]

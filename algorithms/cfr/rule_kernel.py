@@ -33,6 +33,7 @@ class KernelRule(NamedTuple):
   discount_beta: float
   discount_constant: float
   predictive: bool
+  prediction_weight: float
 
 
 # Update rules, per information set -------------------------------------------------------
@@ -177,10 +178,12 @@ def end_block_update(rule: KernelRule, q: np.ndarray, value: float, regrets: np.
   * RM+: R = max(R, 0) if the rule asks (Tammelin 2014, CFR+);
   * the discounts of ``iteration_weights``, by R's sign (DCFR, Brown and Sandholm 2019);
   * sigma(I, .) = regret matching of R(I, .), or with a predictive rule of R(I, .) + m(I, .)
-    with the prediction m = r, the instantaneous regret just observed (Farina et al. 2021,
-    predictive RM+: x^t = [R^{t-1} + m^t]^+ / ||[R^{t-1} + m^t]^+||_1, uniform where the
-    norm is 0, after R^t = [R^{t-1} + r^t]^+, with the prediction m^{t+1} = r^t of their
-    experiments).
+    with the prediction m = lambda r, r the instantaneous regret just observed and lambda the
+    rule's ``prediction_weight`` (Farina et al. 2021, predictive RM+:
+    x^t = [R^{t-1} + m^t]^+ / ||[R^{t-1} + m^t]^+||_1, uniform where the norm is 0, after
+    R^t = [R^{t-1} + r^t]^+, with the prediction m^{t+1} = r^t of their experiments,
+    lambda = 1; Meng et al. 2026's SAPCFR+ takes the prediction's step 1 / (1 + alpha) of
+    the regrets', lambda = 1/3 at alpha = 2).
 
   The rules of the papers, with t the iteration of the pass and d(t) = t^alpha / (t^alpha + c)
   (d(0) = 0), in the form this function stores them:
@@ -188,6 +191,9 @@ def end_block_update(rule: KernelRule, q: np.ndarray, value: float, regrets: np.
   * CFR+: R_t = [R_{t-1} + r_t]^+, sigma_{t+1} = RM(R_t);
   * PCFR+ (Farina et al. 2021, PRM+ at every information set, "predictive CFR+"):
     R_t = [R_{t-1} + r_t]^+, sigma_{t+1} = RM([R_t + r_t]^+);
+  * SAPCFR+ (Meng, Yang, Zhang, Ge and Gao, "Faster game solving via asymmetry of step
+    sizes", AAAI 2026, arXiv 2503.12770): R_t = [R_{t-1} + r_t]^+,
+    sigma_{t+1} = RM([R_t + r_t / (1 + alpha)]^+), alpha = 2;
   * DCFR+ (Xu et al. 2024: RM+ on discounted regrets, OMD on weighted regrets):
     Rhat_t = [d(t - 1) Rhat_{t-1} + r_t]^+, sigma_{t+1} = RM(Rhat_t);
   * PDCFR+ (Xu et al. 2024: predictive RM+ on discounted regrets, optimistic OMD):
@@ -207,12 +213,13 @@ def end_block_update(rule: KernelRule, q: np.ndarray, value: float, regrets: np.
     clip_block(regrets, start, size)  # RM+: R(I, a) = max(R(I, a), 0)
   if rule.discount:
     discount_block(regrets, start, size, positive, negative)  # DCFR: R *= the factor of R's sign
-  # The prediction m = lam r with lam = 1 for a predictive rule, 0 otherwise (R + 0 r = R): one
-  # regret matching for every rule (a second call in a branch for the predictive rules ran
-  # leduc_poker's CFR+ 17% slower, measured).
-  lam = 1.0 if rule.predictive else 0.0
+  # The prediction m = lam r with lam the rule's prediction weight for a predictive rule (1:
+  # PCFR+, PDCFR+; 1/3: SAPCFR+), 0 otherwise (R + 0 r = R): one regret matching for every
+  # rule (a second call in a branch for the predictive rules ran leduc_poker's CFR+ 17%
+  # slower, measured).
+  lam = rule.prediction_weight if rule.predictive else 0.0
   for s in range(start, start + size):
-    sigma[s] = regrets[s] + lam * (q[s] - value)  # R(I, a) + m(I, a), m = r: PRM+'s prediction
+    sigma[s] = regrets[s] + lam * (q[s] - value)  # R(I, a) + m(I, a), m = lam r: the prediction
   # sigma(I, a) = [R + m]+(I, a) / sum_b [R + m]+(I, b), or 1 / |A(I)| if the sum is 0; in
   # place, as each entry is read before it is written.
   match_block(sigma, sigma, start, size)

@@ -259,9 +259,17 @@ class EngineSolver(cfr._CFRSolver):  # pylint: disable=protected-access
 
 # Where ``rebel.cfr_avg`` imports it from.
 checked_array = solver_checkpoint.checked_array
-# The classes of the named update rules (``update_rules.RULES``): CFRSolver, CFRPlusSolver, ...
+# The classes of the named update rules (``update_rules.RULES``), each bound by name below so that
+# grep and editors find it; test_update_rules.py fails, naming the line, when a rule's is missing.
 RULE_SOLVERS = update_rules.rule_classes(EngineSolver, "", __name__)
-globals().update(RULE_SOLVERS)
+CFRSolver = RULE_SOLVERS["CFRSolver"]
+CFRPlusSolver = RULE_SOLVERS["CFRPlusSolver"]
+DCFRSolver = RULE_SOLVERS["DCFRSolver"]
+LCFRSolver = RULE_SOLVERS["LCFRSolver"]
+PCFRPlusSolver = RULE_SOLVERS["PCFRPlusSolver"]
+SAPCFRPlusSolver = RULE_SOLVERS["SAPCFRPlusSolver"]
+DCFRPlusSolver = RULE_SOLVERS["DCFRPlusSolver"]
+PDCFRPlusSolver = RULE_SOLVERS["PDCFRPlusSolver"]
 
 
 class ChanceSamplingCFRSolver(EngineSolver):

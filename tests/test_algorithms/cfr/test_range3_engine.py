@@ -53,6 +53,7 @@ RULES = {
     "lcfr": UpdateRule.dcfr(1.0, 1.0, 1.0),
     "dcfr": UpdateRule.dcfr(1.5, 0.0, 2.0),
     "pcfr_plus": UpdateRule.pcfr_plus(2.0),
+    "sapcfr_plus": UpdateRule.sapcfr_plus(2.0, 2.0),
     "dcfr_plus": UpdateRule.dcfr_plus(1.5, 4.0, discount_constant=1.5),
     "pdcfr_plus": UpdateRule.dcfr_plus(2.3, 5.0, predictive=True),
 }
