@@ -15,6 +15,7 @@ the subpackages hold the implementation, one layer each (``docs/architecture.md`
 """
 
 from algorithms.cfr.batched_solver import BATCHED_SOLVERS as _BATCHED_SOLVERS
+from algorithms.cfr.batched_solver import BatchedAPCFRPlusSolver as BatchedAPCFRPlusSolver
 from algorithms.cfr.batched_solver import BatchedCFRPlusSolver as BatchedCFRPlusSolver
 from algorithms.cfr.batched_solver import BatchedCFRSolver as BatchedCFRSolver
 from algorithms.cfr.batched_solver import BatchedDCFRPlusSolver as BatchedDCFRPlusSolver
@@ -30,6 +31,7 @@ from algorithms.cfr.mccfr import OutcomeSamplingSolver
 from algorithms.cfr.range_engine import CardPolicy
 from algorithms.cfr.range_engine import RangeEngine
 from algorithms.cfr.solvers import SOLVERS as _SOLVERS
+from algorithms.cfr.solvers import APCFRPlusSolver as APCFRPlusSolver
 from algorithms.cfr.solvers import CFRPlusSolver as CFRPlusSolver
 from algorithms.cfr.solvers import CFRSolver as CFRSolver
 from algorithms.cfr.solvers import ChanceSamplingCFRSolver as ChanceSamplingCFRSolver

@@ -112,6 +112,12 @@ class BatchedEngineSolver:
     return self._backend.sigma
 
   @property
+  def memory(self) -> np.ndarray:
+    """(B, 3, G) each game's rule state (APCFR+'s, ``rule_kernel``; (B, 3, 0) for the rules
+    without one), in the engine's layout."""
+    return self._backend.memory
+
+  @property
   def iterations(self) -> np.ndarray:
     """(B,) each game's number of iterations."""
     return self._backend.iteration
@@ -257,5 +263,6 @@ BatchedDCFRSolver = BATCHED_SOLVERS["BatchedDCFRSolver"]
 BatchedLCFRSolver = BATCHED_SOLVERS["BatchedLCFRSolver"]
 BatchedPCFRPlusSolver = BATCHED_SOLVERS["BatchedPCFRPlusSolver"]
 BatchedSAPCFRPlusSolver = BATCHED_SOLVERS["BatchedSAPCFRPlusSolver"]
+BatchedAPCFRPlusSolver = BATCHED_SOLVERS["BatchedAPCFRPlusSolver"]
 BatchedDCFRPlusSolver = BATCHED_SOLVERS["BatchedDCFRPlusSolver"]
 BatchedPDCFRPlusSolver = BATCHED_SOLVERS["BatchedPDCFRPlusSolver"]

@@ -105,8 +105,9 @@ class CFREngine:
   def __init__(self, arrays: TreeArrays, rule: UpdateRule):
     self.arrays = arrays
     self.rule = rule
-    self._kernel_rule = rule.kernel_rule()
     g = arrays.num_sequences
+    self.memory = rule.memory(g)  # the rule's state (APCFR+'s, ``rule_kernel``)
+    self._kernel_rule = rule.kernel_rule(self.memory)
     self.regrets = np.zeros(g)
     self.cumulative = np.zeros(g)
     self.sigma = np.ones(g)  # 1 on the empty sequences

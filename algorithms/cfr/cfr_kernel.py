@@ -56,6 +56,7 @@ from algorithms.cfr.rule_kernel import averaging_weight
 from algorithms.cfr.rule_kernel import end_block_update
 from algorithms.cfr.rule_kernel import iteration_weights
 from algorithms.cfr.rule_kernel import match_block  # noqa: F401  (where older callers find it)
+from algorithms.cfr.rule_kernel import with_memory
 from algorithms.tree.tree_layout import KernelLayout
 
 # Passes ------------------------------------------------------------------------------------
@@ -403,13 +404,13 @@ def exact_iterations(lay: KernelLayout, rule: KernelRule, weights: np.ndarray,
 
 @kernel
 def exact_batch(lay: KernelLayout, rule: KernelRule, weights: np.ndarray, sigma: np.ndarray,
-                regrets: np.ndarray, cumulative: np.ndarray, iterations: np.ndarray,
-                games: np.ndarray, count: int) -> None:
-  """``exact_iterations`` on each listed game b (rows b of the (B, ...) arrays); advances
-  ``iterations[b]`` by ``count``."""
+                regrets: np.ndarray, cumulative: np.ndarray, memory: np.ndarray,
+                iterations: np.ndarray, games: np.ndarray, count: int) -> None:
+  """``exact_iterations`` on each listed game b (rows b of the (B, ...) arrays, ``memory[b]``
+  its rule's state, ``rule_kernel.KernelRule``); advances ``iterations[b]`` by ``count``."""
   for b in games:
-    exact_iterations(lay, rule, weights[b], sigma[b], regrets[b], cumulative[b], iterations[b],
-                     count)
+    exact_iterations(lay, with_memory(rule, memory[b]), weights[b], sigma[b], regrets[b],
+                     cumulative[b], iterations[b], count)
     iterations[b] += count  # t of game b
 
 

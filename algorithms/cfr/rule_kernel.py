@@ -15,6 +15,7 @@ engine's passes (``cfr_kernel``, ``fused_kernel``, ``sampled_kernel``) and the r
 (``range_kernel``) all call them. Step 4-5 of a pass in ``cfr_kernel``'s docstring.
 """
 
+import math
 from typing import NamedTuple, Tuple
 
 import numpy as np
@@ -23,7 +24,9 @@ from algorithms.cfr.kernel_compiler import kernel
 
 
 class KernelRule(NamedTuple):
-  """``update_rules.UpdateRule`` in the kernel's types (no discount: ``discount`` False)."""
+  """``update_rules.UpdateRule`` in the kernel's types (no discount: ``discount`` False), with
+  ``memory``, the rule's per-sequence state (APCFR+'s (3, G) rows, ``end_block_update``;
+  (3, 0) for the other rules), updated in place."""
 
   alternating: bool
   regret_matching_plus: bool
@@ -34,6 +37,18 @@ class KernelRule(NamedTuple):
   discount_constant: float
   predictive: bool
   prediction_weight: float
+  adaptive: bool
+  asymmetry_max: float
+  memory: np.ndarray
+
+
+@kernel(inline=True)
+def with_memory(rule: KernelRule, memory: np.ndarray) -> KernelRule:
+  """``rule`` with another ``memory`` (one game's rows of a batch)."""
+  return KernelRule(rule.alternating, rule.regret_matching_plus, rule.averaging_gamma,
+                    rule.discount, rule.discount_alpha, rule.discount_beta,
+                    rule.discount_constant, rule.predictive, rule.prediction_weight,
+                    rule.adaptive, rule.asymmetry_max, memory)
 
 
 # Update rules, per information set -------------------------------------------------------
@@ -166,6 +181,31 @@ def iteration_weights(rule: KernelRule, t: int) -> Tuple[float, float, float]:
 
 
 @kernel(inline=True)
+def adaptive_weight(rule: KernelRule, q: np.ndarray, value: float, regrets: np.ndarray,
+                    previous: np.ndarray, start: int, size: int) -> float:
+  """APCFR+'s prediction weight 1 / (1 + alpha_I) at information set I (Meng et al. 2026).
+
+  After the update of R at I (``previous`` holds R_{t-1}, ``regrets`` R_t, r_t = q - v):
+  E_I += ||r_t - r_{t-1}||^2 (r_0 = 0), M_I += ||R_t - R_{t-1}||^2, and
+  alpha_I = min(sqrt(E_I / M_I), alpha_max) (alpha_max where M_I = 0). ``rule.memory`` keeps
+  E_I at row 0 and M_I at row 1 of I's first sequence, and r_t at row 2 of each sequence.
+  """
+  memory = rule.memory
+  error, movement = 0.0, 0.0
+  for s in range(start, start + size):
+    r = q[s] - value  # r_t(I, a)
+    error += (r - memory[2, s]) * (r - memory[2, s])  # (r_t - r_{t-1})(I, a)^2
+    movement += (regrets[s] - previous[s]) * (regrets[s] - previous[s])  # (R_t - R_{t-1})^2
+    memory[2, s] = r
+  memory[0, start] += error  # E_I
+  memory[1, start] += movement  # M_I
+  cap = rule.asymmetry_max
+  if memory[0, start] >= cap * cap * memory[1, start]:
+    return 1.0 / (1.0 + cap)  # sqrt(E_I / M_I) >= alpha_max, or M_I = 0
+  return 1.0 / (1.0 + math.sqrt(memory[0, start] / memory[1, start]))  # 1 / (1 + alpha_I)
+
+
+@kernel(inline=True)
 def end_block_update(rule: KernelRule, q: np.ndarray, value: float, regrets: np.ndarray,
                      sigma: np.ndarray, start: int, size: int, positive: float,
                      negative: float) -> None:
@@ -183,7 +223,8 @@ def end_block_update(rule: KernelRule, q: np.ndarray, value: float, regrets: np.
     x^t = [R^{t-1} + m^t]^+ / ||[R^{t-1} + m^t]^+||_1, uniform where the norm is 0, after
     R^t = [R^{t-1} + r^t]^+, with the prediction m^{t+1} = r^t of their experiments,
     lambda = 1; Meng et al. 2026's SAPCFR+ takes the prediction's step 1 / (1 + alpha) of
-    the regrets', lambda = 1/3 at alpha = 2).
+    the regrets', lambda = 1/3 at alpha = 2, and their APCFR+ lambda = 1 / (1 + alpha_I)
+    with alpha_I adapted per set, ``adaptive_weight``).
 
   The rules of the papers, with t the iteration of the pass and d(t) = t^alpha / (t^alpha + c)
   (d(0) = 0), in the form this function stores them:
@@ -193,7 +234,8 @@ def end_block_update(rule: KernelRule, q: np.ndarray, value: float, regrets: np.
     R_t = [R_{t-1} + r_t]^+, sigma_{t+1} = RM([R_t + r_t]^+);
   * SAPCFR+ (Meng, Yang, Zhang, Ge and Gao, "Faster game solving via asymmetry of step
     sizes", AAAI 2026, arXiv 2503.12770): R_t = [R_{t-1} + r_t]^+,
-    sigma_{t+1} = RM([R_t + r_t / (1 + alpha)]^+), alpha = 2;
+    sigma_{t+1} = RM([R_t + r_t / (1 + alpha)]^+), alpha = 2; APCFR+ (same paper) with
+    alpha_I of ``adaptive_weight`` at each set I;
   * DCFR+ (Xu et al. 2024: RM+ on discounted regrets, OMD on weighted regrets):
     Rhat_t = [d(t - 1) Rhat_{t-1} + r_t]^+, sigma_{t+1} = RM(Rhat_t);
   * PDCFR+ (Xu et al. 2024: predictive RM+ on discounted regrets, optimistic OMD):
@@ -206,6 +248,9 @@ def end_block_update(rule: KernelRule, q: np.ndarray, value: float, regrets: np.
   engine (the flat passes here, the range-vector passes of ``range_kernel``) updates an
   information set's regrets and policy with this function, so a rule is defined once.
   """
+  if rule.adaptive:
+    for s in range(start, start + size):
+      sigma[s] = regrets[s]  # R_{t-1}, for APCFR+'s movement (sigma is rewritten below)
   for s in range(start, start + size):
     # q, v are counterfactual: they carry pi_{-i}, the others' and chance's reach.
     regrets[s] += q[s] - value  # R(I, a) += r(I, a) = q(I, a) - v(I)
@@ -218,6 +263,8 @@ def end_block_update(rule: KernelRule, q: np.ndarray, value: float, regrets: np.
   # rule (a second call in a branch for the predictive rules ran leduc_poker's CFR+ 17%
   # slower, measured).
   lam = rule.prediction_weight if rule.predictive else 0.0
+  if rule.adaptive:
+    lam = adaptive_weight(rule, q, value, regrets, sigma, start, size)  # 1 / (1 + alpha_I)
   for s in range(start, start + size):
     sigma[s] = regrets[s] + lam * (q[s] - value)  # R(I, a) + m(I, a), m = lam r: the prediction
   # sigma(I, a) = [R + m]+(I, a) / sum_b [R + m]+(I, b), or 1 / |A(I)| if the sum is 0; in

@@ -12,6 +12,8 @@ import dataclasses
 import functools
 from typing import Any, Callable, Dict, Mapping, Optional
 
+import numpy as np
+
 from algorithms.cfr.rule_kernel import KernelRule
 
 
@@ -22,7 +24,8 @@ class UpdateRule:
   The rules of ``rule_kernel.end_block_update`` (which states their maths) are these fields'
   combinations: CFR (the defaults), CFR+ (``regret_matching_plus``, gamma 1), DCFR and LCFR
   (the discounts), DCFR+ (RM+ and the discounts), PCFR+ (RM+ and ``predictive``), SAPCFR+
-  (PCFR+ with ``prediction_weight`` 1/3) and PDCFR+ (RM+, the discounts and ``predictive``).
+  (PCFR+ with ``prediction_weight`` 1/3), APCFR+ (PCFR+ with ``adaptive_asymmetry``) and
+  PDCFR+ (RM+, the discounts and ``predictive``).
 
   Attributes:
     alternating_updates: update player 0, refresh the policy, then player 1, ... (OpenSpiel's
@@ -37,6 +40,10 @@ class UpdateRule:
     prediction_weight: lambda, the weight of the last instantaneous regret r in the prediction
       of a predictive rule: 1 in PCFR+ and PDCFR+ (m = r, Farina et al. 2021), 1 / (1 + alpha)
       in SAPCFR+ (Meng et al. 2026's asymmetric step sizes, alpha = 2); unused otherwise.
+    adaptive_asymmetry: APCFR+ (Meng et al. 2026): the prediction weight is 1 / (1 + alpha_I),
+      alpha_I learned at each information set from its history (``rule_kernel.
+      end_block_update``) and capped at this value (alpha_max = 5 in the paper); None: the
+      fixed ``prediction_weight``. A predictive rule only.
   """
 
   alternating_updates: bool = True
@@ -47,6 +54,7 @@ class UpdateRule:
   discount_constant: float = 1.0
   predictive: bool = False
   prediction_weight: float = 1.0
+  adaptive_asymmetry: Optional[float] = None
 
   def __post_init__(self):
     if (self.discount_alpha is None) != (self.discount_beta is None):
@@ -57,6 +65,10 @@ class UpdateRule:
       raise ValueError(f"discount_constant must be > 0, got {self.discount_constant}")
     if not self.prediction_weight > 0:
       raise ValueError(f"prediction_weight must be > 0, got {self.prediction_weight}")
+    if self.adaptive_asymmetry is not None and not (self.predictive
+                                                    and self.adaptive_asymmetry >= 0):
+      raise ValueError("adaptive_asymmetry needs a predictive rule and a cap >= 0, got "
+                       f"{self.adaptive_asymmetry} (predictive={self.predictive})")
 
   @classmethod
   def from_options(cls, alternating_updates: bool = True, linear_averaging: bool = False,
@@ -91,6 +103,15 @@ class UpdateRule:
     return cls.pcfr_plus(gamma, prediction_weight=1.0 / (1.0 + alpha))
 
   @classmethod
+  def apcfr_plus(cls, alpha_max: float, gamma: float) -> "UpdateRule":
+    """Asymmetric PCFR+ (Meng et al., AAAI 2026): PCFR+ whose prediction at information set
+    I takes the step 1 / (1 + alpha_I) of the regrets', alpha_I adapted per set and capped at
+    ``alpha_max`` (``rule_kernel.end_block_update``)."""
+    if not alpha_max >= 0:
+      raise ValueError(f"alpha_max must be >= 0, got {alpha_max}")
+    return dataclasses.replace(cls.pcfr_plus(gamma), adaptive_asymmetry=alpha_max)
+
+  @classmethod
   def dcfr_plus(cls, alpha: float, gamma: float, discount_constant: float = 1.0,
                 predictive: bool = False) -> "UpdateRule":
     """DCFR+, or PDCFR+ when ``predictive`` (Xu et al., IJCAI 2024): RM+ (predictive RM+) on
@@ -101,8 +122,14 @@ class UpdateRule:
                discount_alpha=alpha, discount_beta=alpha, discount_constant=discount_constant,
                predictive=predictive)
 
-  def kernel_rule(self) -> KernelRule:
-    """The rule in the kernel's types."""
+  def memory(self, size: int) -> np.ndarray:
+    """The kernel's per-sequence state of the rule over ``size`` sequences (zeros): APCFR+'s
+    (3, size) rows of ``rule_kernel.end_block_update``, (3, 0) for the other rules."""
+    return np.zeros((3, size if self.adaptive_asymmetry is not None else 0))
+
+  def kernel_rule(self, memory: Optional[np.ndarray] = None) -> KernelRule:
+    """The rule in the kernel's types, with ``memory`` (``memory(size)``, updated in place by
+    the kernel) for a rule that keeps state; ``memory(0)`` if None."""
     discount = self.discount_alpha is not None
     return KernelRule(alternating=bool(self.alternating_updates),
                       regret_matching_plus=bool(self.regret_matching_plus),
@@ -111,7 +138,10 @@ class UpdateRule:
                       discount_beta=float(self.discount_beta) if discount else 0.0,
                       discount_constant=float(self.discount_constant),
                       predictive=bool(self.predictive),
-                      prediction_weight=float(self.prediction_weight))
+                      prediction_weight=float(self.prediction_weight),
+                      adaptive=self.adaptive_asymmetry is not None,
+                      asymmetry_max=float(self.adaptive_asymmetry or 0.0),
+                      memory=self.memory(0) if memory is None else memory)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -188,6 +218,19 @@ RULES = (
   updates, iteration t weighing t^gamma in the average policy. Defaults alpha = 2 (the
   paper's fixed asymmetry) and gamma = 2 (PCFR+'s averaging). alpha = 0 is PCFR+.
   Full-width passes only.
+  """),
+    NamedRule("APCFRPlus", UpdateRule.apcfr_plus, {"alpha_max": 5.0, "gamma": 2.0},
+              """Asymmetric predictive CFR+ (Meng, Yang, Zhang, Ge and Gao, "Faster game solving
+  via asymmetry of step sizes", AAAI 2026, arXiv 2503.12770).
+
+  SAPCFR+ with the asymmetry learned at each information set I: R_t = [R_{t-1} + r_t]^+ and
+  sigma_{t+1} = RM([R_t + r_t / (1 + alpha_I)]^+), alpha_I = min(sqrt(E_I / M_I), alpha_max)
+  with E_I = sum_tau ||r_tau - r_{tau-1}||^2 (the last regret's error as a prediction of the
+  next) and M_I = sum_tau ||R_tau - R_{tau-1}||^2 (the regrets' movement), over the set's
+  updates so far (r_0 = 0; alpha_I = alpha_max where M_I = 0), as the issue's transcription of
+  the paper states it (``rule_kernel.end_block_update``); alternating updates, iteration t
+  weighing t^gamma in the average policy. Defaults alpha_max = 5, gamma = 2 (PCFR+'s
+  averaging). Full-width passes only.
   """),
     NamedRule("DCFRPlus", UpdateRule.dcfr_plus,
               {"alpha": 1.5, "gamma": 4.0, "discount_constant": 1.0},

@@ -299,6 +299,11 @@ SOLVERS: Dict[str, SolverSpec] = {s.name: s for s in [
     SolverSpec("our_sapcfr_plus", "SAPCFR+ (ours)", algorithms.SAPCFRPlusSolver,
                algorithm="SAPCFR+", ours=True, cost=(1e-4, 3e-8),
                batch=algorithms.BatchedSAPCFRPlusSolver, color="#332288"),
+    # The same paper's APCFR+: alpha adapted per information set, at most 5; cyan of Tol's
+    # muted scheme.
+    SolverSpec("our_apcfr_plus", "APCFR+ (ours)", algorithms.APCFRPlusSolver,
+               algorithm="APCFR+", ours=True, cost=(1e-4, 3e-8),
+               batch=algorithms.BatchedAPCFRPlusSolver, color="#88CCEE"),
     SolverSpec("our_dcfr_plus", "DCFR+ (ours)", algorithms.DCFRPlusSolver, algorithm="DCFR+",
                ours=True, cost=(1e-4, 3e-8), batch=algorithms.BatchedDCFRPlusSolver),
     SolverSpec("our_pdcfr_plus", "PDCFR+ (ours)", algorithms.PDCFRPlusSolver,

@@ -25,6 +25,7 @@ RULES = {
     **test_cfr_kernel.RULES,
     "pcfr_plus": UpdateRule(regret_matching_plus=True, averaging_gamma=2.0, predictive=True),
     "sapcfr_plus": UpdateRule.sapcfr_plus(2.0, 2.0),
+    "apcfr_plus": UpdateRule.apcfr_plus(5.0, 2.0),
     "dcfr_plus": UpdateRule(regret_matching_plus=True, averaging_gamma=2.0, discount_alpha=1.5,
                             discount_beta=1.5, discount_constant=1.5),
     "pdcfr_plus_simultaneous": UpdateRule(
