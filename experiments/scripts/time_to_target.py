@@ -169,6 +169,7 @@ def peers() -> Dict[str, Peer]:
       _ours("our_dcfr", "DCFR", "DCFRSolver"),
       _ours("our_pcfr_plus", "PCFR+", "PCFRPlusSolver"),
       _ours("our_sapcfr_plus", "SAPCFR+", "SAPCFRPlusSolver"),
+      _ours("our_apcfr_plus", "APCFR+", "APCFRPlusSolver"),
       _ours("our_dcfr_plus", "DCFR+", "DCFRPlusSolver"),
       _ours("our_pdcfr_plus", "PDCFR+", "PDCFRPlusSolver"),
       _ours("our_external", "MCCFR, external sampling", "ExternalSamplingSolver", sampled=True),
