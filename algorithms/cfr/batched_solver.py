@@ -113,8 +113,8 @@ class BatchedEngineSolver:
 
   @property
   def memory(self) -> np.ndarray:
-    """(B, 3, G) each game's rule state (APCFR+'s, ``rule_kernel``; (B, 3, 0) for the rules
-    without one), in the engine's layout."""
+    """(B, 3 G) each game's rule state (APCFR+'s, ``rule_kernel.adaptive_weight``; (B, 0) for
+    the rules without one), in the engine's layout."""
     return self._backend.memory
 
   @property

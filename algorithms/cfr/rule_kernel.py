@@ -18,15 +18,20 @@ engine's passes (``cfr_kernel``, ``fused_kernel``, ``sampled_kernel``) and the r
 import math
 from typing import NamedTuple, Tuple
 
+from numba import extending
 import numpy as np
 
 from algorithms.cfr.kernel_compiler import kernel
 
 
 class KernelRule(NamedTuple):
-  """``update_rules.UpdateRule`` in the kernel's types (no discount: ``discount`` False), with
-  ``memory``, the rule's per-sequence state (APCFR+'s (3, G) rows, ``end_block_update``;
-  (3, 0) for the other rules), updated in place."""
+  """``update_rules.UpdateRule`` in the kernel's types (no discount: ``discount`` False).
+
+  Scalars only: a rule's state (APCFR+'s ``memory``, ``adaptive_weight``) is an argument of
+  its own (an array field here ran every rule's passes 3x slower on leduc_poker, measured).
+  ``adaptive`` says whether the rule keeps one; the kernels read its presence from the
+  ``memory`` argument's type (``end_block_update``).
+  """
 
   alternating: bool
   regret_matching_plus: bool
@@ -39,16 +44,6 @@ class KernelRule(NamedTuple):
   prediction_weight: float
   adaptive: bool
   asymmetry_max: float
-  memory: np.ndarray
-
-
-@kernel(inline=True)
-def with_memory(rule: KernelRule, memory: np.ndarray) -> KernelRule:
-  """``rule`` with another ``memory`` (one game's rows of a batch)."""
-  return KernelRule(rule.alternating, rule.regret_matching_plus, rule.averaging_gamma,
-                    rule.discount, rule.discount_alpha, rule.discount_beta,
-                    rule.discount_constant, rule.predictive, rule.prediction_weight,
-                    rule.adaptive, rule.asymmetry_max, memory)
 
 
 # Update rules, per information set -------------------------------------------------------
@@ -180,39 +175,72 @@ def iteration_weights(rule: KernelRule, t: int) -> Tuple[float, float, float]:
   return w, 1.0, 1.0
 
 
-@kernel(inline=True)
-def adaptive_weight(rule: KernelRule, q: np.ndarray, value: float, regrets: np.ndarray,
-                    previous: np.ndarray, start: int, size: int) -> float:
+@kernel
+def adaptive_weight(rule: KernelRule, memory: np.ndarray, q: np.ndarray, value: float,
+                    regrets: np.ndarray, start: int, size: int) -> float:
   """APCFR+'s prediction weight 1 / (1 + alpha_I) at information set I (Meng et al. 2026).
 
-  After the update of R at I (``previous`` holds R_{t-1}, ``regrets`` R_t, r_t = q - v):
-  E_I += ||r_t - r_{t-1}||^2 (r_0 = 0), M_I += ||R_t - R_{t-1}||^2, and
-  alpha_I = min(sqrt(E_I / M_I), alpha_max) (alpha_max where M_I = 0). ``rule.memory`` keeps
-  E_I at row 0 and M_I at row 1 of I's first sequence, and r_t at row 2 of each sequence.
+  After the update of R at I (``regrets`` R_t, r_t = q - v): E_I += ||r_t - r_{t-1}||^2
+  (r_0 = 0), M_I += ||R_t - R_{t-1}||^2 (R_0 = 0), and alpha_I = min(sqrt(E_I / M_I),
+  alpha_max) (alpha_max where M_I = 0). ``memory`` (4 G, ``UpdateRule.memory``) keeps E_I at
+  I's first sequence s, memory[s], M_I at memory[G + s], and r_t and R_t of each sequence s at
+  memory[2 G + s] and memory[3 G + s] (APCFR+'s R changes only here: it has no discount).
   """
-  memory = rule.memory
+  memory = memory.ravel()  # 1-D already (``end_block_update`` calls it for 1-D memory only)
+  g = len(memory) // 4
   error, movement = 0.0, 0.0
   for s in range(start, start + size):
     r = q[s] - value  # r_t(I, a)
-    error += (r - memory[2, s]) * (r - memory[2, s])  # (r_t - r_{t-1})(I, a)^2
-    movement += (regrets[s] - previous[s]) * (regrets[s] - previous[s])  # (R_t - R_{t-1})^2
-    memory[2, s] = r
-  memory[0, start] += error  # E_I
-  memory[1, start] += movement  # M_I
+    error += (r - memory[2 * g + s]) * (r - memory[2 * g + s])  # (r_t - r_{t-1})(I, a)^2
+    step = regrets[s] - memory[3 * g + s]  # (R_t - R_{t-1})(I, a)
+    movement += step * step
+    memory[2 * g + s] = r
+    memory[3 * g + s] = regrets[s]
+  memory[start] += error  # E_I
+  memory[g + start] += movement  # M_I
   cap = rule.asymmetry_max
-  if memory[0, start] >= cap * cap * memory[1, start]:
+  if memory[start] >= cap * cap * memory[g + start]:
     return 1.0 / (1.0 + cap)  # sqrt(E_I / M_I) >= alpha_max, or M_I = 0
-  return 1.0 / (1.0 + math.sqrt(memory[0, start] / memory[1, start]))  # 1 / (1 + alpha_I)
+  return 1.0 / (1.0 + math.sqrt(memory[start] / memory[g + start]))  # 1 / (1 + alpha_I)
+
+
+def prediction_weight(rule: KernelRule, memory: np.ndarray, q: np.ndarray, value: float,
+                      regrets: np.ndarray, start: int, size: int) -> float:
+  """Lambda of the prediction m = lambda r at one information set, after R's update.
+
+  APCFR+'s ``adaptive_weight`` where the rule keeps state (a 1-D ``memory``,
+  ``UpdateRule.memory``), else the rule's fixed weight (0 for a rule that does not predict).
+  Compiled, the choice is made by ``memory``'s type (``_prediction_weight``): a branch on it in
+  ``end_block_update``, even never taken, ran every rule 3x slower on leduc_poker (measured).
+  """
+  if memory.ndim == 1:
+    return adaptive_weight(rule, memory, q, value, regrets, start, size)
+  return rule.prediction_weight if rule.predictive else 0.0
+
+
+@extending.overload(prediction_weight, inline="always")
+def _prediction_weight(rule, memory, q, value, regrets, start, size):
+  """``prediction_weight`` compiled for ``memory``'s type, without a branch on it."""
+  del q, value, regrets, start, size  # the implementations' arguments
+  if memory.ndim == 1:
+    def adaptive(rule, memory, q, value, regrets, start, size):
+      return adaptive_weight(rule, memory, q, value, regrets, start, size)
+    return adaptive
+
+  def fixed(rule, memory, q, value, regrets, start, size):
+    return rule.prediction_weight if rule.predictive else 0.0
+  return fixed
 
 
 @kernel(inline=True)
 def end_block_update(rule: KernelRule, q: np.ndarray, value: float, regrets: np.ndarray,
-                     sigma: np.ndarray, start: int, size: int, positive: float,
-                     negative: float) -> None:
+                     sigma: np.ndarray, memory: np.ndarray, start: int, size: int,
+                     positive: float, negative: float) -> None:
   """Steps 4 (the regrets) and 5 at one information set I, in place.
 
   With r(I, a) = q(I, a) - v(I), the pass's instantaneous counterfactual regrets (``q`` is
-  indexed like ``regrets``; ``value`` is v(I)):
+  indexed like ``regrets``; ``value`` is v(I); ``memory`` the rule's state, read by APCFR+
+  only, ``adaptive_weight``):
 
   * R(I, a) += r(I, a), the cumulative counterfactual regret (Zinkevich et al. 2007);
   * RM+: R = max(R, 0) if the rule asks (Tammelin 2014, CFR+);
@@ -248,9 +276,6 @@ def end_block_update(rule: KernelRule, q: np.ndarray, value: float, regrets: np.
   engine (the flat passes here, the range-vector passes of ``range_kernel``) updates an
   information set's regrets and policy with this function, so a rule is defined once.
   """
-  if rule.adaptive:
-    for s in range(start, start + size):
-      sigma[s] = regrets[s]  # R_{t-1}, for APCFR+'s movement (sigma is rewritten below)
   for s in range(start, start + size):
     # q, v are counterfactual: they carry pi_{-i}, the others' and chance's reach.
     regrets[s] += q[s] - value  # R(I, a) += r(I, a) = q(I, a) - v(I)
@@ -262,9 +287,7 @@ def end_block_update(rule: KernelRule, q: np.ndarray, value: float, regrets: np.
   # PCFR+, PDCFR+; 1/3: SAPCFR+), 0 otherwise (R + 0 r = R): one regret matching for every
   # rule (a second call in a branch for the predictive rules ran leduc_poker's CFR+ 17%
   # slower, measured).
-  lam = rule.prediction_weight if rule.predictive else 0.0
-  if rule.adaptive:
-    lam = adaptive_weight(rule, q, value, regrets, sigma, start, size)  # 1 / (1 + alpha_I)
+  lam = prediction_weight(rule, memory, q, value, regrets, start, size)  # APCFR+: 1/(1+alpha_I)
   for s in range(start, start + size):
     sigma[s] = regrets[s] + lam * (q[s] - value)  # R(I, a) + m(I, a), m = lam r: the prediction
   # sigma(I, a) = [R + m]+(I, a) / sum_b [R + m]+(I, b), or 1 / |A(I)| if the sum is 0; in

@@ -176,7 +176,7 @@ class BatchedFlatBackend:
     self.arrays = TreeArrays(tree)
     self.to_tabular = self.arrays.to_tabular
     self._kernel_rule = rule.kernel_rule()
-    self.memory = np.stack([rule.memory(self.arrays.num_sequences) for _ in games])  # (B, 3, .)
+    self.memory = np.stack([rule.memory(self.arrays.num_sequences) for _ in games])  # the rules'
     # w_p(z) = u_p(z) pi_c(z) per game, as TreeArrays computes them for that game alone.
     self.weights = np.stack([u * c[:, None] for u, c in zip(utilities, chance)])
     self._utility_sums = _fixed_sums(utilities, tree)

@@ -123,13 +123,15 @@ class UpdateRule:
                predictive=predictive)
 
   def memory(self, size: int) -> np.ndarray:
-    """The kernel's per-sequence state of the rule over ``size`` sequences (zeros): APCFR+'s
-    (3, size) rows of ``rule_kernel.end_block_update``, (3, 0) for the other rules."""
-    return np.zeros((3, size if self.adaptive_asymmetry is not None else 0))
+    """The rule's state over ``size`` sequences, zeros, the kernels' ``memory`` argument:
+    APCFR+'s (4 ``size``,) (``rule_kernel.adaptive_weight``), (0, 0) for the other rules (the
+    kernels tell the two by ndim, ``rule_kernel.end_block_update``)."""
+    if self.adaptive_asymmetry is not None:
+      return np.zeros(4 * size)
+    return np.zeros((0, 0))
 
-  def kernel_rule(self, memory: Optional[np.ndarray] = None) -> KernelRule:
-    """The rule in the kernel's types, with ``memory`` (``memory(size)``, updated in place by
-    the kernel) for a rule that keeps state; ``memory(0)`` if None."""
+  def kernel_rule(self) -> KernelRule:
+    """The rule in the kernel's types."""
     discount = self.discount_alpha is not None
     return KernelRule(alternating=bool(self.alternating_updates),
                       regret_matching_plus=bool(self.regret_matching_plus),
@@ -140,8 +142,7 @@ class UpdateRule:
                       predictive=bool(self.predictive),
                       prediction_weight=float(self.prediction_weight),
                       adaptive=self.adaptive_asymmetry is not None,
-                      asymmetry_max=float(self.adaptive_asymmetry or 0.0),
-                      memory=self.memory(0) if memory is None else memory)
+                      asymmetry_max=float(self.adaptive_asymmetry or 0.0))
 
 
 @dataclasses.dataclass(frozen=True)

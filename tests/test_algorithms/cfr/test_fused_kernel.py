@@ -62,7 +62,7 @@ def test_fused_equals_exact_iterations(arrays, rule_name):
   split.solve(iterations - 1)
   cfr_kernel.exact_iterations(arrays.kernel, exact._kernel_rule,  # pylint: disable=protected-access
                               arrays.weighted_utility, exact.sigma, exact.regrets,
-                              exact.cumulative, exact.iteration, iterations)
+                              exact.cumulative, exact.memory, exact.iteration, iterations)
   for engine in (fused, split):
     assert engine.iteration == 3 + iterations
     # Tolerance 0: the same floating-point operations in the same order (module docstring).

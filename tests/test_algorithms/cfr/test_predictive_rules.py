@@ -281,7 +281,7 @@ def test_batched_kernel_runs_the_rules_per_game():
   iterations = np.zeros(2, dtype=np.int64)
   cfr_kernel.exact_batch(arrays[0].kernel, rule.kernel_rule(),
                          np.stack([a.weighted_utility for a in arrays]), sigma, regrets,
-                         cumulative, np.zeros((2, 3, 0)), iterations, np.arange(2), 30)
+                         cumulative, np.zeros((2, 0, 0)), iterations, np.arange(2), 30)
   for b, engine in enumerate(alone):
     engine.solve(30)
     np.testing.assert_array_equal(sigma[b], engine.sigma)
