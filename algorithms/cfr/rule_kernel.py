@@ -175,7 +175,7 @@ def iteration_weights(rule: KernelRule, t: int) -> Tuple[float, float, float]:
   return w, 1.0, 1.0
 
 
-@kernel
+@kernel(inline=True)
 def adaptive_weight(rule: KernelRule, memory: np.ndarray, q: np.ndarray, value: float,
                     regrets: np.ndarray, start: int, size: int) -> float:
   """APCFR+'s prediction weight 1 / (1 + alpha_I) at information set I (Meng et al. 2026).
@@ -186,7 +186,6 @@ def adaptive_weight(rule: KernelRule, memory: np.ndarray, q: np.ndarray, value: 
   I's first sequence s, memory[s], M_I at memory[G + s], and r_t and R_t of each sequence s at
   memory[2 G + s] and memory[3 G + s] (APCFR+'s R changes only here: it has no discount).
   """
-  memory = memory.ravel()  # 1-D already (``end_block_update`` calls it for 1-D memory only)
   g = len(memory) // 4
   error, movement = 0.0, 0.0
   for s in range(start, start + size):
