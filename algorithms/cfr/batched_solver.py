@@ -112,6 +112,12 @@ class BatchedEngineSolver:
     return self._backend.sigma
 
   @property
+  def memory(self) -> np.ndarray:
+    """(B, 3 G) each game's rule state (APCFR+'s, ``rule_kernel.adaptive_weight``; (B, 0) for
+    the rules without one), in the engine's layout."""
+    return self._backend.memory
+
+  @property
   def iterations(self) -> np.ndarray:
     """(B,) each game's number of iterations."""
     return self._backend.iteration
@@ -248,6 +254,15 @@ class BatchedEngineSolver:
   load = classmethod(solver_checkpoint.load_batch)
 
 
-# The classes of the named update rules (``update_rules.RULES``): BatchedCFRSolver, ...
+# The classes of the named update rules (``update_rules.RULES``), each bound by name below so that
+# grep and editors find it; test_update_rules.py fails, naming the line, when a rule's is missing.
 BATCHED_SOLVERS = update_rules.rule_classes(BatchedEngineSolver, "Batched", __name__)
-globals().update(BATCHED_SOLVERS)
+BatchedCFRSolver = BATCHED_SOLVERS["BatchedCFRSolver"]
+BatchedCFRPlusSolver = BATCHED_SOLVERS["BatchedCFRPlusSolver"]
+BatchedDCFRSolver = BATCHED_SOLVERS["BatchedDCFRSolver"]
+BatchedLCFRSolver = BATCHED_SOLVERS["BatchedLCFRSolver"]
+BatchedPCFRPlusSolver = BATCHED_SOLVERS["BatchedPCFRPlusSolver"]
+BatchedSAPCFRPlusSolver = BATCHED_SOLVERS["BatchedSAPCFRPlusSolver"]
+BatchedAPCFRPlusSolver = BATCHED_SOLVERS["BatchedAPCFRPlusSolver"]
+BatchedDCFRPlusSolver = BATCHED_SOLVERS["BatchedDCFRPlusSolver"]
+BatchedPDCFRPlusSolver = BATCHED_SOLVERS["BatchedPDCFRPlusSolver"]

@@ -105,8 +105,9 @@ class CFREngine:
   def __init__(self, arrays: TreeArrays, rule: UpdateRule):
     self.arrays = arrays
     self.rule = rule
-    self._kernel_rule = rule.kernel_rule()
     g = arrays.num_sequences
+    self.memory = rule.memory(g)  # the rule's state (APCFR+'s, ``rule_kernel``)
+    self._kernel_rule = rule.kernel_rule()
     self.regrets = np.zeros(g)
     self.cumulative = np.zeros(g)
     self.sigma = np.ones(g)  # 1 on the empty sequences
@@ -153,7 +154,8 @@ class CFREngine:
       raise ValueError(f"iterations must be >= 0, got {iterations}")
     a = self.arrays
     fused_kernel.fused_iterations(a.sweep, self._kernel_rule, a.weighted_utility, self.sigma,
-                                  self.regrets, self.cumulative, self.iteration, int(iterations))
+                                  self.regrets, self.cumulative, self.memory, self.iteration,
+                                  int(iterations))
     self.iteration += int(iterations)  # t of the last pass
 
   def iterate(self, terminal_values: Optional[TerminalValues] = None) -> None:
@@ -197,7 +199,8 @@ class CFREngine:
     cfr_kernel.hook_update(
         a.kernel, self._kernel_rule, self.iteration, np.array(c, dtype=np.float64),
         np.ascontiguousarray(average_reach, dtype=np.float64),
-        -1 if player is None else int(player), self.sigma, self.regrets, self.cumulative)
+        -1 if player is None else int(player), self.sigma, self.regrets, self.cumulative,
+        self.memory)
 
   def iterate_sampled(self, tables: SampleTables, draws: np.ndarray) -> None:
     """Chance-sampled iterations over the sampled subtrees only, in one compiled call.

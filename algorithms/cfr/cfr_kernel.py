@@ -260,6 +260,18 @@ def update_infosets(lay: KernelLayout, rule: KernelRule, t: int, c: np.ndarray,
                     reach: np.ndarray, visits: np.ndarray, sigma: np.ndarray,
                     regrets: np.ndarray, cumulative: np.ndarray, infosets: np.ndarray, lo: int,
                     hi: int, clip_all: bool, v: np.ndarray, acc: np.ndarray) -> None:
+  """``update_rule_infosets`` for a rule without state (``UpdateRule.memory`` (0, 0): every
+  rule but APCFR+), as the chance-sampled passes run."""
+  update_rule_infosets(lay, rule, t, c, reach, visits, sigma, regrets, cumulative,
+                       regrets[:0].reshape((0, 0)), infosets, lo, hi, clip_all, v, acc)
+
+
+@kernel
+def update_rule_infosets(lay: KernelLayout, rule: KernelRule, t: int, c: np.ndarray,
+                         reach: np.ndarray, visits: np.ndarray, sigma: np.ndarray,
+                         regrets: np.ndarray, cumulative: np.ndarray, memory: np.ndarray,
+                         infosets: np.ndarray, lo: int, hi: int, clip_all: bool, v: np.ndarray,
+                         acc: np.ndarray) -> None:
   """Steps 3-5 of the module docstring at ``infosets[lo:hi]`` (increasing global index).
 
   Args:
@@ -272,6 +284,7 @@ def update_infosets(lay: KernelLayout, rule: KernelRule, t: int, c: np.ndarray,
     sigma: (G,) the current strategy, updated in place.
     regrets: (G,) the cumulative regrets, updated in place.
     cumulative: (G,) the cumulative (average) strategy, updated in place.
+    memory: the rule's state (``UpdateRule.memory``), updated in place.
     infosets: the updated information sets are ``infosets[lo:hi]``.
     lo: the first of them.
     hi: one past the last.
@@ -281,15 +294,15 @@ def update_infosets(lay: KernelLayout, rule: KernelRule, t: int, c: np.ndarray,
   """
   backup(lay, c, sigma, v, acc, infosets, lo, hi, False)  # Step 3: c -> q, v = sum_a sigma q
   # Steps 4-5: R += q - v, S += w_t reach n(I); RM+, discounts; sigma.
-  update_blocks(lay, rule, t, c, v, reach, visits, sigma, regrets, cumulative, infosets, lo, hi,
-                clip_all)
+  update_blocks(lay, rule, t, c, v, reach, visits, sigma, regrets, cumulative, memory, infosets,
+                lo, hi, clip_all)
 
 
 @kernel
 def update_blocks(lay: KernelLayout, rule: KernelRule, t: int, q: np.ndarray, v: np.ndarray,
                   reach: np.ndarray, visits: np.ndarray, sigma: np.ndarray,
-                  regrets: np.ndarray, cumulative: np.ndarray, infosets: np.ndarray, lo: int,
-                  hi: int, clip_all: bool) -> None:
+                  regrets: np.ndarray, cumulative: np.ndarray, memory: np.ndarray,
+                  infosets: np.ndarray, lo: int, hi: int, clip_all: bool) -> None:
   """Steps 4-5 at ``infosets[lo:hi]`` from their q (G,) and v (K,) (``update_infosets``).
 
   S(I, a) += w_t reach(I, a) n(I) and ``end_block_update`` at each set; under RM+ with
@@ -299,7 +312,7 @@ def update_blocks(lay: KernelLayout, rule: KernelRule, t: int, q: np.ndarray, v:
   for m in range(lo, hi):
     k = infosets[m]
     update_set(lay, rule, k, q, v[k], reach, visits[k], w, positive, negative, sigma, regrets,
-               cumulative)
+               cumulative, memory)
   if clip_all:
     clip_others(rule, regrets, lay.num_players)
 
@@ -307,7 +320,8 @@ def update_blocks(lay: KernelLayout, rule: KernelRule, t: int, q: np.ndarray, v:
 @kernel(inline=True)
 def update_set(lay: KernelLayout, rule: KernelRule, k: int, q: np.ndarray, value: float,
                reach: np.ndarray, count: float, w: float, positive: float, negative: float,
-               sigma: np.ndarray, regrets: np.ndarray, cumulative: np.ndarray) -> None:
+               sigma: np.ndarray, regrets: np.ndarray, cumulative: np.ndarray,
+               memory: np.ndarray) -> None:
   """Steps 4-5 at information set k, with v(I) = ``value`` and n(I) = ``count``.
 
   S(I, a) += w_t reach(I, a) n(I), then ``end_block_update`` (R += q - v; RM+, discounts;
@@ -319,7 +333,8 @@ def update_set(lay: KernelLayout, rule: KernelRule, k: int, q: np.ndarray, value
   for s in range(starts[k], starts[k] + sizes[k]):
     # reach(I, a) = x[(I, a)] = pi_i(I) sigma(I, a) for CFR.
     cumulative[s] += w * (reach[s] * count)  # S(I, a) += w_t reach(I, a) n(I)
-  end_block_update(rule, q, value, regrets, sigma, starts[k], sizes[k], positive, negative)
+  end_block_update(rule, q, value, regrets, sigma, memory, starts[k], sizes[k], positive,
+                   negative)
 
 
 @kernel(inline=True)
@@ -352,22 +367,22 @@ def average_increment(lay: KernelLayout, rule: KernelRule, t: int, reach: np.nda
 
 @kernel
 def hook_update(lay: KernelLayout, rule: KernelRule, t: int, c: np.ndarray, reach: np.ndarray,
-                player: int, sigma: np.ndarray, regrets: np.ndarray,
-                cumulative: np.ndarray) -> None:
+                player: int, sigma: np.ndarray, regrets: np.ndarray, cumulative: np.ndarray,
+                memory: np.ndarray) -> None:
   """One full-width pass of ``player`` (-1: all) with terminal values ``c`` from the caller."""
   n = lay.num_players
   group = player if player >= 0 else n
   k = len(lay.infoset_start)
   # Steps 3-5 at the player's sets, n(I) = 1 (full width); RM+ clips every regret.
-  update_infosets(lay, rule, t, c, reach, np.ones(k), sigma, regrets, cumulative,
-                  lay.pass_infosets, lay.pass_infoset_ptr[group],
-                  lay.pass_infoset_ptr[group + 1], True, np.empty(k), np.zeros(len(c)))
+  update_rule_infosets(lay, rule, t, c, reach, np.ones(k), sigma, regrets, cumulative, memory,
+                       lay.pass_infosets, lay.pass_infoset_ptr[group],
+                       lay.pass_infoset_ptr[group + 1], True, np.empty(k), np.zeros(len(c)))
 
 
 @kernel
 def exact_iterations(lay: KernelLayout, rule: KernelRule, weights: np.ndarray,
                      sigma: np.ndarray, regrets: np.ndarray, cumulative: np.ndarray,
-                     iteration: int, count: int) -> None:
+                     memory: np.ndarray, iteration: int, count: int) -> None:
   """Iterations ``iteration + 1`` .. ``iteration + count`` of full-width CFR, in place.
 
   Each iteration is one pass per player 0..N-1 (alternating updates; each pass against the
@@ -396,20 +411,20 @@ def exact_iterations(lay: KernelLayout, rule: KernelRule, weights: np.ndarray,
       c[:] = 0.0
       add_all_terminal_values(lay, x, sorted_weights, player, c)  # Step 2: c_i
       # Steps 3-5: q, v; R += q - v; S += w_t x; clip, discount; sigma.
-      update_infosets(lay, rule, t, c, x, ones, sigma, regrets, cumulative, lay.pass_infosets,
-                      ptr[group], ptr[group + 1], True, v, acc)
+      update_rule_infosets(lay, rule, t, c, x, ones, sigma, regrets, cumulative, memory,
+                           lay.pass_infosets, ptr[group], ptr[group + 1], True, v, acc)
       realize(lay, sigma, x, lay.pass_infosets, ptr[group], ptr[group + 1])  # x of the new sigma
 
 
 @kernel
 def exact_batch(lay: KernelLayout, rule: KernelRule, weights: np.ndarray, sigma: np.ndarray,
-                regrets: np.ndarray, cumulative: np.ndarray, iterations: np.ndarray,
-                games: np.ndarray, count: int) -> None:
-  """``exact_iterations`` on each listed game b (rows b of the (B, ...) arrays); advances
-  ``iterations[b]`` by ``count``."""
+                regrets: np.ndarray, cumulative: np.ndarray, memory: np.ndarray,
+                iterations: np.ndarray, games: np.ndarray, count: int) -> None:
+  """``exact_iterations`` on each listed game b (rows b of the (B, ...) arrays, ``memory[b]``
+  its rule's state); advances ``iterations[b]`` by ``count``."""
   for b in games:
-    exact_iterations(lay, rule, weights[b], sigma[b], regrets[b], cumulative[b], iterations[b],
-                     count)
+    exact_iterations(lay, rule, weights[b], sigma[b], regrets[b], cumulative[b], memory[b],
+                     iterations[b], count)
     iterations[b] += count  # t of game b
 
 

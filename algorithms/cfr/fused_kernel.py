@@ -44,8 +44,9 @@ def entry_weights(sweep: SweepLayout, weights: np.ndarray) -> np.ndarray:
 
 @kernel
 def sweep_pass(sweep: SweepLayout, rule: KernelRule, wts: np.ndarray, x: np.ndarray,
-               sigma: np.ndarray, regrets: np.ndarray, cumulative: np.ndarray, q: np.ndarray,
-               v: np.ndarray, t: int, lo: int, hi: int) -> None:
+               sigma: np.ndarray, regrets: np.ndarray, cumulative: np.ndarray,
+               memory: np.ndarray, q: np.ndarray, v: np.ndarray, t: int, lo: int,
+               hi: int) -> None:
   """Steps 2-5 at ``pass_infosets[lo:hi]`` in one bottom-up sweep (module docstring).
 
   At each set, once its q and v are known, ``cfr_kernel.update_set`` updates its regrets,
@@ -61,6 +62,7 @@ def sweep_pass(sweep: SweepLayout, rule: KernelRule, wts: np.ndarray, x: np.ndar
     sigma: (G,) the current policy; the updated sets' new policy on return.
     regrets: (G,) cumulative regrets, updated at the sets.
     cumulative: (G,) average-policy numerators, updated at the sets.
+    memory: the rule's state (``UpdateRule.memory``), updated at the sets.
     q: (G,) scratch: q(I, a) on the sets' sequences.
     v: (K,) scratch: v(I) of the sets.
     t: the iteration of the pass.
@@ -99,13 +101,13 @@ def sweep_pass(sweep: SweepLayout, rule: KernelRule, wts: np.ndarray, x: np.ndar
     v[k] = sigma[start] * q[start] + rest  # v(I) = sum_a sigma(I, a) q(I, a)
     # Steps 4-5 at I, n(I) = 1: S += w_t x; R += q - v; RM+, discounts; sigma.
     update_set(sweep, rule, k, q, v[k], x, 1.0, w, positive, negative, sigma, regrets,
-               cumulative)
+               cumulative, memory)
 
 
 @kernel
 def fused_iterations(sweep: SweepLayout, rule: KernelRule, weights: np.ndarray,
                      sigma: np.ndarray, regrets: np.ndarray, cumulative: np.ndarray,
-                     iteration: int, count: int) -> None:
+                     memory: np.ndarray, iteration: int, count: int) -> None:
   """Iterations ``iteration + 1`` .. ``iteration + count`` of full-width CFR, in place.
 
   The iterations of ``cfr_kernel.exact_iterations`` (``weights`` (T, N) the terminal weights
@@ -129,7 +131,7 @@ def fused_iterations(sweep: SweepLayout, rule: KernelRule, weights: np.ndarray,
       lo, hi = ptr[group], ptr[group + 1]
       # Steps 2-5: c_i, q, v bottom-up; at each set R += q - v, S += w_t x, clip, discount,
       # sigma.
-      sweep_pass(sweep, rule, wts, x, sigma, regrets, cumulative, q, v, t, lo, hi)
+      sweep_pass(sweep, rule, wts, x, sigma, regrets, cumulative, memory, q, v, t, lo, hi)
       if it == 0 and p == 0:
         clip_others(rule, regrets, n)  # RM+: every regret clipped after the first pass
       realize(sweep, sigma, x, sweep.pass_infosets, lo, hi)  # x of the new sigma

@@ -137,9 +137,10 @@ class RangeEngine:
                          "a batch needs one deck and one rule set")
     self.trees = tuple(trees)
     self.rule = rule
-    self._kernel_rule = rule.kernel_rule()
     self._tables = [card_tables(tree) for tree in self.trees]
     size = trees[0].num_nodes * trees[0].num_cards * 2
+    self.memory = np.stack([rule.memory(size) for _ in trees])  # the rule's state, per game
+    self._kernel_rule = rule.kernel_rule()
     self._blocks = Blocks.from_sizes(np.full(size // 2, 2))  # one block of 2 actions per (d, c)
     self.regrets = np.zeros((len(trees), size))
     self.cumulative = np.zeros((len(trees), size))
@@ -160,8 +161,8 @@ class RangeEngine:
       raise ValueError(f"iterations must be >= 0, got {iterations}")
     for b in self._games(games):
       range_kernel.iterations(self._tables[b], self._kernel_rule, self.sigma[b], self.regrets[b],
-                              self.cumulative[b], int(self.iteration[b]), int(iterations),
-                              *self._work)
+                              self.cumulative[b], self.memory[b], int(self.iteration[b]),
+                              int(iterations), *self._work)
       self.iteration[b] += int(iterations)
 
   @functools.cached_property

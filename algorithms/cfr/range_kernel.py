@@ -210,8 +210,10 @@ def three_player_values(tab: CardTables, t: int, player: int, x: np.ndarray,
 @kernel(inline=True)
 def player_pass(tab: CardTables, rule: KernelRule, t: int, player: int, best: bool,
                 update: bool, sigma: np.ndarray, x: np.ndarray, regrets: np.ndarray,
-                cumulative: np.ndarray, q: np.ndarray, v: np.ndarray) -> None:
-  """Steps 2-4 for ``player``, bottom-up: q, v (D, N), and with ``update`` R, S and sigma.
+                cumulative: np.ndarray, memory: np.ndarray, q: np.ndarray,
+                v: np.ndarray) -> None:
+  """Steps 2-4 for ``player``, bottom-up: q, v (D, N), and with ``update`` R, S, sigma and
+  the rule's state ``memory`` (``UpdateRule.memory``).
 
   At the player's nodes v(d, c) = sum_a sigma(d, c, a) q(d, c, a), or max_a q(d, c, a) with
   ``best`` (a best response's values); at an opponent's v(d, c) = sum_a q(d, c, a). A node's
@@ -248,13 +250,13 @@ def player_pass(tab: CardTables, rule: KernelRule, t: int, player: int, best: bo
         for b in range(s, s + 2):
           cumulative[b] += w * (r * sigma[b])  # S(I, a) += w_t x[(I, a)]
         # R(I, a) += q(I, a) - v(I); RM+, discounts; sigma (of R + r if predictive)
-        end_block_update(rule, q, value, regrets, sigma, s, 2, positive, negative)
+        end_block_update(rule, q, value, regrets, sigma, memory, s, 2, positive, negative)
 
 
 @kernel
 def iterations(tab: CardTables, rule: KernelRule, sigma: np.ndarray, regrets: np.ndarray,
-               cumulative: np.ndarray, iteration: int, count: int, x: np.ndarray, q: np.ndarray,
-               v: np.ndarray) -> None:
+               cumulative: np.ndarray, memory: np.ndarray, iteration: int, count: int,
+               x: np.ndarray, q: np.ndarray, v: np.ndarray) -> None:
   """Iterations ``iteration + 1`` .. ``iteration + count`` (module docstring), in place.
 
   x, q, v: work arrays, ``reach_array(tab)``, (P, D N 2) and (P, D, N), whose contents are
@@ -268,21 +270,23 @@ def iterations(tab: CardTables, rule: KernelRule, sigma: np.ndarray, regrets: np
     t = iteration + it + 1  # t of w_t and the discounts
     if rule.alternating:
       for p in range(players):  # players 0, 1, ... in turn, each against the policy left before
-        player_pass(tab, rule, t, p, False, True, sigma, x, regrets, cumulative, q[p], v[p])
+        player_pass(tab, rule, t, p, False, True, sigma, x, regrets, cumulative, memory, q[p],
+                    v[p])
         reaches(tab, sigma, p, x)  # only p's policy changed
     else:
       for p in range(players):  # every player's values from the same sigma, then the updates
-        player_pass(tab, rule, t, p, False, False, sigma, x, regrets, cumulative, q[p], v[p])
+        player_pass(tab, rule, t, p, False, False, sigma, x, regrets, cumulative, memory, q[p],
+                    v[p])
       for p in range(players):
-        apply_update(tab, rule, t, p, sigma, x, regrets, cumulative, q[p], v[p])
+        apply_update(tab, rule, t, p, sigma, x, regrets, cumulative, memory, q[p], v[p])
       for p in range(players):
         reaches(tab, sigma, p, x)
 
 
 @kernel(inline=True)
 def apply_update(tab: CardTables, rule: KernelRule, t: int, player: int, sigma: np.ndarray,
-                 x: np.ndarray, regrets: np.ndarray, cumulative: np.ndarray, q: np.ndarray,
-                 v: np.ndarray) -> None:
+                 x: np.ndarray, regrets: np.ndarray, cumulative: np.ndarray,
+                 memory: np.ndarray, q: np.ndarray, v: np.ndarray) -> None:
   """Step 4 at every block of ``player`` from a pass's q and v (simultaneous updates)."""
   n = tab.num_cards
   w, positive, negative = iteration_weights(rule, t)  # w_t = t^gamma, DCFR's discounts
@@ -297,7 +301,7 @@ def apply_update(tab: CardTables, rule: KernelRule, t: int, player: int, sigma: 
       for b in range(s, s + 2):
         cumulative[b] += w * (r * sigma[b])  # S(I, a) += w_t x[(I, a)]
       # R(I, a) += q(I, a) - v(I); RM+, discounts; sigma (of R + r if predictive)
-      end_block_update(rule, q, value, regrets, sigma, s, 2, positive, negative)
+      end_block_update(rule, q, value, regrets, sigma, memory, s, 2, positive, negative)
 
 
 @kernel
@@ -317,6 +321,6 @@ def root_values(tab: CardTables, rule: KernelRule, policy: np.ndarray) -> np.nda
   out = np.empty((2, players, n))
   for p in range(players):
     for k in range(2):
-      player_pass(tab, rule, 0, p, k == 0, False, policy, x, x, x, q, v)
+      player_pass(tab, rule, 0, p, k == 0, False, policy, x, x, x, x, q, v)
       out[k, p] = v[0]
   return out

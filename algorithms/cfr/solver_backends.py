@@ -176,6 +176,7 @@ class BatchedFlatBackend:
     self.arrays = TreeArrays(tree)
     self.to_tabular = self.arrays.to_tabular
     self._kernel_rule = rule.kernel_rule()
+    self.memory = np.stack([rule.memory(self.arrays.num_sequences) for _ in games])  # the rules'
     # w_p(z) = u_p(z) pi_c(z) per game, as TreeArrays computes them for that game alone.
     self.weights = np.stack([u * c[:, None] for u, c in zip(utilities, chance)])
     self._utility_sums = _fixed_sums(utilities, tree)
@@ -189,7 +190,7 @@ class BatchedFlatBackend:
   def solve(self, iterations: int, games: np.ndarray) -> None:
     """``iterations`` more iterations of the listed games (int64 indices), one compiled call."""
     cfr_kernel.exact_batch(self.arrays.kernel, self._kernel_rule, self.weights, self.sigma,
-                           self.regrets, self.cumulative, self.iteration, games,
+                           self.regrets, self.cumulative, self.memory, self.iteration, games,
                            int(iterations))
 
   def restore(self, iteration: int, regrets: np.ndarray, cumulative: np.ndarray,

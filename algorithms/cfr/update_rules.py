@@ -12,6 +12,8 @@ import dataclasses
 import functools
 from typing import Any, Callable, Dict, Mapping, Optional
 
+import numpy as np
+
 from algorithms.cfr.rule_kernel import KernelRule
 
 
@@ -21,8 +23,9 @@ class UpdateRule:
 
   The rules of ``rule_kernel.end_block_update`` (which states their maths) are these fields'
   combinations: CFR (the defaults), CFR+ (``regret_matching_plus``, gamma 1), DCFR and LCFR
-  (the discounts), DCFR+ (RM+ and the discounts), PCFR+ (RM+ and ``predictive``) and PDCFR+
-  (RM+, the discounts and ``predictive``).
+  (the discounts), DCFR+ (RM+ and the discounts), PCFR+ (RM+ and ``predictive``), SAPCFR+
+  (PCFR+ with ``prediction_weight`` 1/3), APCFR+ (PCFR+ with ``adaptive_asymmetry``) and
+  PDCFR+ (RM+, the discounts and ``predictive``).
 
   Attributes:
     alternating_updates: update player 0, refresh the policy, then player 1, ... (OpenSpiel's
@@ -32,8 +35,15 @@ class UpdateRule:
     discount_alpha, discount_beta: discounted CFR's regret discounts, or None for no discount.
     discount_constant: c in the discounts t^alpha / (t^alpha + c), t^beta / (t^beta + c)
       (1 in the papers; 1.5 in the DCFR+ code of Xu et al.).
-    predictive: regret matching of R + r instead of R, the prediction m = r of predictive RM+
-      (PCFR+, PDCFR+); full-width passes only.
+    predictive: regret matching of R + m instead of R, with the prediction m = lambda r of
+      predictive RM+ (PCFR+, SAPCFR+, PDCFR+); full-width passes only.
+    prediction_weight: lambda, the weight of the last instantaneous regret r in the prediction
+      of a predictive rule: 1 in PCFR+ and PDCFR+ (m = r, Farina et al. 2021), 1 / (1 + alpha)
+      in SAPCFR+ (Meng et al. 2026's asymmetric step sizes, alpha = 2); unused otherwise.
+    adaptive_asymmetry: APCFR+ (Meng et al. 2026): the prediction weight is 1 / (1 + alpha_I),
+      alpha_I learned at each information set from its history (``rule_kernel.
+      adaptive_weight``, its state ``memory``) and capped at this value (alpha_max = 5 in the
+      paper); None: the fixed ``prediction_weight``. A predictive rule only.
   """
 
   alternating_updates: bool = True
@@ -43,6 +53,8 @@ class UpdateRule:
   discount_beta: Optional[float] = None
   discount_constant: float = 1.0
   predictive: bool = False
+  prediction_weight: float = 1.0
+  adaptive_asymmetry: Optional[float] = None
 
   def __post_init__(self):
     if (self.discount_alpha is None) != (self.discount_beta is None):
@@ -51,6 +63,12 @@ class UpdateRule:
       raise ValueError(f"averaging_gamma must be >= 0, got {self.averaging_gamma}")
     if not self.discount_constant > 0:
       raise ValueError(f"discount_constant must be > 0, got {self.discount_constant}")
+    if not self.prediction_weight > 0:
+      raise ValueError(f"prediction_weight must be > 0, got {self.prediction_weight}")
+    if self.adaptive_asymmetry is not None and not (self.predictive
+                                                    and self.adaptive_asymmetry >= 0):
+      raise ValueError("adaptive_asymmetry needs a predictive rule and a cap >= 0, got "
+                       f"{self.adaptive_asymmetry} (predictive={self.predictive})")
 
   @classmethod
   def from_options(cls, alternating_updates: bool = True, linear_averaging: bool = False,
@@ -68,11 +86,30 @@ class UpdateRule:
                discount_beta=beta)
 
   @classmethod
-  def pcfr_plus(cls, gamma: float) -> "UpdateRule":
+  def pcfr_plus(cls, gamma: float, prediction_weight: float = 1.0) -> "UpdateRule":
     """Predictive CFR+ (Farina, Kroer and Sandholm, AAAI 2021): PRM+ with the prediction
-    m_{t+1} = r_t, alternating updates, iteration t weighing t^gamma in the average."""
+    m_{t+1} = lambda r_t (lambda = ``prediction_weight``, 1 in the paper), alternating
+    updates, iteration t weighing t^gamma in the average."""
     return cls(alternating_updates=True, regret_matching_plus=True, averaging_gamma=gamma,
-               predictive=True)
+               predictive=True, prediction_weight=prediction_weight)
+
+  @classmethod
+  def sapcfr_plus(cls, alpha: float, gamma: float) -> "UpdateRule":
+    """Simple asymmetric PCFR+ (Meng, Yang, Zhang, Ge and Gao, "Faster game solving via
+    asymmetry of step sizes", AAAI 2026, arXiv 2503.12770): PCFR+ whose prediction takes the
+    step 1 / (1 + alpha) of the regrets' step, m_{t+1} = r_t / (1 + alpha)."""
+    if not alpha >= 0:
+      raise ValueError(f"alpha must be >= 0, got {alpha}")
+    return cls.pcfr_plus(gamma, prediction_weight=1.0 / (1.0 + alpha))
+
+  @classmethod
+  def apcfr_plus(cls, alpha_max: float, gamma: float) -> "UpdateRule":
+    """Asymmetric PCFR+ (Meng et al., AAAI 2026): PCFR+ whose prediction at information set
+    I takes the step 1 / (1 + alpha_I) of the regrets', alpha_I adapted per set and capped at
+    ``alpha_max`` (``rule_kernel.end_block_update``)."""
+    if not alpha_max >= 0:
+      raise ValueError(f"alpha_max must be >= 0, got {alpha_max}")
+    return dataclasses.replace(cls.pcfr_plus(gamma), adaptive_asymmetry=alpha_max)
 
   @classmethod
   def dcfr_plus(cls, alpha: float, gamma: float, discount_constant: float = 1.0,
@@ -85,6 +122,14 @@ class UpdateRule:
                discount_alpha=alpha, discount_beta=alpha, discount_constant=discount_constant,
                predictive=predictive)
 
+  def memory(self, size: int) -> np.ndarray:
+    """The rule's state over ``size`` sequences, zeros, the kernels' ``memory`` argument:
+    APCFR+'s (4 ``size``,) (``rule_kernel.adaptive_weight``), (0, 0) for the other rules (the
+    kernels tell the two by ndim, ``rule_kernel.end_block_update``)."""
+    if self.adaptive_asymmetry is not None:
+      return np.zeros(4 * size)
+    return np.zeros((0, 0))
+
   def kernel_rule(self) -> KernelRule:
     """The rule in the kernel's types."""
     discount = self.discount_alpha is not None
@@ -94,7 +139,10 @@ class UpdateRule:
                       discount_alpha=float(self.discount_alpha) if discount else 0.0,
                       discount_beta=float(self.discount_beta) if discount else 0.0,
                       discount_constant=float(self.discount_constant),
-                      predictive=bool(self.predictive))
+                      predictive=bool(self.predictive),
+                      prediction_weight=float(self.prediction_weight),
+                      adaptive=self.adaptive_asymmetry is not None,
+                      asymmetry_max=float(self.adaptive_asymmetry or 0.0))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -159,6 +207,31 @@ RULES = (
   with alternating updates and the average policy weighting iteration t by t^gamma (gamma = 2,
   quadratic averaging, as in the paper's experiments and the PCFR+ of Xu et al.'s released
   code; its README also runs gamma = 5). Full-width passes only.
+  """),
+    NamedRule("SAPCFRPlus", UpdateRule.sapcfr_plus, {"alpha": 2.0, "gamma": 2.0},
+              """Simple asymmetric predictive CFR+ (Meng, Yang, Zhang, Ge and Gao, "Faster game
+  solving via asymmetry of step sizes", AAAI 2026, arXiv 2503.12770; its first version's
+  title: "Asynchronous predictive counterfactual regret minimization+").
+
+  PCFR+ whose prediction steps 1 / (1 + alpha) as far as the accumulated regrets:
+  R_t = [R_{t-1} + r_t]^+ and sigma_{t+1} = RM([R_t + r_t / (1 + alpha)]^+)
+  (``rule_kernel.end_block_update`` with the prediction weight 1 / (1 + alpha)), alternating
+  updates, iteration t weighing t^gamma in the average policy. Defaults alpha = 2 (the
+  paper's fixed asymmetry) and gamma = 2 (PCFR+'s averaging). alpha = 0 is PCFR+.
+  Full-width passes only.
+  """),
+    NamedRule("APCFRPlus", UpdateRule.apcfr_plus, {"alpha_max": 5.0, "gamma": 2.0},
+              """Asymmetric predictive CFR+ (Meng, Yang, Zhang, Ge and Gao, "Faster game solving
+  via asymmetry of step sizes", AAAI 2026, arXiv 2503.12770).
+
+  SAPCFR+ with the asymmetry learned at each information set I: R_t = [R_{t-1} + r_t]^+ and
+  sigma_{t+1} = RM([R_t + r_t / (1 + alpha_I)]^+), alpha_I = min(sqrt(E_I / M_I), alpha_max)
+  with E_I = sum_tau ||r_tau - r_{tau-1}||^2 (the last regret's error as a prediction of the
+  next) and M_I = sum_tau ||R_tau - R_{tau-1}||^2 (the regrets' movement), over the set's
+  updates so far (r_0 = 0; alpha_I = alpha_max where M_I = 0), as the issue's transcription of
+  the paper states it (``rule_kernel.end_block_update``); alternating updates, iteration t
+  weighing t^gamma in the average policy. Defaults alpha_max = 5, gamma = 2 (PCFR+'s
+  averaging). Full-width passes only.
   """),
     NamedRule("DCFRPlus", UpdateRule.dcfr_plus,
               {"alpha": 1.5, "gamma": 4.0, "discount_constant": 1.0},

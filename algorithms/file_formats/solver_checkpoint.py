@@ -142,8 +142,10 @@ def save_batch(solver, path: str) -> None:
   header = {"games": [str(solver.game(i)) for i in range(solver.num_games)],
             "iterations": [int(t) for t in solver.iterations],
             "num_sequences": int(solver.regrets.shape[1])}
-  _write(path, solver, header, {"regrets": solver.regrets, "cumulative": solver.cumulative},
-         solver.sigma)
+  arrays = {"regrets": solver.regrets, "cumulative": solver.cumulative}
+  if solver.memory.size:  # the rule's kernel state (APCFR+'s)
+    arrays["rule_memory"] = solver.memory.reshape(len(solver.memory), -1)
+  _write(path, solver, header, arrays, solver.sigma)
 
 
 def load_batch(cls: type, path: str, games: Optional[Sequence[pyspiel.Game]] = None):
@@ -182,4 +184,8 @@ def load_batch(cls: type, path: str, games: Optional[Sequence[pyspiel.Game]] = N
   if solver.rule.predictive:
     # The saved sigma = RM(R + m) replaces the restore's RM(R) (m = 0).
     solver.sigma[...] = checked_array(path, arrays, "policy", (b, g))
+  memory = solver.memory
+  if memory.size:
+    memory[...] = checked_array(path, arrays, "rule_memory", (b, memory[0].size)).reshape(
+        memory.shape)
   return solver

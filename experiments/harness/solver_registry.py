@@ -288,11 +288,22 @@ SOLVERS: Dict[str, SolverSpec] = {s.name: s for s in [
                ours=True, cost=(1e-4, 3e-8), batch=algorithms.BatchedLCFRSolver),
     SolverSpec("our_dcfr", "discounted CFR (ours)", algorithms.DCFRSolver, algorithm="DCFR",
                ours=True, cost=(1e-4, 3e-8), batch=algorithms.BatchedDCFRSolver),
-    # The rules of Farina, Kroer and Sandholm (AAAI 2021) and Xu et al. (IJCAI 2024), at the
-    # papers' defaults; an iteration costs what CFR+'s does (measured on kuhn_poker, leduc_poker,
-    # kuhn_poker(players=3) and liars_dice: within 10% of our_cfr_plus).
+    # The rules of Farina, Kroer and Sandholm (AAAI 2021), Meng et al. (AAAI 2026) and Xu et al.
+    # (IJCAI 2024), at the papers' defaults; an iteration costs what CFR+'s does (measured on
+    # kuhn_poker, leduc_poker, kuhn_poker(players=3) and liars_dice: within 10% of
+    # our_cfr_plus).
     SolverSpec("our_pcfr_plus", "PCFR+ (ours)", algorithms.PCFRPlusSolver, algorithm="PCFR+",
                ours=True, cost=(1e-4, 3e-8), batch=algorithms.BatchedPCFRPlusSolver),
+    # Meng et al. (AAAI 2026): PCFR+ with the prediction's step 1 / (1 + alpha), alpha = 2;
+    # indigo of Tol's muted scheme (plotting.ALGORITHM_COLORS has the others).
+    SolverSpec("our_sapcfr_plus", "SAPCFR+ (ours)", algorithms.SAPCFRPlusSolver,
+               algorithm="SAPCFR+", ours=True, cost=(1e-4, 3e-8),
+               batch=algorithms.BatchedSAPCFRPlusSolver, color="#332288"),
+    # The same paper's APCFR+: alpha adapted per information set, at most 5; cyan of Tol's
+    # muted scheme.
+    SolverSpec("our_apcfr_plus", "APCFR+ (ours)", algorithms.APCFRPlusSolver,
+               algorithm="APCFR+", ours=True, cost=(1e-4, 3e-8),
+               batch=algorithms.BatchedAPCFRPlusSolver, color="#88CCEE"),
     SolverSpec("our_dcfr_plus", "DCFR+ (ours)", algorithms.DCFRPlusSolver, algorithm="DCFR+",
                ours=True, cost=(1e-4, 3e-8), batch=algorithms.BatchedDCFRPlusSolver),
     SolverSpec("our_pdcfr_plus", "PDCFR+ (ours)", algorithms.PDCFRPlusSolver,

@@ -3,6 +3,8 @@
   python -m experiments.scripts.time_to_target                 # every game (about an hour)
   python -m experiments.scripts.time_to_target --quick         # two small games, short budgets
   python -m experiments.scripts.time_to_target --games leduc_poker --seconds 30
+  python -m experiments.scripts.time_to_target --from-csv docs/time_to_target.csv NEW.csv \
+      --seconds 20 --out docs        # the table and figure of saved runs, NEW's rows replacing
 
 For each game and solver the iterations run in growing chunks (each checkpoint 1.25 times the
 iterations of the previous one); only the solver's own calls are timed (``time.process_time``),
@@ -23,7 +25,10 @@ test_time_to_target.py`` checks ours against OpenSpiel's on the runs of ``--quic
 
 Output under ``--out``: ``time_to_target.csv`` (every checkpoint of every run),
 ``time_to_target.md`` (the table: CPU seconds to each target) and ``time_to_target.png``
-(exploitability against CPU seconds, one panel per game).
+(exploitability against CPU seconds, one panel per game). ``--from-csv`` runs nothing: it writes
+the table and the figure of saved ``time_to_target.csv`` files, a later file's (game, solver)
+runs replacing an earlier one's (so that a new solver's rows, run alone, join a saved table),
+ordered as the games and solvers of a run.
 """
 
 import argparse
@@ -43,6 +48,7 @@ import pyspiel
 import algorithms
 from experiments.harness import game_loader
 from experiments.harness import plotting
+from experiments.harness import solver_registry
 from experiments.harness import tables
 from experiments.harness.liteefg_solvers import LiteEFGSolver
 from experiments.harness.liteefg_solvers import liteefg_available
@@ -76,6 +82,7 @@ class Peer:
     nash_conv: ``(GameContext, solver) -> NashConv`` of its average policy (untimed).
     sampled: random iterations (run with several seeds).
     two_player_only: refuses games of more players.
+    color: its colour in the figure; None for its algorithm's (``plotting.ALGORITHM_COLORS``).
   """
 
   name: str
@@ -86,13 +93,15 @@ class Peer:
   nash_conv: Callable[["GameContext", object], float]
   sampled: bool = False
   two_player_only: bool = False
+  color: Optional[str] = None
 
   @property
   def label(self) -> str:
     return f"{self.algorithm} ({self.implementation})"
 
   def style(self) -> Dict[str, object]:
-    return {"color": plotting.ALGORITHM_COLORS.get(self.algorithm.split(",")[0], "0.3"),
+    return {"color": self.color or plotting.ALGORITHM_COLORS.get(self.algorithm.split(",")[0],
+                                                                 "0.3"),
             **LOOKS[self.implementation]}
 
 
@@ -107,13 +116,15 @@ def _loop(method: str) -> Callable[[object, int], None]:
 
 def _ours(name: str, algorithm: str, cls_name: str, sampled: bool = False) -> Optional[Peer]:
   """One of our engine's solvers (None if this checkout lacks the class); a sampled one is
-  seeded."""
+  seeded; its colour is its registry entry's, if it has one."""
   cls = getattr(algorithms, cls_name, None)
   if cls is None:
     return None
   build = (lambda game, seed: cls(game, seed=seed)) if sampled else (lambda game, seed: cls(game))
+  spec = solver_registry.SOLVERS.get(name)
   return Peer(name, algorithm, "ours", build, lambda s, n: s.solve(n),
-              lambda context, s: s.nash_conv(), sampled=sampled)
+              lambda context, s: s.nash_conv(), sampled=sampled,
+              color=spec.color if spec is not None else None)
 
 
 class GameContext:
@@ -157,6 +168,8 @@ def peers() -> Dict[str, Peer]:
       _ours("our_cfr_plus", "CFR+", "CFRPlusSolver"),
       _ours("our_dcfr", "DCFR", "DCFRSolver"),
       _ours("our_pcfr_plus", "PCFR+", "PCFRPlusSolver"),
+      _ours("our_sapcfr_plus", "SAPCFR+", "SAPCFRPlusSolver"),
+      _ours("our_apcfr_plus", "APCFR+", "APCFRPlusSolver"),
       _ours("our_dcfr_plus", "DCFR+", "DCFRPlusSolver"),
       _ours("our_pdcfr_plus", "PDCFR+", "PDCFRPlusSolver"),
       _ours("our_external", "MCCFR, external sampling", "ExternalSamplingSolver", sampled=True),
@@ -283,7 +296,12 @@ def parse_args(argv: Optional[Sequence[str]] = None) -> argparse.Namespace:
   parser.add_argument("--seeds", type=int, default=3, help="seeds of each sampled solver")
   parser.add_argument("--quick", action="store_true", help="two small games, short budgets")
   parser.add_argument("--out", type=pathlib.Path, default=pathlib.Path("results/time_to_target"))
+  parser.add_argument("--from-csv", nargs="+", type=pathlib.Path, default=None,
+                      help="run nothing: the table and figure of these saved runs' CSV files")
   args = parser.parse_args(argv)
+  missing = [str(path) for path in args.from_csv or () if not path.is_file()]
+  if missing:
+    parser.error(f"--from-csv: no such file {missing[0]}")
   known = peers()
   if not liteefg_available():
     known = {k: v for k, v in known.items() if not k.startswith("liteefg_")}
@@ -298,10 +316,25 @@ def parse_args(argv: Optional[Sequence[str]] = None) -> argparse.Namespace:
   return args
 
 
+def merged(paths: Sequence[pathlib.Path]) -> pd.DataFrame:
+  """The runs of saved CSV files, a later file's (game, solver) runs replacing an earlier
+  one's, ordered by game (``GAMES``, then first appearance) and solver (``peers()``)."""
+  frame = pd.concat([pd.read_csv(path).assign(_file=i) for i, path in enumerate(paths)],
+                    ignore_index=True)
+  frame = frame[frame["_file"] == frame.groupby(["game", "solver"])["_file"].transform("max")]
+  games = list(dict.fromkeys([*GAMES, *frame["game"]]))
+  solvers = list(dict.fromkeys([*peers(), *frame["solver"]]))
+  order = frame["game"].map(games.index) * len(solvers) + frame["solver"].map(solvers.index)
+  return (frame.assign(_order=order).sort_values("_order", kind="stable")
+          .drop(columns=["_file", "_order"]).reset_index(drop=True))
+
+
 def main(argv: Optional[Sequence[str]] = None) -> pd.DataFrame:
-  """Runs the table; writes the CSV, the markdown table and the figure; returns the summary."""
+  """Runs the table (or reads it, ``--from-csv``); writes the CSV, the markdown table and the
+  figure; returns the summary."""
   args = parse_args(argv)
-  frame = run(args.games, args.solvers, args.seconds, args.seeds)
+  frame = (merged(args.from_csv) if args.from_csv
+           else run(args.games, args.solvers, args.seconds, args.seeds))
   table = summary(frame, args.seconds)
   args.out.mkdir(parents=True, exist_ok=True)
   atomic_file.atomic_write_text(args.out / "time_to_target.csv", frame.to_csv(index=False))

@@ -117,6 +117,10 @@ RULE_PAIRS = [
     (algorithms.BatchedLCFRSolver, algorithms.LCFRSolver, {}),
     (algorithms.BatchedPCFRPlusSolver, algorithms.PCFRPlusSolver, {}),
     (algorithms.BatchedPCFRPlusSolver, algorithms.PCFRPlusSolver, {"gamma": 5.0}),
+    (algorithms.BatchedSAPCFRPlusSolver, algorithms.SAPCFRPlusSolver, {}),
+    (algorithms.BatchedSAPCFRPlusSolver, algorithms.SAPCFRPlusSolver, {"alpha": 5.0}),
+    (algorithms.BatchedAPCFRPlusSolver, algorithms.APCFRPlusSolver, {}),
+    (algorithms.BatchedAPCFRPlusSolver, algorithms.APCFRPlusSolver, {"alpha_max": 1.0}),
     (algorithms.BatchedDCFRPlusSolver, algorithms.DCFRPlusSolver, {}),
     (algorithms.BatchedDCFRPlusSolver, algorithms.DCFRPlusSolver, {"discount_constant": 1.5}),
     (algorithms.BatchedPDCFRPlusSolver, algorithms.PDCFRPlusSolver, {}),
@@ -176,7 +180,8 @@ def test_every_rule_equals_its_single_game_solver_on_range_vectors(batched_cls, 
 def test_new_rules_with_three_players():
   games = [pyspiel.load_game("kuhn_poker(players=3)"),
            pyspiel.load_game("kuhn_poker_ante(players=3,ante=2.0,bet=0.5)")]
-  new_rules = (algorithms.PCFRPlusSolver, algorithms.DCFRPlusSolver, algorithms.PDCFRPlusSolver)
+  new_rules = (algorithms.PCFRPlusSolver, algorithms.SAPCFRPlusSolver, algorithms.APCFRPlusSolver,
+               algorithms.DCFRPlusSolver, algorithms.PDCFRPlusSolver)
   for batched_cls, single_cls, options in RULE_PAIRS:
     if single_cls not in new_rules:
       continue

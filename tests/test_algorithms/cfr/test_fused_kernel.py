@@ -24,6 +24,8 @@ import spiel_games  # noqa: F401  (registers the project's games with pyspiel)
 RULES = {
     **test_cfr_kernel.RULES,
     "pcfr_plus": UpdateRule(regret_matching_plus=True, averaging_gamma=2.0, predictive=True),
+    "sapcfr_plus": UpdateRule.sapcfr_plus(2.0, 2.0),
+    "apcfr_plus": UpdateRule.apcfr_plus(5.0, 2.0),
     "dcfr_plus": UpdateRule(regret_matching_plus=True, averaging_gamma=2.0, discount_alpha=1.5,
                             discount_beta=1.5, discount_constant=1.5),
     "pdcfr_plus_simultaneous": UpdateRule(
@@ -60,7 +62,7 @@ def test_fused_equals_exact_iterations(arrays, rule_name):
   split.solve(iterations - 1)
   cfr_kernel.exact_iterations(arrays.kernel, exact._kernel_rule,  # pylint: disable=protected-access
                               arrays.weighted_utility, exact.sigma, exact.regrets,
-                              exact.cumulative, exact.iteration, iterations)
+                              exact.cumulative, exact.memory, exact.iteration, iterations)
   for engine in (fused, split):
     assert engine.iteration == 3 + iterations
     # Tolerance 0: the same floating-point operations in the same order (module docstring).

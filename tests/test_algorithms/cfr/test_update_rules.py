@@ -112,3 +112,20 @@ def test_a_range_solver_measures_without_a_tabular_layout(monkeypatch):
   assert solver.nash_conv() == pytest.approx(2 * solver.exploitability(), abs=1e-15)
   best, _ = solver.engine.values()
   assert solver.nash_conv() == pytest.approx(float(np.sum(best - expected)), abs=1e-15)
+
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_every_rule_class_is_written_out_by_name(name):
+  # The classes are made from RULES; each is also bound by name in its module and imported by
+  # name in algorithms/__init__.py, so that grep and editors find its definition.
+  expected = [
+      (solvers, f'{name}Solver = RULE_SOLVERS["{name}Solver"]'),
+      (batched_solver, f'Batched{name}Solver = BATCHED_SOLVERS["Batched{name}Solver"]'),
+      (algorithms, f"from algorithms.cfr.solvers import {name}Solver as {name}Solver"),
+      (algorithms, f"from algorithms.cfr.batched_solver import Batched{name}Solver as "
+                   f"Batched{name}Solver"),
+  ]
+  for module, line in expected:
+    with open(module.__file__, encoding="utf-8") as f:
+      assert line in f.read().splitlines(), f"add the line {line!r} to {module.__file__}"

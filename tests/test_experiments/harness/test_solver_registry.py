@@ -22,6 +22,8 @@ from experiments.harness import solver_registry
 # Entry -> (its class, its batched class).
 FULL_WIDTH = {
     "our_pcfr_plus": (algorithms.PCFRPlusSolver, algorithms.BatchedPCFRPlusSolver),
+    "our_sapcfr_plus": (algorithms.SAPCFRPlusSolver, algorithms.BatchedSAPCFRPlusSolver),
+    "our_apcfr_plus": (algorithms.APCFRPlusSolver, algorithms.BatchedAPCFRPlusSolver),
     "our_dcfr_plus": (algorithms.DCFRPlusSolver, algorithms.BatchedDCFRPlusSolver),
     "our_pdcfr_plus": (algorithms.PDCFRPlusSolver, algorithms.BatchedPDCFRPlusSolver),
     "our_dcfr": (algorithms.DCFRSolver, algorithms.BatchedDCFRSolver),

@@ -94,3 +94,30 @@ def test_unknown_solver_is_a_one_line_error(capsys):
     time_to_target.main(["--solvers", "fastest"])
   assert exit_info.value.code == 2
   assert "unknown solver 'fastest'; allowed:" in capsys.readouterr().err
+
+
+def test_saved_runs_merge_with_new_rows_replacing_old(quick_run, tmp_path):
+  # A new solver's rows, run alone, join a saved table: a later file replaces the (game,
+  # solver) runs it holds, keeps the others, and the table is ordered as a run's.
+  out, table = quick_run
+  saved = pd.read_csv(out / "time_to_target.csv")
+  new = saved[saved["solver"] == "our_dcfr"].assign(cpu_seconds=lambda f: f.cpu_seconds * 2)
+  new.to_csv(tmp_path / "new.csv", index=False)
+  merged = time_to_target.merged([out / "time_to_target.csv", tmp_path / "new.csv"])
+  assert len(merged) == len(saved)
+  pd.testing.assert_frame_equal(merged[merged["solver"] != "our_dcfr"].reset_index(drop=True),
+                                saved[saved["solver"] != "our_dcfr"].reset_index(drop=True))
+  assert (merged[merged["solver"] == "our_dcfr"]["cpu_seconds"].to_numpy()
+          == new["cpu_seconds"].to_numpy()).all()
+  replot = tmp_path / "replot"
+  again = time_to_target.main(["--from-csv", str(out / "time_to_target.csv"), "--seconds", "0.3",
+                               "--out", str(replot)])
+  pd.testing.assert_frame_equal(again, table)
+  assert (replot / "time_to_target.png").is_file()
+
+
+def test_missing_saved_run_is_a_one_line_error(capsys, tmp_path):
+  with pytest.raises(SystemExit) as exit_info:
+    time_to_target.main(["--from-csv", str(tmp_path / "none.csv")])
+  assert exit_info.value.code == 2
+  assert "--from-csv: no such file" in capsys.readouterr().err
