@@ -2,10 +2,13 @@
 
   python -m experiments.scripts.agent_choices                 # lookahead 1, T = 30 and 100
   python -m experiments.scripts.agent_choices --quick         # kuhn_poker, T = 10 (seconds)
+  python -m experiments.scripts.agent_choices --lookahead 2 --tie-games \
+      "kuhn_poker_ante(deck_size=13)" --tremble 1e-6 --weighting-games   # ties at d = 2
 
 The agent is ``algorithms.rebel.agent.agent.ReBeLAgent`` (Brown, Bakhtin, Lerer, Gong, NeurIPS
 2020, arXiv 2007.13544, Section 6: CFR-D, the drawn iterate played and passed on, P(t)
-proportional to t, alternating updates) at lookahead 1 with the exact LP at its leaves
+proportional to t, alternating updates) at lookahead d (1 unless ``--lookahead``) with the
+exact LP at its leaves
 (``SequenceFormLPSolver``). Every cell is the exploitability (NashConv / 2) of the agent's exact
 behaviour strategy, every draw enumerated (``agent.behaviour.behaviour_strategy``), measured by
 OpenSpiel's ``exploitability.exploitability`` on it as a ``TabularPolicy`` and, as a check, by
@@ -27,7 +30,7 @@ the project's ``TreeEvaluator`` (the two must agree to 1e-9; the run stops other
 Output under ``--out``: ``agent_choices_ties.csv`` and ``agent_choices_weighting.csv`` (one row
 per cell: both exploitabilities, the searches and the wall-clock seconds of the cell) and the
 markdown tables on stdout. The enumeration runs 1 + 2T + T^2 searches per cell at lookahead 1
-(10,201 at T = 100: about 10 s on one core at 3 and at 13 cards).
+(10,201 at T = 100: 6 to 10 s on a loaded 2-core machine at 3, 5 and 13 cards).
 """
 
 import argparse
@@ -50,7 +53,6 @@ from experiments.harness import game_loader
 from experiments.harness import script_runner
 from experiments.harness import tables
 
-LOOKAHEAD = 1
 TIE_GAMES = ("kuhn_poker", "kuhn_poker_ante(deck_size=5)", "kuhn_poker_ante(deck_size=13)")
 WEIGHTING_GAMES = ("kuhn_poker", "kuhn_poker_ante(ante=2.0)", "kuhn_poker_ante(deck_size=13)")
 TREMBLES = (0.0, 1e-12, 1e-9, 1e-6, 1e-4, 1e-2)
@@ -71,6 +73,7 @@ class Cell:
 
   Attributes:
     game: the game string.
+    lookahead: d of every search.
     iterations: T of every search.
     split_ties: the one-player leaves split exactly tied actions.
     tremble: e of the trembles.
@@ -82,6 +85,7 @@ class Cell:
   """
 
   game: str
+  lookahead: int
   iterations: int
   split_ties: bool
   tremble: float
@@ -93,8 +97,8 @@ class Cell:
 
 
 def measure(game_string: str, iterations: int, split_ties: bool = True,
-            tremble: float = TREMBLE, weighting: str = "linear") -> Cell:
-  """The exact exploitability of the lookahead-1 agent with these choices (module docstring).
+            tremble: float = TREMBLE, weighting: str = "linear", lookahead: int = 1) -> Cell:
+  """The exact exploitability of the agent with these choices (module docstring).
 
   Raises:
     RuntimeError: if OpenSpiel's and the tree's exploitability disagree by more than
@@ -102,7 +106,7 @@ def measure(game_string: str, iterations: int, split_ties: bool = True,
   """
   start = time.perf_counter()
   game = game_loader.load_game(game_string)
-  agent = ReBeLAgent(game, lookahead=LOOKAHEAD, iterations=iterations, weighting=weighting,
+  agent = ReBeLAgent(game, lookahead=lookahead, iterations=iterations, weighting=weighting,
                      leaf_solver=SequenceFormLPSolver(split_ties=split_ties), tremble=tremble)
   behaviour = behaviour_strategy(agent)
   value = exploitability.exploitability(game, tabular_policy(agent, behaviour.policy))
@@ -110,21 +114,22 @@ def measure(game_string: str, iterations: int, split_ties: bool = True,
   if abs(value - tree_value) > AGREEMENT:
     raise RuntimeError(f"{game_string}, T = {iterations}: OpenSpiel's exploitability {value!r} "
                        f"and the tree's {tree_value!r} disagree")
-  return Cell(game_string, iterations, bool(split_ties), float(tremble), weighting, float(value),
-              float(tree_value), behaviour.searches, time.perf_counter() - start)
+  return Cell(game_string, lookahead, iterations, bool(split_ties), float(tremble), weighting,
+              float(value), float(tree_value), behaviour.searches, time.perf_counter() - start)
 
 
-def tie_cells(games: Sequence[str], iterations: Sequence[int],
-              trembles: Sequence[float]) -> List[Cell]:
+def tie_cells(games: Sequence[str], iterations: Sequence[int], trembles: Sequence[float],
+              lookahead: int = 1) -> List[Cell]:
   """Table "ties": each game, T, leaf ties (split, first) and tremble."""
-  return [measure(game, t, split, e) for game in games for t in iterations
+  return [measure(game, t, split, e, lookahead=lookahead) for game in games for t in iterations
           for split in (True, False) for e in trembles]
 
 
-def weighting_cells(games: Sequence[str], iterations: Sequence[int]) -> List[Cell]:
+def weighting_cells(games: Sequence[str], iterations: Sequence[int],
+                    lookahead: int = 1) -> List[Cell]:
   """Table "weighting": each game, T and weighting, with the default agent's ties and tremble."""
-  return [measure(game, t, weighting=w) for game in games for t in iterations
-          for w in WEIGHTING_NAMES]
+  return [measure(game, t, weighting=w, lookahead=lookahead) for game in games
+          for t in iterations for w in WEIGHTING_NAMES]
 
 
 def frame(cells: Sequence[Cell]) -> pd.DataFrame:
@@ -167,9 +172,11 @@ def main(argv: Optional[List[str]] = None) -> int:
                                    description=__doc__.splitlines()[0])
   parser.add_argument("--tie-games", nargs="+", type=arguments.game_string, default=None,
                       metavar="GAME", help=f"games of table ties (default: {', '.join(TIE_GAMES)})")
-  parser.add_argument("--weighting-games", nargs="+", type=arguments.game_string, default=None,
-                      metavar="GAME",
-                      help=f"games of table weighting (default: {', '.join(WEIGHTING_GAMES)})")
+  parser.add_argument("--weighting-games", nargs="*", type=arguments.game_string, default=None,
+                      metavar="GAME", help="games of table weighting (default: "
+                      f"{', '.join(WEIGHTING_GAMES)}; none: no such table)")
+  parser.add_argument("--lookahead", type=arguments.positive_int, default=1, metavar="D",
+                      help="player actions each search looks ahead (default: 1)")
   parser.add_argument("--iterations", nargs="+", type=arguments.positive_int, default=None,
                       metavar="T", help="T of every search (default: 30 100, 10 with --quick)")
   parser.add_argument("--tremble", nargs="+", type=TREMBLE_TYPE, default=None, metavar="E",
@@ -183,18 +190,22 @@ def main(argv: Optional[List[str]] = None) -> int:
   args = parser.parse_args(argv)
   quick = args.quick
   tie_games = args.tie_games or (["kuhn_poker"] if quick else list(TIE_GAMES))
-  weighting_games = args.weighting_games or (["kuhn_poker"] if quick else list(WEIGHTING_GAMES))
+  weighting_games = args.weighting_games if args.weighting_games is not None else (
+      ["kuhn_poker"] if quick else list(WEIGHTING_GAMES))
   iterations = args.iterations or list(QUICK_ITERATIONS if quick else ITERATIONS)
   trembles = args.tremble or list(QUICK_TREMBLES if quick else TREMBLES)
   args.out.mkdir(parents=True, exist_ok=True)
-  ties = tie_cells(tie_games, iterations, trembles)
+  d = args.lookahead
+  ties = tie_cells(tie_games, iterations, trembles, d)
   tables.write_csv(frame(ties), args.out / "agent_choices_ties.csv")
   print(f"\nOne-player leaf ties and trembles: exploitability of the exact-leaf agent, lookahead "
-        f"{LOOKAHEAD}, linear averaging\n\n{ties_table(ties)}\n\nSeconds per cell: "
+        f"{d}, linear averaging\n\n{ties_table(ties)}\n\nSeconds per cell: "
         f"{seconds_line(ties)}", flush=True)
-  weights = weighting_cells(weighting_games, iterations)
+  if not weighting_games:
+    return 0
+  weights = weighting_cells(weighting_games, iterations, d)
   tables.write_csv(frame(weights), args.out / "agent_choices_weighting.csv")
-  print(f"\nAveraging: exploitability of the exact-leaf agent, lookahead {LOOKAHEAD}, ties "
+  print(f"\nAveraging: exploitability of the exact-leaf agent, lookahead {d}, ties "
         f"split, tremble {TREMBLE:g}\n\n{weighting_table(weights)}\n\nSeconds per cell: "
         f"{seconds_line(weights)}", flush=True)
   return 0

@@ -104,3 +104,15 @@ def test_bad_argument_is_one_line_and_exit_2(argv, message, capsys, tmp_path):
   assert error[-1].startswith("python -m experiments.scripts.agent_choices: error: ")
   assert message in error[-1] and "Traceback" not in "\n".join(error)
   assert not list(tmp_path.iterdir())
+
+
+def test_lookahead_two_ties_at_thirteen_cards():
+  # 13 cards, d = 2, T = 100: the first tied action gave 0.0029, ties split 0.00046
+  # (docs/rebel.md and tests/test_algorithms/rebel/test_cfr_d_stall.py, measured with the
+  # rebel-agent experiment when the tie was found).
+  game = "kuhn_poker_ante(deck_size=13)"
+  split, first = (agent_choices.measure(game, 100, split_ties=s, lookahead=2) for s in (True,
+                                                                                          False))
+  assert split.lookahead == first.lookahead == 2
+  assert split.exploitability == pytest.approx(0.00046, abs=5e-6)
+  assert first.exploitability == pytest.approx(0.0029, abs=5e-5)
