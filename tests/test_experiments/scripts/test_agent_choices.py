@@ -25,6 +25,9 @@ from experiments.scripts import agent_choices
 def quick(tmp_path_factory):
   out = tmp_path_factory.mktemp("agent_choices")
   assert agent_choices.main(["--quick", "--out", str(out)]) == 0
+  # The markdown tables beside the CSVs show the default cell (0.02064 at T = 10, 4 digits).
+  for name in ("ties", "weighting"):
+    assert "0.02064" in (out / f"agent_choices_{name}.md").read_text()
   return (pd.read_csv(out / "agent_choices_ties.csv"),
           pd.read_csv(out / "agent_choices_weighting.csv"))
 
