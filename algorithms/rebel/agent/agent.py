@@ -56,7 +56,10 @@ Options:
   AAAI 2019, what the released code's ``linear_update`` does to both); the draw follows w_t.
 * ``tremble``: epsilon of the trembles, added to every current-policy reach that forms a leaf
   belief, in the searches (CFR-D) and in the beliefs passed on from a drawn iterate
-  (``leaf_step``; ``leaf_step.TREMBLE`` by default; 0 gives the untrembled agent, which stalls).
+  (``leaf_step``; ``leaf_step.TREMBLE`` by default; 0 gives the untrembled agent, which stalls
+  on kuhn_poker at d = 1). A tremble below the exact LP's tolerances (1e-9 and less) gives roots
+  a belief that the LP does not see and that is not 0, so no best response completes them: such
+  agents are far more exploitable than with 0 or 1e-6 (``experiments.scripts.agent_choices``).
 * ``leaf_beliefs`` (CFR-AVG or CFR-D), ``alternating_updates``,
   the leaf solver (any ``leaves.solvers.LeafSolver``: exact LP, CFR(k), Hedge, a value
   function behind ``ValueFunctionLeafSolver``), T and the lookahead d.
