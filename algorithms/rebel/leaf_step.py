@@ -91,9 +91,17 @@ def check_choice(name: str, value, allowed: Sequence) -> None:
     raise ValueError(f"{name} must be one of {', '.join(map(repr, allowed))}, got {value!r}")
 
 
-def tremble_of(leaf_beliefs: str) -> float:
-  """The tremble of the beliefs: ``TREMBLE`` for current-policy reaches, 0 for average ones."""
-  return TREMBLE if leaf_beliefs == "current" else 0.0
+def check_tremble(tremble) -> float:
+  """``tremble`` as a float; ValueError unless it is a number in [0, 1)."""
+  if isinstance(tremble, bool) or not isinstance(tremble, (int, float, np.integer, np.floating)) \
+      or not 0 <= tremble < 1:
+    raise ValueError(f"tremble must be a number in [0, 1), got {tremble!r}")
+  return float(tremble)
+
+
+def tremble_of(leaf_beliefs: str, tremble: float = TREMBLE) -> float:
+  """The tremble of the beliefs: ``tremble`` for current-policy reaches, 0 for average ones."""
+  return tremble if leaf_beliefs == "current" else 0.0
 
 
 def belief_reach(engine: CFREngine, leaf_beliefs: str, x: np.ndarray, player: Optional[int],

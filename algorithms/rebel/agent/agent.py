@@ -54,6 +54,12 @@ Options:
   ``linear_averaging``), "uniform" with w_t = 1, "linear_cfr" with w_t = t and also discounts
   the cumulative regrets by t / (t + 1) after iteration t (Linear CFR, Brown and Sandholm,
   AAAI 2019, what the released code's ``linear_update`` does to both); the draw follows w_t.
+* ``tremble``: epsilon of the trembles, added to every current-policy reach that forms a leaf
+  belief, in the searches (CFR-D) and in the beliefs passed on from a drawn iterate
+  (``leaf_step``; ``leaf_step.TREMBLE`` by default; 0 gives the untrembled agent, which stalls
+  on kuhn_poker at d = 1). A tremble below the exact LP's tolerances (1e-9 and less) gives roots
+  a belief that the LP does not see and that is not 0, so no best response completes them: such
+  agents are far more exploitable than with 0 or 1e-6 (``experiments.scripts.agent_choices``).
 * ``leaf_beliefs`` (CFR-AVG or CFR-D), ``alternating_updates``,
   the leaf solver (any ``leaves.solvers.LeafSolver``: exact LP, CFR(k), Hedge, a value
   function behind ``ValueFunctionLeafSolver``), T and the lookahead d.
@@ -85,6 +91,7 @@ from algorithms.rebel.agent.search_game import SearchLeaf
 from algorithms.rebel.leaf_step import LEAF_BELIEFS
 from algorithms.rebel.leaf_step import TREMBLE
 from algorithms.rebel.leaf_step import check_choice
+from algorithms.rebel.leaf_step import check_tremble
 from algorithms.rebel.leaves.solvers import LeafSolver
 from algorithms.rebel.leaves.solvers import SequenceFormLPSolver
 from algorithms.tree.game_tree import GameTree
@@ -141,13 +148,14 @@ class ReBeLAgent:
     play: "matched", "iterate", "average" or "final".
     draw: "weights" or "uniform".
     alternating_updates: the search's CFR updates player 0, then player 1.
+    tremble: e in [0, 1), added to current-policy reaches that form beliefs (``leaf_step``).
     cache_size: searches kept, keyed by public state and belief (0: none).
   """
 
   def __init__(self, game: pyspiel.Game, *, lookahead: int = 1, iterations: int = 100,
                leaf_solver: Optional[LeafSolver] = None, weighting: str = "linear",
                leaf_beliefs: str = "current", play: str = "matched", draw: str = "weights",
-               alternating_updates: bool = True, cache_size: int = 0):
+               alternating_updates: bool = True, tremble: float = TREMBLE, cache_size: int = 0):
     check_two_player_fixed_sum(game, "ReBeL's agent")
     if isinstance(iterations, bool) or not isinstance(iterations, (int, np.integer)) or \
         iterations < 1:
@@ -156,6 +164,7 @@ class ReBeLAgent:
     check_choice("leaf_beliefs", leaf_beliefs, LEAF_BELIEFS)
     check_choice("play", play, PLAYS)
     check_choice("draw", draw, DRAWS)
+    self.tremble = check_tremble(tremble)
     self.game = game
     self.iterations = int(iterations)
     self.leaf_solver = leaf_solver if leaf_solver is not None else exact_leaf_solver(
@@ -188,7 +197,7 @@ class ReBeLAgent:
     """The search at a leaf of ``game`` and its PBS, both players assumed to have played
     ``play``'s policy from ``belief`` (Bayes' rule, ``search.leaf_belief``)."""
     reach = tree_passes.realization(game.arrays, play.policy)
-    tremble = TREMBLE if self.play_at(game) == "iterate" else 0.0
+    tremble = self.tremble if self.play_at(game) == "iterate" else 0.0
     return (self.cuts.at(leaf.leaf, game.depth + self.lookahead),
             leaf_belief(leaf, belief, reach, tremble))
 
@@ -222,7 +231,7 @@ class ReBeLAgent:
     if not game.leaves and self.num_plays(game) == 1:
       return [Play(1.0, solve_average(game, belief, self.iterations, self.rule), 0)]
     return self.plays_from(run_search(game, belief, self.iterations, self.leaf_solver,
-                                      self.rule, self.leaf_beliefs))
+                                      self.rule, self.leaf_beliefs, self.tremble))
 
   def plays_from(self, record: SearchRecord) -> List[Play]:
     """The plays of a search already run (``search.run_search`` with the agent's options)."""

@@ -11,7 +11,7 @@ updating player(s) P:
 3. every leaf z of the search gets the belief
    beta_z(g) proportional to beta(h) pi_c(g | h) r_0(g) r_1(g) for each leaf root g below the
    search root h, r the trunk reach of the average (CFR-AVG) or of pi^t (CFR-D, trembling:
-   r + ``leaf_step.TREMBLE``) (``leaf_belief``);
+   r + e, e = ``tremble``, by default ``leaf_step.TREMBLE``) (``leaf_belief``);
 4. the leaf solver gives each player's value u_i(g) from every leaf root (player 0's and
    u_1 = c - u_0, c the utility sum, for an exact solver; ``leaf_step.player_values``);
 5. player i's counterfactual leaf value at its trunk sequence s is
@@ -107,15 +107,18 @@ def search_arrays(game: SearchGame, belief: np.ndarray):
 
 
 def run_search(game: SearchGame, belief: np.ndarray, iterations: int, leaf_solver: LeafSolver,
-               rule: UpdateRule, leaf_beliefs: str = "average") -> SearchRecord:
-  """``iterations`` of CFR-AVG (or CFR-D) on ``game`` at ``belief`` (module docstring).
+               rule: UpdateRule, leaf_beliefs: str = "average",
+               tremble: float = leaf_step.TREMBLE) -> SearchRecord:
+  """``iterations`` of CFR-AVG (or CFR-D) on ``game`` at ``belief`` (module docstring); CFR-D's
+  leaf beliefs tremble the current reaches by ``tremble``.
 
   Raises:
-    ValueError: for ``leaf_beliefs`` other than "average" or "current".
+    ValueError: for ``leaf_beliefs`` other than "average" or "current", or a tremble outside
+      [0, 1).
   """
   check_choice("leaf_beliefs", leaf_beliefs, LEAF_BELIEFS)
   belief = np.asarray(belief, dtype=np.float64)
-  tremble = leaf_step.tremble_of(leaf_beliefs)
+  tremble = leaf_step.tremble_of(leaf_beliefs, leaf_step.check_tremble(tremble))
   arrays = search_arrays(game, belief)
   engine = CFREngine(arrays, rule)
   iterates = np.ones((iterations, arrays.num_sequences))
