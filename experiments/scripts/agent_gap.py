@@ -149,7 +149,7 @@ def trunk_regret(agent: ReBeLAgent, record: SearchRecord) -> float:
   sets = np.unique(arrays.seq_infoset[trunk])
   if np.any(arrays.infoset_player[sets] != 0) or np.any(arrays.infoset_parent[sets] > 1):
     raise ValueError("trunk_regret needs a trunk of one decision of player 0")
-  tremble = leaf_step.tremble_of(agent.leaf_beliefs)
+  tremble = leaf_step.tremble_of(agent.leaf_beliefs, agent.tremble)
   values_sum, played_sum = np.zeros(arrays.num_sequences), np.zeros(arrays.num_sequences)
   for w, policy in zip(record.weights, record.iterates):
     x = tree_passes.realization(arrays, policy)

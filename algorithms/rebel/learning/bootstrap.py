@@ -160,7 +160,7 @@ class BootstrapSelfPlay:
     key = (game.depth, game.public_state, belief.tobytes())
     if key not in self._searches:
       record = run_search(game, belief, agent.iterations, agent.leaf_solver, agent.rule,
-                          agent.leaf_beliefs)
+                          agent.leaf_beliefs, agent.tremble)
       self._searches[key] = (record, agent.plays_from(record))
     return self._searches[key]
 
