@@ -22,10 +22,14 @@ number of iterations run, k in {0, 2, 4, ..., T - 2} (whole rounds of alternatin
 weight k / 2 + 1, the linear averaging weight of the policy after k iterations (the uniform
 initial policy included, the final one never drawn), and plays and passes on that policy.
 
-The default is the paper's agent as Section 6 and the released code run it: CFR-D search
-(``leaf_beliefs="current"``), play and pass on the drawn iteration's current policy pi^t
-(``play="matched"``, which is pi^t under CFR-D), linear weighting (``weighting="linear"``,
-w_t = t) and the draw P(t) = w_t / W_T (``draw="weights"``). CFR-AVG with "matched" play
+The default, named exactly: **CFR-D with linear averaging**, the paper's agent as Section 6 and
+the released code run it with one difference: CFR-D search (``leaf_beliefs="current"``), play
+and pass on the drawn iteration's current policy pi^t (``play="matched"``, which is pi^t under
+CFR-D), linear averaging (``weighting="linear"``: the average weighted by w_t = t, the regrets
+not; the released code's ``linear_update`` weights both, ``weighting="linear_cfr"``), the draw
+P(t) = w_t / W_T (``draw="weights"``), alternating updates, one-player leaf ties split and
+trembles of ``leaf_step.TREMBLE``. The evidence for each choice is
+``experiments/scripts/agent_choices.py``'s tables (docs/rebel.md). CFR-AVG with "matched" play
 (``leaf_beliefs="average"``) is this project's construction, kept as an option.
 
 Options:
@@ -40,7 +44,7 @@ Options:
   (the paper's reading, and the released code's, whose CFR values its leaves at the current
   policy's reaches). With CFR-AVG (the paper's poker experiments, in its modified form,
   Appendix I) no policy gives both: pi^t mixes to pibar^T but its PBS is not the one valued
-  (measured: it converges much more slowly, docs/rebel.md); pibar^t passes on the PBS valued,
+  (measured: it converges much more slowly, docs/rebel_history.md); pibar^t passes on the PBS valued,
   and mixes over t to an average of averages. "matched" takes the second.
   "iterate": pi^t of the drawn t whatever the search; "average": pibar^t; "final": pibar^T, no
   draw (the deterministic agent that plays the search's final average and searches again from

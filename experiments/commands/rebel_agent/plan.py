@@ -15,7 +15,7 @@ SIMPLIFIED_1 = "kuhn_poker_ante(simplified=True)"
 DECK_13 = "kuhn_poker_ante(deck_size=13)"
 # The agent's variants of measurement 0 (exact leaves): ``ReBeLAgent`` options by name, the
 # paper's agent (the defaults) first.
-VARIANTS = (("paper's agent (CFR-D, linear)", {}),
+VARIANTS = (("paper's agent (CFR-D, linear averaging)", {}),
             ("CFR-D, uniform weighting", {"weighting": "uniform"}),
             ("CFR-AVG matched, uniform (this project's)",
              {"leaf_beliefs": "average", "weighting": "uniform"}),
