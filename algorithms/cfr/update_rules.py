@@ -42,8 +42,8 @@ class UpdateRule:
       in SAPCFR+ (Meng et al. 2026's asymmetric step sizes, alpha = 2); unused otherwise.
     adaptive_asymmetry: APCFR+ (Meng et al. 2026): the prediction weight is 1 / (1 + alpha_I),
       alpha_I learned at each information set from its history (``rule_kernel.
-      adaptive_weight``, its state ``memory``) and capped at this value (alpha_max = 5 in the paper); None: the
-      fixed ``prediction_weight``. A predictive rule only.
+      adaptive_weight``, its state ``memory``) and capped at this value (alpha_max = 5 in the
+      paper); None: the fixed ``prediction_weight``. A predictive rule only.
   """
 
   alternating_updates: bool = True
