@@ -187,16 +187,15 @@ def adaptive_weight(rule: KernelRule, memory: np.ndarray, q: np.ndarray, value: 
   memory[2 G + s] and memory[3 G + s] (APCFR+'s R changes only here: it has no discount).
   """
   g = len(memory) // 4
-  error, movement = 0.0, 0.0
+  # Sums kept in memory, not in locals: numba's inlining of this function through
+  # ``prediction_weight``'s overload warns about loop-carried locals.
   for s in range(start, start + size):
     r = q[s] - value  # r_t(I, a)
-    error += (r - memory[2 * g + s]) * (r - memory[2 * g + s])  # (r_t - r_{t-1})(I, a)^2
+    memory[start] += (r - memory[2 * g + s]) * (r - memory[2 * g + s])  # E_I += (r_t - r_{t-1})^2
     step = regrets[s] - memory[3 * g + s]  # (R_t - R_{t-1})(I, a)
-    movement += step * step
+    memory[g + start] += step * step  # M_I += (R_t - R_{t-1})(I, a)^2
     memory[2 * g + s] = r
     memory[3 * g + s] = regrets[s]
-  memory[start] += error  # E_I
-  memory[g + start] += movement  # M_I
   cap = rule.asymmetry_max
   if memory[start] >= cap * cap * memory[g + start]:
     return 1.0 / (1.0 + cap)  # sqrt(E_I / M_I) >= alpha_max, or M_I = 0
@@ -227,7 +226,7 @@ def _prediction_weight(rule, memory, q, value, regrets, start, size):
     return adaptive
 
   def fixed(rule, memory, q, value, regrets, start, size):
-    return rule.prediction_weight if rule.predictive else 0.0
+    return rule.prediction_weight * rule.predictive  # lambda, or 0 for a rule that does not predict
   return fixed
 
 

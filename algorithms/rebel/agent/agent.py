@@ -44,8 +44,8 @@ Options:
   (the paper's reading, and the released code's, whose CFR values its leaves at the current
   policy's reaches). With CFR-AVG (the paper's poker experiments, in its modified form,
   Appendix I) no policy gives both: pi^t mixes to pibar^T but its PBS is not the one valued
-  (measured: it converges much more slowly, docs/rebel_history.md); pibar^t passes on the PBS valued,
-  and mixes over t to an average of averages. "matched" takes the second.
+  (measured: it converges much more slowly, docs/rebel_history.md); pibar^t passes on the PBS
+  valued, and mixes over t to an average of averages. "matched" takes the second.
   "iterate": pi^t of the drawn t whatever the search; "average": pibar^t; "final": pibar^T, no
   draw (the deterministic agent that plays the search's final average and searches again from
   the beliefs it implies).

@@ -133,8 +133,9 @@ class PaperSolver:
       regrets = [max(big_r + small_r, 0.0) for big_r, small_r in zip(self.regrets[key], r)]
       step = 1.0 if self.rule == "pcfr+" else 1.0 / (1.0 + self.alpha)
       if self.rule == "apcfr+":
-        self.error[key] += sum((a - b)**2 for a, b in zip(r, self.last[key]))
-        self.movement[key] += sum((a - b)**2 for a, b in zip(regrets, self.regrets[key]))
+        for k in range(len(r)):  # the squared norms, added action by action
+          self.error[key] += (r[k] - self.last[key][k])**2
+          self.movement[key] += (regrets[k] - self.regrets[key][k])**2
         self.last[key] = list(r)
         ratio = (self.error[key] / self.movement[key] if self.movement[key] > 0 else math.inf)
         step = 1.0 / (1.0 + min(math.sqrt(ratio), self.alpha))
