@@ -296,7 +296,11 @@ def test_trained_model_value_error_and_cfr_avg_exploitability():
   # * held-out mean error of the counterfactual values 0.0100-0.0171 (0.0171 here), max
   #   0.22-0.24 (at the beliefs where the exact values jump): bound 0.03 (1.75x the worst seed);
   # * trunk exploitability (trunk average, best continuation) 0.00015-0.00047 (0.00025 here; exact
-  #   leaves: 0.0016 at T = 100): bound 0.001 (2x the worst seed);
+  #   leaves: 0.0016 at T = 100); on another machine the same seeds gave 0.00058-0.00139 (0.0011
+  #   here): PyTorch's CPU kernels round differently per processor, so the trained weights, and
+  #   the other numbers here, differ from one machine to the next (measured on the second:
+  #   errors 0.012-0.021, OpenSpiel's exploitability below 0.0037-0.0052). Bound 0.003 (2x the
+  #   worst seed of either machine; the exact leaves' trunk: 0.0016);
   # * OpenSpiel's exploitability of the reported average policy (exact LP continuation at each
   #   iteration's belief) 0.008-0.072 (0.0081 here) although the held-out errors hardly differ:
   #   the trunk settles at the model's indifference point, and on whichever side of the exact
@@ -315,5 +319,5 @@ def test_trained_model_value_error_and_cfr_avg_exploitability():
   lp = SequenceFormLPSolver()
   solver = CFRAvgSolver(game, depth_limit=1,
                         leaf_solver=ValueFunctionLeafSolver(model, lp)).solve(100)
-  assert trunk_exploitability(solver.public_tree, solver.engine.average()) < 0.001
+  assert trunk_exploitability(solver.public_tree, solver.engine.average()) < 0.003
   assert exploitability.exploitability(game, solver.average_policy()) < 0.1
