@@ -299,7 +299,7 @@ def test_trained_model_value_error_and_cfr_avg_exploitability():
   #   leaves: 0.0016 at T = 100); on another machine the same seeds gave 0.00058-0.00139 (0.0011
   #   here): PyTorch's CPU kernels round differently per processor, so the trained weights, and
   #   the other numbers here, differ from one machine to the next (measured on the second:
-  #   errors 0.012-0.021, OpenSpiel's exploitability below 0.0037-0.0052). Bound 0.003 (2x the
+  #   errors 0.012-0.021, OpenSpiel's exploitability 0.0036-0.0052). Bound 0.003 (2x the
   #   worst seed of either machine; the exact leaves' trunk: 0.0016);
   # * OpenSpiel's exploitability of the reported average policy (exact LP continuation at each
   #   iteration's belief) 0.008-0.072 (0.0081 here) although the held-out errors hardly differ:
