@@ -302,6 +302,7 @@ def update_sample(lay: KernelLayout, rule: KernelRule, t: int, sigma: np.ndarray
   starts, sizes, parents = lay.infoset_start, lay.infoset_num_actions, lay.infoset_parent
   x, c, acc, visits = w.x, w.c, w.acc, w.visits
   level_first, level_count, level_sets = w.level_first, w.level_count, w.level_sets
+  no_memory = regrets[:0].reshape((0, 0))  # Sampled passes refuse the rules with state.
   for d in range(len(level_count) - 1, -1, -1):  # Bottom-up: deepest level first.
     first = level_first[d]
     last = first + level_count[d]
@@ -317,7 +318,8 @@ def update_sample(lay: KernelLayout, rule: KernelRule, t: int, sigma: np.ndarray
       # (deeper levels were added), and v(I) read sigma(I, .) before its update.
       for a in range(start, start + size):
         cumulative[a] += weight * (x[a] * visits[k])  # S(I, a) += w_t x(I, a) n(I)
-      end_block_update(rule, c, value, regrets, sigma, start, size, positive, negative)
+      end_block_update(rule, c, value, regrets, sigma, no_memory, start, size, positive,
+                       negative)
       visits[k] = 0.0  # n(I) = 0 for the next pass
     for q in range(first, last):
       parent = parents[level_sets[q]]
