@@ -137,14 +137,16 @@ def action_values(tree, probabilities: np.ndarray) -> np.ndarray:
   tables = card_tables(tree)
   policy = np.ascontiguousarray(probabilities, dtype=np.float64).ravel()
   d, n = probabilities.shape[:2]
-  rule = UpdateRule().kernel_rule()  # unused: the passes update nothing
+  rule = UpdateRule()  # unused: the passes update nothing
+  memory = rule.memory(0)
   x = range_kernel.reach_array(tables)
   for p in tables.players:
     range_kernel.reaches(tables, policy, p, x)
   q, v = np.empty(d * n * 2), np.empty((d, n))
   out = np.empty((d, n, 2))
   for p in tables.players:
-    range_kernel.player_pass(tables, rule, 0, p, False, False, policy, x, x, x, q, v)
+    range_kernel.player_pass(tables, rule.kernel_rule(), 0, p, False, False, policy, x, x, x,
+                             memory, q, v)
     mine = np.asarray(tables.node_player) == p
     out[mine] = q.reshape(d, n, 2)[mine]
   return out
