@@ -73,6 +73,8 @@ RULE_COLORS = {
     "LCFR": ALGORITHM_COLORS["LCFR"], "DCFR": ALGORITHM_COLORS["DCFR"],
     "PCFRPlus": ALGORITHM_COLORS["PCFR+"], "DCFRPlus": ALGORITHM_COLORS["DCFR+"],
     "PDCFRPlus": ALGORITHM_COLORS["PDCFR+"],
+    # Meng et al. 2026's rules: Tol's "bright" purple and blue, outside the spare colours below.
+    "SAPCFRPlus": "#AA3377", "APCFRPlus": "#4477AA",
 }
 # Colours of the rules not in ``RULE_COLORS``, in the order of ``RULES``: indigo, purple, green
 # and cyan of Tol's "muted" scheme, the ones ``ALGORITHM_COLORS`` leaves.

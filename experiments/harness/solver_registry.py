@@ -294,16 +294,15 @@ SOLVERS: Dict[str, SolverSpec] = {s.name: s for s in [
     # our_cfr_plus).
     SolverSpec("our_pcfr_plus", "PCFR+ (ours)", algorithms.PCFRPlusSolver, algorithm="PCFR+",
                ours=True, cost=(1e-4, 3e-8), batch=algorithms.BatchedPCFRPlusSolver),
-    # Meng et al. (AAAI 2026): PCFR+ with the prediction's step 1 / (1 + alpha), alpha = 2;
-    # indigo of Tol's muted scheme (plotting.ALGORITHM_COLORS has the others).
+    # Meng et al. (AAAI 2026): PCFR+ with the prediction's step 1 / (1 + alpha), alpha = 2; its
+    # colour is its rule's (plotting.RULE_COLORS), as APCFR+'s.
     SolverSpec("our_sapcfr_plus", "SAPCFR+ (ours)", algorithms.SAPCFRPlusSolver,
                algorithm="SAPCFR+", ours=True, cost=(1e-4, 3e-8),
-               batch=algorithms.BatchedSAPCFRPlusSolver, color="#332288"),
-    # The same paper's APCFR+: alpha adapted per information set, at most 5; cyan of Tol's
-    # muted scheme.
+               batch=algorithms.BatchedSAPCFRPlusSolver),
+    # The same paper's APCFR+: alpha adapted per information set, at most 5.
     SolverSpec("our_apcfr_plus", "APCFR+ (ours)", algorithms.APCFRPlusSolver,
                algorithm="APCFR+", ours=True, cost=(1e-4, 3e-8),
-               batch=algorithms.BatchedAPCFRPlusSolver, color="#88CCEE"),
+               batch=algorithms.BatchedAPCFRPlusSolver),
     SolverSpec("our_dcfr_plus", "DCFR+ (ours)", algorithms.DCFRPlusSolver, algorithm="DCFR+",
                ours=True, cost=(1e-4, 3e-8), batch=algorithms.BatchedDCFRPlusSolver),
     SolverSpec("our_pdcfr_plus", "PDCFR+ (ours)", algorithms.PDCFRPlusSolver,

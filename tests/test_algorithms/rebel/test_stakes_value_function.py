@@ -219,7 +219,8 @@ def test_family_model_files_refused_with_one_line(tmp_path):
       (lambda: PBSValueFunction.load(good, pyspiel.load_game("leduc_poker")),
        "model is for game"),
       (lambda: PBSValueFunction.load(bad_range), "bad pbs-value-function header: stakes must be"),
-      (lambda: PBSValueFunction.load(version), "version 99 is not supported \\(supported: 1, 2\\)"),
+      (lambda: PBSValueFunction.load(version),
+       "version 99 is not supported \\(supported: 1, 2, 3\\)"),
   ]
   for load, message in cases:
     with pytest.raises(ValueError, match=message) as info:

@@ -220,10 +220,12 @@ def test_a_crashing_job_is_reported_and_the_rest_goes_on(tmp_path):
 @pytest.mark.slow
 def test_an_oversized_sweep_is_refused_before_any_work(tmp_path):
   begin = time.monotonic()
-  done = cli("convergence", "--game", "tic_tac_toe", "--out", tmp_path / "r")
-  assert time.monotonic() - begin < 120  # Counting 549,946 histories, no solver.
+  # liars_dice: an imperfect-information game (tic_tac_toe, perfect-information, is refused
+  # as such before any estimate) whose CFR-AVG jobs are estimated at hours.
+  done = cli("convergence", "--game", "liars_dice", "--out", tmp_path / "r")
+  assert time.monotonic() - begin < 120  # Counting 294,883 histories, no solver.
   assert done.returncode == 2
-  assert_one_error_line(done.stderr, "tic_tac_toe (549,946 histories)",
+  assert_one_error_line(done.stderr, "liars_dice (294,883 histories)",
                         "over the limit --max-minutes 60; raise it")
   assert not (tmp_path / "r").exists()
 
