@@ -29,7 +29,7 @@ project's shortcut). The models have ReBeL's layout by default, one value per pl
 
 Where this follows the paper and the released code, and where it does not:
 
-* the search is the test-time agent's (CFR-D, linear weighting; the draw of the iteration with
+* the search is the test-time agent's (CFR-D with linear averaging; the draw of the iteration with
   P(t) proportional to t, as the released code's evaluation draws it); the paper's Algorithm 1
   writes a uniform draw of t and a warm start from a policy network, which this has not;
 * exploration: the released Liar's Dice configuration's ``random_action_prob: 0.25`` (one player
@@ -156,8 +156,9 @@ class BootstrapSelfPlay:
   def _search(self, agent: ReBeLAgent, game: SearchGame, belief: np.ndarray) -> tuple:
     """The search at a PBS and its plays, each computed once per round: with the round's models
     fixed a search is a function of its public state and belief (every episode starts with the
-    same root search, and the searches below start from one of its T iterates)."""
-    key = (game.depth, game.public_state, belief.tobytes())
+    same root search, and the searches below start from one of its T iterates). Keyed by the
+    agent too, so that a call with another agent (other models) never reads this round's."""
+    key = (agent, game.depth, game.public_state, belief.tobytes())  # The agent by identity.
     if key not in self._searches:
       record = run_search(game, belief, agent.iterations, agent.leaf_solver, agent.rule,
                           agent.leaf_beliefs, agent.tremble)
