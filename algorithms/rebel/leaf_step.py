@@ -42,15 +42,17 @@ player's actions at a one-player leaf, is settled in the leaf solver: it plays t
 equally, as the next search's CFR does (``leaves.solvers.best_response``).
 """
 
-from typing import Optional, Sequence, Tuple
+from typing import List, Optional, Sequence, Tuple
 
 import numpy as np
 
 from algorithms.cfr import tree_passes
 from algorithms.cfr.cfr_engine import CFREngine
 from algorithms.rebel.leaves.solvers import LeafSolution
+from algorithms.rebel.leaves.solvers import LeafSolver
 from algorithms.rebel.leaves.solvers import complete_with_best_response
 from algorithms.rebel.public_tree import LeafSubgame
+from algorithms.rebel.public_tree import PublicTree
 
 # Where the leaf beliefs come from: the average policy (CFR-AVG) or the current one (CFR-D).
 LEAF_BELIEFS = ("average", "current")
@@ -167,6 +169,17 @@ def leaf_root_values(leaf: LeafSubgame, solution: LeafSolution, belief: np.ndarr
     completed = player_values(leaf.root_values(policy), utility_sum)
     values = np.where(unreached[:, None], completed, values)
   return policy, values
+
+
+def solve_leaves(leaf_solver: LeafSolver, cut: PublicTree, leaves: Sequence[LeafSubgame],
+                 beliefs: Sequence[np.ndarray]) -> List[LeafSolution]:
+  """Step 4's solutions of several leaves of ``cut``: in one call for a solver that solves leaves
+  together (one with ``solve_leaves(cut, leaves, beliefs)``, ``leaves.forest``), else leaf by
+  leaf."""
+  together = getattr(leaf_solver, "solve_leaves", None)
+  if together is not None:
+    return together(cut, leaves, beliefs)
+  return [leaf_solver(leaf, belief) for leaf, belief in zip(leaves, beliefs)]
 
 
 def counterfactual_leaf_values(root_seq: np.ndarray, weights: np.ndarray, values: np.ndarray,

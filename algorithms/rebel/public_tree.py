@@ -33,10 +33,10 @@ import dataclasses
 from typing import Optional, Tuple
 
 import numpy as np
-from open_spiel.python import observation
 import pyspiel
 
 from algorithms.cfr import tree_passes
+from algorithms.rebel import public_views
 from algorithms.tree import game_shortcuts
 from algorithms.tree.game_shortcuts import PublicBeliefs
 from algorithms.tree.game_tree import CHANCE
@@ -45,9 +45,6 @@ from algorithms.tree.game_tree import GameTree
 from algorithms.tree.sequence_form import PlayerSequences
 from algorithms.tree.sequence_form import player_sequences
 from algorithms.tree.tree_layout import TreeArrays
-
-PUBLIC_OBSERVATION = pyspiel.IIGObservationType(
-    perfect_recall=True, public_info=True, private_info=pyspiel.PrivateInfoType.NONE)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -179,6 +176,28 @@ class PublicTree:
                        f"exactly 2 players, got {arrays.num_players}")
     return _cut(arrays, int(depth_limit))
 
+  def union(self, leaves: Tuple[LeafSubgame, ...]) -> LeafSubgame:
+    """The leaves' subgames as ONE ``LeafSubgame`` whose chance root draws any of their roots.
+
+    Its information sets are the leaves' own, each wholly in one leaf, so an algorithm that
+    updates information sets from their own counterfactual values (CFR) runs on every leaf at
+    once, each leaf as if alone, whatever weight the union's belief gives the leaf. Its roots are
+    the leaves' roots in the order given (``root_nodes`` concatenated); its ``index`` is -1 and
+    its ``public_state`` the leaves' joined by "|".
+    """
+    tree = self.tree
+    roots = np.concatenate([leaf.root_nodes for leaf in leaves])
+    member = np.full(tree.num_nodes, -1, dtype=np.int64)
+    root_of = np.full(tree.num_nodes, -1, dtype=np.int64)
+    member[roots], root_of[roots] = 0, roots
+    for n in range(int(roots.min()) + 1, tree.num_nodes):  # Preorder: parents come first.
+      parent = int(tree.node_parent[n])
+      if member[n] < 0 and member[parent] >= 0:
+        member[n], root_of[n] = 0, root_of[parent]
+    beliefs = leaves[0].beliefs if leaves else None
+    return _leaf(self.arrays, 0, "|".join(leaf.public_state for leaf in leaves), roots, member,
+                 root_of, tree.node_chance_reach, beliefs, name=-1)
+
 
 def _cut(arrays: TreeArrays, k: int) -> PublicTree:
   tree = arrays.tree
@@ -191,16 +210,13 @@ def _cut(arrays: TreeArrays, k: int) -> PublicTree:
     action_depth[n] = action_depth[parent[n]] + int(is_player[parent[n]])
   roots = [n for n in range(1, tree.num_nodes)
            if action_depth[n] == k and is_player[parent[n]] and tree.node_player[n] != TERMINAL]
-  observer = None
+  public_of_root = []
   if roots:
-    try:  # make_observation answers None for a game that offers no such observer.
-      observer, reason = observation.make_observation(game, PUBLIC_OBSERVATION), "it has none"
-    except (pyspiel.SpielError, RuntimeError, ValueError, AttributeError) as e:
-      reason = str(e)
-    if observer is None:
-      raise ValueError(f"{name}: a depth limit needs the game's public observation "
-                       f"(private_info=NONE, public_info=True, perfect_recall=True): {reason}")
-  public_of_root = [observer.string_from(tree.state_at(n), 0) for n in roots]
+    try:
+      public_state = public_views.public_state_function(game)
+    except ValueError as e:
+      raise ValueError(f"a depth limit needs the game's public states: {e}") from None
+    public_of_root = [public_state(tree.state_at(n)) for n in roots]
   leaf_index = {s: i for i, s in enumerate(dict.fromkeys(public_of_root))}
   leaf_of = np.full(tree.num_nodes, -1, dtype=np.int64)
   root_of = np.full(tree.num_nodes, -1, dtype=np.int64)
@@ -242,8 +258,9 @@ def _cut(arrays: TreeArrays, k: int) -> PublicTree:
 
 def _leaf(arrays: TreeArrays, index: int, public_state: str, roots: np.ndarray,
           leaf_of: np.ndarray, root_of: np.ndarray, chance_reach: np.ndarray,
-          beliefs: Optional[PublicBeliefs]) -> LeafSubgame:
-  """Builds the leaf's ``GameTree`` (chance root + the subtrees of its roots) and mappings."""
+          beliefs: Optional[PublicBeliefs], name: Optional[int] = None) -> LeafSubgame:
+  """Builds the leaf's ``GameTree`` (chance root + the subtrees of its roots) and mappings: the
+  nodes where ``leaf_of`` is ``index``; ``name`` is the leaf's index (``index`` if None)."""
   tree = arrays.tree
   full_nodes = np.flatnonzero(leaf_of == index)  # Preorder; each root's subtree is contiguous.
   local_of = {int(n): i + 1 for i, n in enumerate(full_nodes)}
@@ -298,7 +315,7 @@ def _leaf(arrays: TreeArrays, index: int, public_state: str, roots: np.ndarray,
   if beliefs is not None:
     deals = np.array([beliefs.deal_index(tree.history(int(n))) for n in roots])
   return LeafSubgame(
-      index=index, public_state=public_state, root_nodes=roots, root_seq=root_seq,
+      index=index if name is None else name, public_state=public_state, root_nodes=roots, root_seq=root_seq,
       root_chance=chance_reach[roots], tree=leaf_tree, arrays=leaf_arrays,
       terminal_root=node_root[terminal_nodes], full_terminal=full_terminal, full_seq=full_seq,
       node_root=node_root, node_chance=node_chance,

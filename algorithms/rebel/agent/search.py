@@ -142,9 +142,9 @@ def run_search(game: SearchGame, belief: np.ndarray, iterations: int, leaf_solve
     ev = None if player == 1 else np.stack([np.bincount(  # ComputeEV(G, pi^t), player 0's pass.
         trunk_roots, weights=trunk_values[:, i] * x[trunk_seq[:, 0]] * x[trunk_seq[:, 1]],
         minlength=game.num_roots).astype(np.float64) for i in (0, 1)], axis=1)
-    for leaf in game.leaves:  # Steps 3-5.
-      beta = leaf_belief(leaf, belief, belief_reach, tremble)
-      solution = leaf_solver(leaf.leaf, beta)
+    betas = [leaf_belief(leaf, belief, belief_reach, tremble) for leaf in game.leaves]  # Step 3.
+    solutions = leaf_step.solve_leaves(leaf_solver, game.cut, [z.leaf for z in game.leaves], betas)
+    for leaf, beta, solution in zip(game.leaves, betas, solutions):  # Steps 4-5.
       # omega_i(g) = beta(h) pi_c(g | h) pi^t_{-i}(g): column i holds the opponent's reach.
       weights = (belief[leaf.search_root] * leaf.chance)[:, None] * x[leaf.local_seq[:, ::-1]]
       _, u = leaf_step.leaf_root_values(leaf.leaf, solution, beta, weights)

@@ -69,6 +69,7 @@ class SearchGame:
     leaf_mask: bool array (G_s,), the sequences below the leaves.
     trunk_terminals: int array, the subgame's terminals in the trunk.
     leaves: the search's ``SearchLeaf`` objects.
+    cut: the full game's cut whose leaves these are (None without leaves).
   """
 
   public_state: str
@@ -84,6 +85,7 @@ class SearchGame:
   leaf_mask: np.ndarray
   trunk_terminals: np.ndarray
   leaves: Tuple[SearchLeaf, ...]
+  cut: Optional[PublicTree] = None
 
   @property
   def num_roots(self) -> int:
@@ -177,7 +179,8 @@ class PublicCuts:
         public_state=public_state, depth=depth, arrays=arrays, root_nodes=roots,
         root_chance=tree.node_chance_reach[roots], terminal_root=terminal_root, chance=chance,
         full_seq=full_seq, anchor=anchor, trunk_mask=trunk_mask, leaf_mask=leaf_mask,
-        trunk_terminals=np.flatnonzero(in_trunk[full_terminal]), leaves=leaves)
+        trunk_terminals=np.flatnonzero(in_trunk[full_terminal]), leaves=leaves,
+        cut=cut if leaves else None)
 
   def _leaves(self, cut: PublicTree, roots: np.ndarray,
               local_of: Dict[int, int]) -> Tuple[SearchLeaf, ...]:

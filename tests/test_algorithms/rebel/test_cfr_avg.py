@@ -295,8 +295,9 @@ def test_unsupported_game():
     # Refused before the walk: 10-player Kuhn's walk would stop at max_nodes with another error.
     ("kuhn_poker(players=10)", "a depth limit needs exactly 2 players, got 10"),
     ("first_sealed_auction(max_value=3)", "a depth limit needs a zero-sum or constant-sum game"),
-    # OpenSpiel's make_observation answers None for a game without a public observer.
-    ("liars_dice(dice_sides=2)", "needs the game's public observation .*: it has none"),
+    # Goofspiel with hidden bids has no public observation and no registered public-state view.
+    ("turn_based_simultaneous_game(game=goofspiel(num_cards=3,imp_info=True,points_order=descending))",
+     "needs the game's public states: turn_based_simultaneous_game has no public-state view"),
 ])
 def test_depth_limit_refuses_other_games_before_any_work(game_string, message):
   with pytest.raises(ValueError, match=message):

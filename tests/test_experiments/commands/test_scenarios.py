@@ -202,14 +202,15 @@ def test_a_dying_dask_scheduler_is_one_line_and_keeps_finished_jobs(tmp_path):
 
 @pytest.mark.slow
 def test_a_crashing_job_is_reported_and_the_rest_goes_on(tmp_path):
-  # A depth-limited CFR-AVG needs public-state observations, which liars_dice lacks: the job
+  # A depth-limited CFR-AVG needs public states, which goofspiel with hidden bids lacks: the job
   # raises once it has walked the tree.
-  game = "liars_dice(numdice=1,dice_sides=2)"
+  game = ("turn_based_simultaneous_game(game=goofspiel(num_cards=3,imp_info=True,"
+          "points_order=descending))")
   done = cli("convergence", "--game", game, "--solver", "our_cfr", "--solver", "cfr_avg_d1",
              "--iterations", "10", "--out", tmp_path)
   assert done.returncode == 1 and "Traceback" not in done.stdout + done.stderr
-  assert (f"convergence: cfr_avg_d1 on {game} (seed 0, 10 iterations): ValueError: liars_dice: "
-          "a depth limit needs the game's public observation") in done.stdout
+  assert (f"convergence: cfr_avg_d1 on {game} (seed 0, 10 iterations): ValueError: a depth "
+          "limit needs the game's public states") in done.stdout
   record = report.load_sections(tmp_path, [])[0]
   assert record.status == "ERROR" and len(record.job_failures) == 1
   assert record.jobs["computed"] == 1 and record.section.checks  # our_cfr ran and was checked.

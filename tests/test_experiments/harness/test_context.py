@@ -75,10 +75,14 @@ def test_unreadable_or_foreign_result_files_are_recomputed(tmp_path):
   assert recording.ran == [job] and not list(folder.glob("*.tmp"))
 
 
+HIDDEN_BIDS = ("turn_based_simultaneous_game(game=goofspiel(num_cards=3,imp_info=True,"
+               "points_order=descending))")
+
+
 def test_a_failing_job_is_recorded_and_the_sweep_goes_on(tmp_path):
-  # liars_dice has no public-state observation, which a depth-limited CFR-AVG needs: the job
-  # raises after its tree walk.
-  bad = jobs.Job("t", "liars_dice(numdice=1,dice_sides=2)", "cfr_avg_d1", 0, 2)
+  # Goofspiel with hidden bids has no public-state view, which a depth-limited CFR-AVG needs: the
+  # job raises after its tree walk.
+  bad = jobs.Job("t", HIDDEN_BIDS, "cfr_avg_d1", 0, 2)
   good = sweep_jobs()[:2]
   ctx = context.Context("t", tmp_path)
   results = ctx.run_jobs([good[0], bad, good[1]])
@@ -86,8 +90,8 @@ def test_a_failing_job_is_recorded_and_the_sweep_goes_on(tmp_path):
   assert ctx.stats.failed == 1 and len(ctx.failures) == 1
   failure = ctx.failures[0]
   assert failure.job == bad and "\n" not in failure.message
-  assert failure.message.startswith("ValueError: liars_dice: a depth limit needs the game's "
-                                    "public observation") and "Traceback" in failure.traceback
+  assert failure.message.startswith("ValueError: a depth limit needs the game's public "
+                                    "states: turn_based_simultaneous_game has no") and "Traceback" in failure.traceback
   assert not jobs.result_path(tmp_path / "jobs", bad).exists()  # Failures are not saved.
   assert context.describe_failures(ctx.failures) == [
       f"cfr_avg_d1 on {bad.game} (seed 0, 2 iterations): {failure.message}"]
