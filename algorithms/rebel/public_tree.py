@@ -33,7 +33,6 @@ import dataclasses
 from typing import Optional, Tuple
 
 import numpy as np
-import pyspiel
 
 from algorithms.cfr import tree_passes
 from algorithms.rebel import public_views
@@ -315,7 +314,8 @@ def _leaf(arrays: TreeArrays, index: int, public_state: str, roots: np.ndarray,
   if beliefs is not None:
     deals = np.array([beliefs.deal_index(tree.history(int(n))) for n in roots])
   return LeafSubgame(
-      index=index if name is None else name, public_state=public_state, root_nodes=roots, root_seq=root_seq,
+      index=index if name is None else name, public_state=public_state, root_nodes=roots,
+      root_seq=root_seq,
       root_chance=chance_reach[roots], tree=leaf_tree, arrays=leaf_arrays,
       terminal_root=node_root[terminal_nodes], full_terminal=full_terminal, full_seq=full_seq,
       node_root=node_root, node_chance=node_chance,

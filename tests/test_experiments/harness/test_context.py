@@ -91,7 +91,8 @@ def test_a_failing_job_is_recorded_and_the_sweep_goes_on(tmp_path):
   failure = ctx.failures[0]
   assert failure.job == bad and "\n" not in failure.message
   assert failure.message.startswith("ValueError: a depth limit needs the game's public "
-                                    "states: turn_based_simultaneous_game has no") and "Traceback" in failure.traceback
+                                    "states: turn_based_simultaneous_game has no")
+  assert "Traceback" in failure.traceback
   assert not jobs.result_path(tmp_path / "jobs", bad).exists()  # Failures are not saved.
   assert context.describe_failures(ctx.failures) == [
       f"cfr_avg_d1 on {bad.game} (seed 0, 2 iterations): {failure.message}"]
