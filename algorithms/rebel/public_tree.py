@@ -269,7 +269,8 @@ def _leaf(arrays: TreeArrays, index: int, public_state: str, roots: np.ndarray,
                                  for n in full_nodes], dtype=np.int64)
   node_player = np.concatenate([[CHANCE], tree.node_player[full_nodes]])
   node_action = np.concatenate([[-1], tree.node_action[full_nodes]])
-  node_depth = np.concatenate([[0], tree.node_depth[full_nodes] - tree.node_depth[roots[0]] + 1])
+  node_depth = np.concatenate([[0], tree.node_depth[full_nodes] -
+                               tree.node_depth[root_of[full_nodes]] + 1])
   node_prob = np.concatenate([[1.0], tree.node_prob[full_nodes]])
   node_prob[1:][np.isin(full_nodes, roots)] = 1.0 / len(roots)  # Nominal: the belief replaces it.
   node_root = np.concatenate([[-1], [root_index[int(root_of[n])] for n in full_nodes]])

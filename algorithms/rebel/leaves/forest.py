@@ -51,6 +51,7 @@ class _Forest:
     position[self.union.full_seq[mine]] = np.flatnonzero(mine)
     # For each leaf: its non-empty sequences and their positions in the union.
     self.iterations_run = 0
+    self.largest_gap = 0.0  # The largest bound n * gap(union) on a leaf's gap after a call.
     self.maps = [(leaf.arrays.num_sequences, np.flatnonzero(leaf.full_seq >= 0),
                   position[leaf.full_seq[leaf.full_seq >= 0]]) for leaf in leaves]
 
@@ -64,9 +65,11 @@ class _Forest:
     while True:
       engine.solve(chunk)
       policy = engine.average()
-      if engine.iteration >= max_iterations or gap(self.union, belief, policy) <= tolerance:
+      union_gap = gap(self.union, belief, policy)
+      if union_gap <= tolerance or engine.iteration >= max_iterations:
         break
     self.iterations_run += engine.iteration
+    self.largest_gap = max(self.largest_gap, union_gap * len(beliefs))
     values = self.union.root_values(policy)
     out = []
     for (size, local, union_seq), lo, hi in zip(self.maps, self.offsets[:-1], self.offsets[1:]):
@@ -104,6 +107,12 @@ class ForestCFRLeafSolver:
   def iterations_run(self) -> int:
     """The CFR iterations run by every call so far."""
     return sum(forest.iterations_run for forest in self._forests.values())
+
+  @property
+  def largest_gap(self) -> float:
+    """The largest bound on one leaf's exploitability at the end of a call so far (n times the
+    union's gap; ``tolerance`` times n unless ``max_iterations`` stopped a call first)."""
+    return max((forest.largest_gap for forest in self._forests.values()), default=0.0)
 
   def solve_leaves(self, cut: PublicTree, leaves: Sequence[LeafSubgame],
                    beliefs: Sequence[np.ndarray]) -> List[LeafSolution]:

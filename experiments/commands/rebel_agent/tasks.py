@@ -48,6 +48,7 @@ from algorithms.rebel.leaves.solvers import SequenceFormLPSolver
 from experiments.commands.rebel_agent import leaf_solvers
 from experiments.commands.rebel_agent import learned as learned_measurement
 from experiments.commands.rebel_agent import measure
+from experiments.commands.rebel_agent import paper_table
 from experiments.commands.rebel_agent import self_play as self_play_measurement
 from experiments.commands.rebel_agent import stakes
 from experiments.commands.rebel_agent.plan import EXACT
@@ -249,6 +250,9 @@ _STAKES_SECONDS = {"quick": 25.0, "default": 70.0, "full": 300.0}
 _LEARNED_SEED_SECONDS = {3: 27.0, 13: 130.0}
 _LEARNED_BUDGET_FACTOR = {"quick": 0.05, "full": 10.0}
 _LEARNED_TIMING_SECONDS = 20.0
+# Measurement 7's agent per seed, per T and replicate (and its fit's): 14 s at T = 128 and 8
+# replicates on liars_dice 1x4f.
+_PAPER_SECONDS_PER_T_AND_REPLICATE = 0.015
 
 
 @functools.lru_cache(maxsize=None)
@@ -272,6 +276,32 @@ def _agent_seconds(game: str, lookahead: int, iterations: int, leaves: str = EXA
   return (_SEARCH_ITERATION_SECONDS * searches * iterations
           * (_HEDGE_FACTOR if leaves == HEDGE else 1.0)
           * (_DECK_FACTOR if "deck_size" in game else 1.0))
+
+
+def paper_table_tasks(plan: paper_table.PaperPlan) -> Dict[Key, Task]:
+  """Measurement 7's tasks: per game the baselines, per game and seed the agent."""
+  out: Dict[Key, Task] = {}
+  for game in plan.games:
+    key = ("paper-baselines", game)
+    out[key] = Task.make("rebel-agent", paper_table.baselines, "-".join(key), 1.0, game=game,
+                         iterations=plan.baseline_iterations)
+    for seed in range(plan.seeds):
+      key = ("paper-agent", game, seed)
+      out[key] = Task.make("rebel-agent", paper_table.agent_seed, "-".join(map(str, key)),
+                           _PAPER_SECONDS_PER_T_AND_REPLICATE * plan.iterations *
+                           plan.replicates, game=game, lookahead=plan.lookahead,
+                           iterations=plan.iterations, replicates=plan.replicates, seed=seed,
+                           leaf_tolerance=plan.leaf_tolerance)
+  return out
+
+
+def paper_table_rows(plan: paper_table.PaperPlan, value) -> List[Dict[str, Any]]:
+  """Measurement 7's rows from its tasks' results (``value``: key -> result)."""
+  rows: List[Dict[str, Any]] = []
+  for game in plan.games:
+    rows += value(("paper-baselines", game)).to_dict("records")
+    rows += [value(("paper-agent", game, seed)) for seed in range(plan.seeds)]
+  return rows
 
 
 def measurement_tasks(budget: str, plan: Plan, learn: bool, torch: bool,

@@ -17,6 +17,7 @@ import pytest
 from algorithms.rebel.learning.value_network import PBSValueFunction
 from experiments import cli
 from experiments.commands import rebel_agent
+from experiments.commands.rebel_agent import paper_table
 from experiments.commands.rebel_agent import plan as plan_lib
 from experiments.commands.rebel_agent import self_play
 from experiments.commands.rebel_agent import stakes
@@ -234,3 +235,44 @@ def test_self_play_ratios_are_median_and_worst_over_seeds():
   table = rebel_agent.target_table(pd.DataFrame(columns=["kind", "setting", "leaf solver"]),
                                    self_play.ratio_table(played, exact))
   assert list(table.met) == ["no", "no"]  # Median 2 > 1.5; worst 4 > 3.
+
+
+def test_quick_run_measures_the_papers_liars_dice_table(quick_run):
+  # Measurement 7 in the quick run: per game the two baselines and one agent row per seed, every
+  # one of its checks passed (OpenSpiel = tree evaluator / OpenSpiel = the estimate's plug-in,
+  # CFR's value within its NashConv of the LP's game value, leaves within their accuracy).
+  code, folder = quick_run
+  assert code == 0
+  plan = paper_table.PLANS["quick"]
+  rows = pd.read_csv(folder / "rebel_agent_paper_table.csv")
+  assert list(rows.method) == [paper_table.CFR, paper_table.FP] + [paper_table.AGENT] * plan.seeds
+  summary = pd.read_csv(folder / "rebel_agent_paper_table_summary.csv")
+  assert list(summary.game) == list(plan.games)
+  assert summary["paper's ReBeL (CFR-D)"].iloc[0] == paper_table.PAPER[paper_table.LD_1X4]
+
+
+def test_paper_table_baselines_are_openspiels_cfr_and_xfp():
+  # References: OpenSpiel's Python CFR and XFPSolver after as many iterations, measured by
+  # OpenSpiel's exploitability (on 1 die of 3 faces, where XFP's best responses break no tie
+  # apart from ours in 20 iterations).
+  game_string = "liars_dice(numdice=1,dice_sides=3)"
+  game = pyspiel.load_game(game_string)
+  rows = paper_table.baselines(game_string, 20).set_index("method")
+  solver = cfr.CFRSolver(game)
+  for _ in range(20):
+    solver.evaluate_and_update_policy()
+  assert rows.loc[paper_table.CFR, "exploitability"] == pytest.approx(
+      exploitability.exploitability(game, solver.average_policy()), abs=1e-12)
+  assert 0 < rows.loc[paper_table.FP, "exploitability"] < 1
+
+
+def test_game_runs_measurement_7_alone_and_a_game_without_view_is_refused(tmp_path):
+  code = cli.main(["rebel-agent", "--quick", "--quiet", "--game",
+                   "liars_dice(numdice=1,dice_sides=2)", "--out", str(tmp_path)])
+  assert code == 0
+  folder = tmp_path / "rebel-agent"
+  assert (folder / "rebel_agent_paper_table.csv").exists()
+  assert not (folder / "rebel_agent.csv").exists()  # The Kuhn measurements did not run.
+  hidden = ("turn_based_simultaneous_game(game=goofspiel(num_cards=3,imp_info=True,"
+            "points_order=descending))")
+  assert cli.main(["rebel-agent", "--quick", "--game", hidden, "--out", str(tmp_path)]) == 2
