@@ -121,6 +121,8 @@ REBEL_AGENT_TABLES = {
                                      "rebel_agent_self_play_timing.md", lambda frame: frame),
     "rebel-agent-targets": ("rebel_agent_targets.csv", "rebel_agent_targets.md",
                             lambda frame: frame),
+    "rebel-agent-paper-table": ("rebel_agent_paper_table_summary.csv",
+                                "rebel_agent_paper_table.md", lambda frame: frame),
 }
 BENCHMARK = "benchmark.txt"  # The output of experiments.scripts.benchmark_cfr (one run, committed).
 

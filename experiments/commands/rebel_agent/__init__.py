@@ -41,6 +41,12 @@ Measurements per (game, lookahead):
    ratios it never saw, lookahead 1 and 2, against T; the cost of a leaf evaluation and of a
    whole search, network against exact solver.
 
+7. **Beyond Kuhn: Liar's Dice against the paper's table** (``paper_table``): full-game CFR and
+   fictitious play after 1,024 iterations and the default agent at lookahead 2 with its leaves
+   solved together to a stated accuracy, by the paper's evaluation protocol and a lower bound,
+   beside the paper's ReBeL (CFR-D). ``--game GAME`` runs this measurement alone, on any game
+   with a public-state view (``algorithms.rebel.public_views``).
+
 The work runs as tasks (``tasks``), spread over ``--workers`` and saved as each finishes, so a
 rerun or a resume after Ctrl-C reuses every finished one.
 

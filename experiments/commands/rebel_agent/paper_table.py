@@ -173,7 +173,8 @@ def paper_checks(data: pd.DataFrame) -> List[Check]:
 
 def table(data: pd.DataFrame) -> pd.DataFrame:
   """A row per game: the baselines, the agent's median over the seeds with its range, the
-  median lower bound, the paper's ReBeL (CFR-D) and the difference."""
+  median lower bound, the paper's ReBeL (CFR-D) and the difference, and the agent's CPU time per
+  search (its estimates' CPU time over the searches they ran, the best responses included)."""
   rows = []
   for game, group in data.groupby("game", sort=False):
     by = {m: g for m, g in group.groupby("method")}
@@ -188,5 +189,7 @@ def table(data: pd.DataFrame) -> pd.DataFrame:
                  "range over seeds": f"[{agent.min():.4g}, {agent.max():.4g}]",
                  "lower bound (median)": float(by[AGENT]["lower_bound"].median()),
                  "paper's ReBeL (CFR-D)": paper, "ours - paper": median - paper,
-                 "seeds": len(agent)})
+                 "seeds": len(agent),
+                 "CPU s per search": float(by[AGENT]["cpu_seconds"].sum() /
+                                           by[AGENT]["searches"].sum())})
   return pd.DataFrame(rows)
