@@ -63,7 +63,10 @@ class PaperPlan:
     baseline_iterations: the iterations of full-game CFR and FP.
     replicates: the sampled strategies of each estimate (and as many for its fit).
     seeds: the seeds of the agent's draws, one row each.
-    leaf_tolerance: the stopping gap of the union of a search's leaves (``leaves.forest``).
+    leaf_tolerance: the stopping gap of the union of a search's leaves (``leaves.forest``), in
+      units of the game's largest payoff (1 in Liar's Dice, 13 chips in Leduc poker).
+    leaf_max_iterations: the most CFR iterations of one leaf call, whatever the gap (a call that
+      stops there fails the accuracy check).
   """
 
   games: Tuple[str, ...]
@@ -73,6 +76,7 @@ class PaperPlan:
   replicates: int
   seeds: int
   leaf_tolerance: float
+  leaf_max_iterations: int = 10_000
 
 
 PLANS = {
@@ -122,10 +126,11 @@ def baselines(game: str, iterations: int) -> pd.DataFrame:
 
 
 def agent_seed(game: str, lookahead: int, iterations: int, replicates: int, seed: int,
-               leaf_tolerance: float) -> Dict[str, float]:
+               leaf_tolerance: float, leaf_max_iterations: int) -> Dict[str, float]:
   """The agent's row for one seed of its draws (module docstring)."""
   loaded = game_loader.load_game(game)
-  leaves = ForestCFRLeafSolver(tolerance=leaf_tolerance)
+  tolerance = leaf_tolerance * loaded.max_utility()
+  leaves = ForestCFRLeafSolver(tolerance=tolerance, max_iterations=leaf_max_iterations)
   agent = ReBeLAgent(loaded, lookahead=lookahead, iterations=iterations, leaf_solver=leaves,
                      cache_size=1_000_000)
   start = time.process_time()
@@ -137,7 +142,7 @@ def agent_seed(game: str, lookahead: int, iterations: int, replicates: int, seed
           "policy_value": float("nan"), "lower_bound": float(estimate.interval[0]),
           "replicates": replicates, "searches": agent.searches_run,
           "leaf_gap": leaves.largest_gap, "cpu_seconds": seconds,
-          "leaf_bound": leaf_tolerance * max(len(agent.cuts.cut(d).leaves)
+          "leaf_bound": tolerance * max(len(agent.cuts.cut(d).leaves)
                                              for d in _cut_depths(agent))}
 
 

@@ -291,7 +291,8 @@ def paper_table_tasks(plan: paper_table.PaperPlan) -> Dict[Key, Task]:
                            _PAPER_SECONDS_PER_T_AND_REPLICATE * plan.iterations *
                            plan.replicates, game=game, lookahead=plan.lookahead,
                            iterations=plan.iterations, replicates=plan.replicates, seed=seed,
-                           leaf_tolerance=plan.leaf_tolerance)
+                           leaf_tolerance=plan.leaf_tolerance,
+                           leaf_max_iterations=plan.leaf_max_iterations)
   return out
 
 
