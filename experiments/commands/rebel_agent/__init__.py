@@ -403,8 +403,8 @@ def paper_table_part(plan7: paper_table.PaperPlan, value: Callable[[tasks.Key], 
       f"**Measurement 7: ReBeL's agent on the paper's Liar's Dice table** (lookahead "
       f"{plan7.lookahead}, T = {plan7.iterations}, {plan7.replicates} sampled strategies per "
       f"estimate, {plan7.seeds} seeds; leaves solved together to a union gap of "
-      f"{plan7.leaf_tolerance:g} times the largest payoff; baselines after {plan7.baseline_iterations} iterations; "
-      "exploitability = NashConv / 2):",
+      f"{plan7.leaf_tolerance:g} times the largest payoff; baselines after "
+      f"{plan7.baseline_iterations} iterations; exploitability = NashConv / 2):",
       tables.markdown_table(summary, 3, missing="no published number"), CAPTIONS["paper"]])
   return text, paper_table.paper_checks(data)
 

@@ -17,6 +17,7 @@ from open_spiel.python.algorithms import exploitability
 import pyspiel
 import pytest
 
+from algorithms.cfr import tree_passes
 from algorithms.rebel.agent.agent import ReBeLAgent
 from algorithms.rebel.agent.behaviour import behaviour_strategy
 from algorithms.rebel.agent.behaviour import mixed_plans
@@ -25,6 +26,7 @@ from algorithms.rebel.agent.behaviour import tabular_policy
 from algorithms.rebel.agent.estimate import estimate_exploitability
 from algorithms.rebel.agent.estimate import estimate_search_count
 from algorithms.rebel.agent.estimate import response_exploitability
+from algorithms.rebel.leaves.forest import ForestCFRLeafSolver
 import spiel_games  # noqa: F401  (registers the project's games with pyspiel)
 
 KUHN = "kuhn_poker"
@@ -166,3 +168,20 @@ def test_interval_covers_the_exact_value_at_t100():
 def test_sampling_needs_a_generator():
   with pytest.raises(ValueError, match="mixed_plans samples draws below exact_levels: pass rng"):
     mixed_plans(_agent(KUHN, 1, 2), 2, 0)
+
+
+def test_estimate_covers_the_enumerated_exploitability_on_liars_dice():
+  # The smallest Liar's Dice (1 die of 2 faces) at lookahead 2, T = 4, leaves solved together
+  # (``leaves.forest``): every draw enumerated (``behaviour_strategy``, OpenSpiel's
+  # exploitability of it), the estimate with every draw sampled (ReBeL's released protocol)
+  # covers the exact e(b^; X) of its own responses, and here b^ best-responds to X.
+  game = pyspiel.load_game("liars_dice(numdice=1,dice_sides=2)")
+  agent = ReBeLAgent(game, lookahead=2, iterations=4, cache_size=10**6,
+                     leaf_solver=ForestCFRLeafSolver(1e-9, max_iterations=100_000))
+  behaviour = behaviour_strategy(agent).policy
+  exact = exploitability.exploitability(game, tabular_policy(agent, behaviour))
+  estimate = estimate_exploitability(agent, replicates=200, exact_levels=0, seed=0)
+  fixed = response_exploitability(
+      agent, estimate.responses, tree_passes.realization(agent.arrays, behaviour)[None, :])[0]
+  assert fixed == pytest.approx(exact, abs=1e-12)
+  assert estimate.interval[0] <= fixed <= estimate.interval[1]
