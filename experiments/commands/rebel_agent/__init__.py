@@ -64,6 +64,7 @@ from typing import Any, Callable, Dict, List, Optional, Tuple
 import numpy as np
 import pandas as pd
 
+from experiments.commands.rebel_agent import captions
 from experiments.commands.rebel_agent import learned as learned_measurement
 from experiments.commands.rebel_agent import learned_section
 from experiments.commands.rebel_agent import paper_table
@@ -100,93 +101,6 @@ REPORT_ORDER = 95  # Place in the report (and in ``run``): after rebel, before r
 OPTIONAL_DEPENDENCIES = (section.TORCH,)  # Named on the console when missing.
 HELP = ("ReBeL's agent: a search at every public state it reaches, its exact exploitability "
         "with exact, CFR(k), Hedge and learned leaves, against T and the value error.")
-CAPTIONS = {
-    "variants": (
-        "**Measurement 0: the paper's agent and the other variants, exact LP leaves** "
-        "(exploitability in chips per hand; the agent's exact behaviour strategy). The paper's "
-        "agent (the default): CFR-D search, play and pass on the drawn iteration's current "
-        "policy, linear weighting, iteration t drawn with probability proportional to t. "
-        "CFR-D with uniform weighting is the paper's search with w_t = 1. CFR-AVG matched "
-        "(leaf beliefs from the average policy, play and pass on the drawn iteration's average) "
-        "is this project's construction. Full-game CFR with linear averaging and Linear CFR "
-        "(regrets and average weighted by t) after T iterations are the references of the "
-        "T = 1,000 target."),
-    "convergence": (
-        "**Figure** (one panel per game and lookahead; log-log). Exploitability in chips per hand "
-        "against the iterations T of every search. Solid with dots: ReBeL's agent (a new search "
-        "wherever the previous one's horizon ends, its behaviour strategy the exact mixture over "
-        "its draws); dashed with crosses: the stitched policy of one CFR-AVG search (its trunk "
-        "average, the leaf solver's continuation below the cut); black: full-game CFR after T "
-        "iterations. Colour = leaf values: green exact LP, blue CFR(k), purple Hedge, orange "
-        "learned. What to see: with exact, CFR(k) and Hedge leaves the agent falls with T (with "
-        "exact leaves near full-game CFR; Hedge levels off at the bias of its smoothed leaf "
-        "values), above the stitched policy of one search, whose continuation is an exact (or "
-        "k-iteration) leaf solution rather than a T-iteration search; with the learned values "
-        "(supervised, no self-play) both rise with T."),
-    "self_play": (
-        "**Figure** (one panel per deck; log y). The agent's exploitability (lookahead 1, its "
-        "exact behaviour strategy) against the self-play episodes played, with the network at "
-        "every leaf and one value per player and card (ReBeL's layout). Orange: ReBeL's "
-        "Algorithm 1, each visited PBS's target the search's own mean root values with the next "
-        "cut's network at its leaves; blue: the supervised diagnostic, the same kind of episodes "
-        "with each visited PBS labelled by the exact LP. Median and min-max band over the "
-        "seeds; green: the exact-leaf agent at the same T; dotted grey: the target's bound on "
-        "the median. What to see: both fall and flatten; the gap between them is what "
-        "bootstrapping costs."),
-    "self_play_timing": (
-        "CPU seconds per hand of the agent playing itself (lookahead 1, every search run), exact "
-        "leaves against the network at every leaf in ReBeL's layout (its cost does not depend "
-        "on its weights), per deck; machine-dependent, the ratio is the point."),
-    "stakes": (
-        "**Figure** (rows: lookahead; columns: stakes, trained on or unseen; log-log). The "
-        "agent's exploitability against the iterations T of every search, with exact LP leaves "
-        "(green) and with the one value function per cut for the whole range of stakes "
-        "(orange); dotted grey: twice the exact-leaf agent, the target's bound. What to see: "
-        "whether the learned agent stays under the dotted line at stakes it never saw, and "
-        "where it stops falling with T (its value errors, not T, then set its exploitability)."),
-    "timing": (
-        "CPU time of one leaf evaluation (mean over random PBSs, after a warm-up call), of "
-        "whole searches (least of 3 runs) and of the whole agent (every search of its "
-        "enumeration), exact solver against the network; the exact solver is the sequence-form "
-        "LP where both players act below the leaf and a best response where one does. "
-        "Machine-dependent; the ratio is the point."),
-    "decks": (
-        "The choice of the deck: CPU time of one evaluation of the two-player leaf p by the "
-        "exact LP and by an untrained network of the models' widths (its cost does not depend "
-        "on its weights), per deck size, at the timing's stakes."),
-    "estimate": (
-        "Measurement 5, beyond the enumeration: the exact-leaf agent's exploitability estimated "
-        "from sampled draws (`algorithms/rebel/agent/estimate.py`). No unbiased estimator of "
-        "the exploitability itself exists from sampled draws (it is a maximum over responses); "
-        "the estimate is unbiased for the exploitability by a fixed response, the best "
-        "response to a behaviour fitted from independent replicates, which is at most the "
-        "agent's exploitability: the interval (Student's t, 95%) has its low end as a lower "
-        "confidence bound. The plug-in (the fitted behaviour's own exploitability) is biased "
-        "upward. The root search's draws are enumerated, the deeper searches' sampled, one "
-        "draw per replicate. Where the enumeration fits the budget, its exact value stands "
-        "beside the estimate (a 95% interval misses it about one time in twenty: 378 of 400 "
-        "seeds covered at T = 100); beyond it, only the estimate exists. Both methods run the "
-        "root search's T searches at p, so both grow as T^2; the estimate saves the T^2 "
-        "searches below them."),
-    "error": (
-        "**Figure** (one panel per game and lookahead; log-log). Exploitability against the mean "
-        "on-path value error (the largest counterfactual-value error at the leaf PBSs that the "
-        "exact-leaf agent evaluates, chips), at one T. Blue: exact values plus a smooth "
-        "perturbation of known size (filled: the agent; hollow, dotted: the stitched policy); "
-        "orange squares: the learned values; dotted green: the agent with exact leaves; dashed "
-        "grey: least squares through the exact agent's point, its slope in the corner."),
-    "paper": (
-        "Full-game CFR and fictitious play: OpenSpiel's exploitability of their average policy "
-        "after that many iterations. ReBeL, paper protocol: the exploitability of the average "
-        "of the sampled strategies (each a fresh draw of the searched iteration at every "
-        "search), as ReBeL's released evaluation measures it; it is an upper estimate in "
-        "expectation that falls as the strategies averaged grow (the paper averages 1,024). "
-        "Lower bound: the lower end of a 95% interval of the exploitability by fixed best "
-        "responses, at most the agent's own. The paper's ReBeL (CFR-D) column is its Liar's "
-        "Dice table as secondary summaries give it (the table was not readable here); its "
-        "runs use a learned value network at the leaves, these exact leaves, so ours should "
-        "be no worse at the same protocol."),
-}
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -376,7 +290,7 @@ def target_table(frame: pd.DataFrame, self_ratios: Optional[pd.DataFrame],
                         self_play.WORST_BOUND, f"{self_play.WORST_BOUND:g}"))
   if ratios is not None:
     unseen = ratios[ratios["trained on"] == "no"]
-    names = _ratios(stakes_plan.unseen)
+    names = captions.ratios(stakes_plan.unseen)
     for (lookahead, t), run in unseen.groupby(["lookahead", "T"], sort=False):
       rows.append(_target(
           f"{stakes_plan.deck} cards, unseen stakes (ante/bet {names}), lookahead {lookahead}, "
@@ -405,7 +319,7 @@ def paper_table_part(plan7: paper_table.PaperPlan, value: Callable[[tasks.Key], 
       f"estimate, {plan7.seeds} seeds; leaves solved together to a union gap of "
       f"{plan7.leaf_tolerance:g} times the largest payoff; baselines after "
       f"{plan7.baseline_iterations} iterations; exploitability = NashConv / 2):",
-      tables.markdown_table(summary, 3, missing="no published number"), CAPTIONS["paper"]])
+      tables.markdown_table(summary, 3, missing="no published number"), captions.CAPTIONS["paper"]])
   return text, paper_table.paper_checks(data)
 
 
@@ -471,9 +385,9 @@ def run(args: argparse.Namespace, ctx: Context) -> ReportSection:
     self_timing = value(("self-play-timing",))
     tables.write_csv(self_timing, ctx.out / "rebel_agent_self_play_timing.csv")
     csvs.append("rebel_agent_self_play_timing.csv")
-    parts = [_self_play_intro(plan.self_play), tables.markdown_table(self_ratios, 3),
-             CAPTIONS["self_play"], tables.markdown_table(self_timing, 3),
-             CAPTIONS["self_play_timing"]]
+    parts = [captions.self_play_intro(plan.self_play), tables.markdown_table(self_ratios, 3),
+             captions.CAPTIONS["self_play"], tables.markdown_table(self_timing, 3),
+             captions.CAPTIONS["self_play_timing"]]
   ratios = timing = None
   if plan.stakes is not None:
     extra_checks.append(Check(**value(("stakes-scaling",))))
@@ -493,15 +407,16 @@ def run(args: argparse.Namespace, ctx: Context) -> ReportSection:
       csvs += ["rebel_agent_stakes.csv", "rebel_agent_stakes_timing.csv",
                "rebel_agent_stakes_decks.csv"]
       extra_checks += experiment_checks(measured)
-      parts += [_stakes_intro(plan.stakes), tables.markdown_table(ratios, 3),
-                CAPTIONS["stakes"], tables.markdown_table(timing, 3), CAPTIONS["timing"],
-                tables.markdown_table(decks, 3), CAPTIONS["decks"]]
+      parts += [captions.stakes_intro(plan.stakes), tables.markdown_table(ratios, 3),
+                captions.CAPTIONS["stakes"], tables.markdown_table(timing, 3),
+                captions.CAPTIONS["timing"], tables.markdown_table(decks, 3),
+                captions.CAPTIONS["decks"]]
   if plan.estimates:
     estimates = estimate_frame(plan, value)
     tables.write_csv(estimates, ctx.out / "rebel_agent_estimate.csv")
     csvs.append("rebel_agent_estimate.csv")
     parts += [tables.markdown_table(estimates, 3, missing="beyond the enumeration's budget"),
-              CAPTIONS["estimate"]]
+              captions.CAPTIONS["estimate"]]
   plan6 = learned_measurement.PLANS[budget]
   if torch and plan6 is not None:  # Measurement 6: learned leaves, on-policy rounds, 5 seeds.
     learned = learned_section.measurement(
@@ -519,14 +434,15 @@ def run(args: argparse.Namespace, ctx: Context) -> ReportSection:
   tables.write_csv(targets, ctx.out / "rebel_agent_targets.csv")
   csvs.append("rebel_agent_targets.csv")
   markdown = "\n\n".join([
-      intro, CAPTIONS["variants"],
+      intro, captions.CAPTIONS["variants"],
       tables.markdown_table(variant_table(variants), 3, missing="T not measured here"),
       "Measurements 1 and 2 (the paper's agent, leaf solvers compared):",
       tables.markdown_table(summary, 3, missing="T not measured for this cut"),
       "The issue's targets (reported, not checks; a miss is a finding):",
       tables.markdown_table(targets, 3),
-      CAPTIONS["convergence"],
-      tables.markdown_table(error_view, 3, missing="not a perturbation"), CAPTIONS["error"]]
+      captions.CAPTIONS["convergence"],
+      tables.markdown_table(error_view, 3, missing="not a perturbation"),
+      captions.CAPTIONS["error"]]
       + parts)
   return ReportSection(title="ReBeL's agent: a search at every public state, measured exactly",
                        markdown=markdown, figures=figures, tables=csvs,
@@ -549,28 +465,3 @@ def run_tasks(ctx: Context, todo: Dict[tasks.Key, Task]) -> Callable[[tasks.Key]
     first = context.describe_failures(ctx.failures[:1])[0]
     raise RuntimeError(f"{len(ctx.failures)} of {len(todo)} tasks failed (first: {first})")
   return lambda key: results[todo[key]].value
-
-
-def _ratios(values) -> str:
-  return ", ".join(f"{r:g}" for r in values)
-
-
-def _self_play_intro(plan: self_play.SelfPlayPlan) -> str:
-  """The text before measurement 3's table: the budget of every run."""
-  return (f"**Measurement 3: ReBeL that learns by itself.** Lookahead 1, the network at every "
-          f"leaf (one value per player and card, models {plan.hidden}); per deck, kind of "
-          f"target and seed: {plan.rounds} rounds of {plan.episodes} episodes, searches of "
-          f"T = {plan.search_iterations}, {plan.train_steps} Adam steps per round and model. "
-          "After the last round, learned / exact-leaf agent at the same T (exploitability in "
-          "chips per hand):")
-
-
-def _stakes_intro(plan: StakesPlan) -> str:
-  """The text before measurement 4's table: the deck, the stakes and the models' training."""
-  visits = "; ".join(f"lookahead {d}, T = {_ratios(ts)}" for d, ts in plan.visits)
-  return (f"**Measurement 4: {plan.deck} cards, one value function per cut for ante/bet "
-          f"{min(plan.trained):g} to {max(plan.trained):g}.** Models {plan.hidden}, "
-          f"{plan.steps} Adam steps, trained at ante/bet {_ratios(plan.trained)} (bet 1) on "
-          f"{plan.examples} random PBSs per leaf and every leaf PBS of the exact-leaf agent "
-          f"({visits}), all labelled by the exact LP; measured at {_ratios(plan.seen)} (trained "
-          f"on) and {_ratios(plan.unseen)} (never seen). Exploitability in chips per hand:")
