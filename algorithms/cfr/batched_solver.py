@@ -60,8 +60,9 @@ class BatchedEngineSolver:
     """Builds the shared layout and every game's payoffs and state.
 
     Args:
-      games: one or more ``pyspiel.Game``, all of one tree shape (for Kuhn poker: the same
-        players, deck and rule set; ``kuhn_poker_ante.game_from_rules`` loads a ``KuhnRules``).
+      games: one or more ``pyspiel.Game``, all of one tree shape (for Kuhn poker: rules equal
+        but for the stakes, ``kuhn_tree.shape_key``; ``kuhn_poker_ante.game_from_rules`` loads
+        a ``KuhnRules``).
       rule: the ``UpdateRule`` of every game.
       max_nodes: refuse games with more histories (flat engine).
       engine: ``"auto"``, ``"flat"`` or ``"range"`` (module docstring).

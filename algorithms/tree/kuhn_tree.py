@@ -28,6 +28,7 @@ for ``kuhn_poker_ante``): the generated tree, and the leaf beliefs of a public s
 referee game's ``PublicBeliefState``.
 """
 
+import dataclasses
 import fractions
 import types
 from typing import Dict, List, Optional, Sequence, Tuple
@@ -269,7 +270,7 @@ def terminal_utility(rules: KuhnRules) -> np.ndarray:
   """u_p(z) (T, N) of every terminal of the rules' tree, in the tree's terminal order.
 
   Equal to the ``utility`` of the tree (``GameTree.from_game``) of any game with these rules;
-  variants with the same players, deck and rule set share every other array.
+  variants with the same ``shape_key`` (every field but the stakes) share every other array.
   """
   histories, _, _ = _template(rules)
   t_terminals = np.flatnonzero([rules.is_terminal(h) for h in histories])
@@ -343,10 +344,21 @@ def _public_beliefs(game: pyspiel.Game) -> Optional[KuhnPublicBeliefs]:
   return None if rules is None else KuhnPublicBeliefs(rules)
 
 
-def _shape(game: pyspiel.Game) -> Optional[Tuple[int, int, bool]]:
-  """(players, deck, simplified): the rest of the rules (ante, bet) changes only payoffs."""
+# The fields of ``KuhnRules`` that change only the payoffs, never the tree: the stakes.
+STAKES = frozenset({"ante", "bet"})
+
+
+def shape_key(rules: KuhnRules) -> Tuple[Tuple[str, object], ...]:
+  """Every field of ``rules`` but the ``STAKES``, by name: rules with equal keys have one tree
+  but for the payoffs. A field added to ``KuhnRules`` joins the key by itself, so a new
+  structural parameter cannot batch games of different trees."""
+  return tuple((f.name, getattr(rules, f.name)) for f in dataclasses.fields(rules)
+               if f.name not in STAKES)
+
+
+def _shape(game: pyspiel.Game) -> Optional[Tuple[Tuple[str, object], ...]]:
   rules = kuhn_poker_ante.rules_of(game, num_players=None)
-  return None if rules is None else (rules.num_players, rules.deck_size, rules.simplified)
+  return None if rules is None else shape_key(rules)
 
 
 def _terminal_utility(game: pyspiel.Game) -> np.ndarray:
