@@ -2,11 +2,16 @@
 
 The engine of ``range_kernel`` (its docstring states the passes and the terminal values) for a
 batch of B games that share one betting tree but for their stakes (e.g. one deck and rule set, a
-grid of antes and bets): a two-player ``CardTree`` or a three-player ``CardTree3``
-(``range3_engine.Range3Engine`` names the second). Its state is the flat engine's,
-``cfr_engine.CFREngine``, per game: cumulative regrets R, average numerators S and the current
-policy sigma, each (B, D N 2) with information set (d, c) at ``CardTree.block(d, c)``; the same
-``UpdateRule`` drives both engines through the same per-block functions of ``rule_kernel``.
+grid of antes and bets): a two-player ``CardTree`` or a three-player ``CardTree3``, which offer
+the same fields (``card_tree3.AnyCardTree``), so one engine serves both. Its state is the flat
+engine's, ``cfr_engine.CFREngine``, per game: cumulative regrets R, average numerators S and the
+current policy sigma, each (B, D N 2) with information set (d, c) at ``CardTree.block(d, c)``;
+the same ``UpdateRule`` drives both engines through the same per-block functions of
+``rule_kernel``, with alternating updates (players 0, 1, ... in turn, as OpenSpiel's CFR and the
+flat engine) or simultaneous ones. CFR has no equilibrium guarantee with three players (Abou Risk
+and Szafron, "Using counterfactual regret minimization to create competitive multiplayer poker
+agents", AAMAS 2010; ``cfr_engine``): the engine runs the same updates and NashConv measures what
+they reach.
 
 Exact evaluation is range-vector too (Johanson, Waugh, Bowling, Zinkevich, "Accelerating best
 response calculation in large extensive games", IJCAI 2011: one pass over the public tree with
@@ -23,7 +28,7 @@ Kuhn rules.
 """
 
 import functools
-from typing import Dict, NamedTuple, Optional, Sequence, Tuple, Union
+from typing import Dict, NamedTuple, Optional, Sequence, Tuple
 
 import numpy as np
 from open_spiel.python import policy as policy_lib
@@ -32,8 +37,7 @@ from algorithms.cfr import range_kernel
 from algorithms.cfr import regret_matching as rm
 from algorithms.cfr.cfr_engine import UpdateRule
 from algorithms.cfr.range_kernel import CardTables
-from algorithms.tree.card_tree import CardTree
-from algorithms.tree.card_tree3 import CardTree3
+from algorithms.tree.card_tree3 import AnyCardTree
 from algorithms.tree.sequence_form import Blocks
 
 
@@ -60,32 +64,17 @@ class CardPolicy(NamedTuple):
     return {h: self.probabilities[d, :, 1] for d, h in enumerate(self.histories)}
 
 
-def terminal_stakes(tree: Union[CardTree, CardTree3]) -> Tuple[np.ndarray, np.ndarray]:
-  """``CardTables.in_hand`` (T, P) and ``CardTables.contribution`` (T, P) of a card tree.
-
-  ``CardTree3`` has both. A two-player ``CardTree`` has each terminal's kind and player 0's
-  payoff u_0: at a showdown both players are in the hand with the stake s = u_0 each; at a fold
-  the player with u_0 >= 0 wins and the folder's entry is |u_0|, what it loses; the winner's
-  entry, which no payoff of two players reads, is |u_0| too.
-  """
-  if isinstance(tree, CardTree3):
-    return (np.ascontiguousarray(tree.in_hand, dtype=np.bool_),
-            np.ascontiguousarray(tree.contribution, dtype=np.float64))
-  payoff = np.asarray(tree.payoff, dtype=np.float64)
-  in_hand = np.stack([tree.showdown | (payoff >= 0), tree.showdown | (payoff < 0)], axis=1)
-  stake = np.where(tree.showdown, payoff, np.abs(payoff))
-  return np.ascontiguousarray(in_hand), np.ascontiguousarray(np.stack([stake, stake], axis=1))
-
-
-def card_tables(tree: Union[CardTree, CardTree3]) -> CardTables:
-  """The kernel's tables of a two-player ``CardTree`` or a three-player ``CardTree3``.
+def card_tables(tree: AnyCardTree) -> CardTables:
+  """The kernel's tables of a card tree (a two-player ``CardTree`` or a three-player
+  ``CardTree3``).
 
   The last sequences (2 d + a of the player acting at d; 2 D, the empty sequence, before the
-  player's first choice) come from one walk down the tree; the terminals' description from
-  ``terminal_stakes``.
+  player's first choice) come from one walk down the tree; the terminals' description is the
+  tree's ``in_hand`` and ``contribution``.
   """
-  in_hand, contribution = terminal_stakes(tree)
-  players = in_hand.shape[1]
+  in_hand = np.ascontiguousarray(tree.in_hand, dtype=np.bool_)
+  contribution = np.ascontiguousarray(tree.contribution, dtype=np.float64)
+  players = tree.num_players
   empty = 2 * tree.num_nodes
   node_sequence = np.full(tree.num_nodes, empty, dtype=np.int64)
   terminal_sequence = np.full((players, len(in_hand)), empty, dtype=np.int64)
@@ -108,7 +97,7 @@ def card_tables(tree: Union[CardTree, CardTree3]) -> CardTables:
                     players=tuple(range(players)))
 
 
-def same_betting(tree: Union[CardTree, CardTree3], other: Union[CardTree, CardTree3]) -> bool:
+def same_betting(tree: AnyCardTree, other: AnyCardTree) -> bool:
   """Whether two trees differ at most in their stakes (so they can share one batch)."""
   mine, theirs = card_tables(tree), card_tables(other)
   return (tree.histories == other.histories and tree.num_cards == other.num_cards
@@ -120,7 +109,7 @@ class RangeEngine:
   """The state of a range-vector CFR run on B games with one betting tree, and its update.
 
   Attributes:
-    trees: the B ``CardTree`` objects.
+    trees: the B card trees (``CardTree`` or ``CardTree3``; one deck, stakes may differ).
     rule: the ``UpdateRule``.
     regrets: (B, D N 2) cumulative counterfactual regrets R.
     cumulative: (B, D N 2) average-policy numerators S.
@@ -128,7 +117,7 @@ class RangeEngine:
     iteration: (B,) int64, iteration t of each game's last pass.
   """
 
-  def __init__(self, trees: Sequence[Union[CardTree, CardTree3]], rule: UpdateRule):
+  def __init__(self, trees: Sequence[AnyCardTree], rule: UpdateRule):
     if not trees:
       raise ValueError(f"{type(self).__name__} needs at least one card tree")
     for tree in trees[1:]:
@@ -240,7 +229,7 @@ def response_values(tables: CardTables, policy: np.ndarray) -> Tuple[np.ndarray,
 _TABULAR_PEAK_BYTES_PER_FLOAT = 52
 
 
-def tabular_policy_bytes(tree: CardTree) -> int:
+def tabular_policy_bytes(tree: AnyCardTree) -> int:
   """The estimated peak memory of building a ``TabularPolicy`` of ``tree``'s game.
 
   ``TabularPolicy`` stores every row's information-state tensor when the game provides one
@@ -254,14 +243,14 @@ def tabular_policy_bytes(tree: CardTree) -> int:
 
 
 class RangeLayout:
-  """The map between a ``CardTree``'s flat arrays and OpenSpiel's ``TabularPolicy`` rows.
+  """The map between a card tree's flat arrays and OpenSpiel's ``TabularPolicy`` rows.
 
   Raises:
     ValueError: where building the ``TabularPolicy`` would take more than ``max_bytes``
       (``tabular_policy_bytes``); ``CardPolicy`` is the compact form for such decks.
   """
 
-  def __init__(self, tree: CardTree, max_bytes: int = 4 * 2**30):
+  def __init__(self, tree: AnyCardTree, max_bytes: int = 4 * 2**30):
     need = tabular_policy_bytes(tree)
     if need > max_bytes:
       raise ValueError(f"{tree.game}: an OpenSpiel TabularPolicy of {tree.num_cards} cards needs "

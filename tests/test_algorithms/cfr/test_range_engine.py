@@ -191,7 +191,7 @@ def test_solver_engines_agree(cls):
 @pytest.mark.parametrize("game_string,expected", [
     ("kuhn_poker", "flat"), ("kuhn_poker_ante(deck_size=12)", "flat"),
     ("kuhn_poker_ante(deck_size=13)", "range"),
-    # Three players: range vectors (Range3Engine) from 13 cards as for two; below, the flat engine
+    # Three players: range vectors (on a CardTree3) from 13 cards as for two; below, the flat engine
     # keeps OpenSpiel's exact numbers on kuhn_poker(players=3), whose uniform start has exact ties
     # the range engine breaks differently (test_range3_engine.py).
     ("kuhn_poker(players=3)", "flat"), ("kuhn_poker_ante(players=3,deck_size=12)", "flat"),
@@ -222,8 +222,8 @@ def test_range_engine_refuses_over_its_memory_limit():
 @pytest.mark.parametrize("engine,game_string,message", [
     ("fast", "kuhn_poker", "engine must be one of auto, flat, range; got 'fast'"),
     ("range", "leduc_poker", "engine='range' needs a two-player game with one private card"),
-    ("range", "kuhn_poker(players=4)", "need players=3, got players=4; the flat engine "
-     r"\(engine='flat'\) runs four or more"),
+    ("range", "kuhn_poker(players=4)", r"three-player Kuhn poker \(standard rules\); the flat "
+     r"engine \(engine='flat'\) runs any other; got kuhn_poker\(players=4\)"),
 ])
 def test_engine_errors(engine, game_string, message):
   with pytest.raises(ValueError, match=message):
@@ -237,7 +237,7 @@ def test_sampled_and_cfr_avg_solvers_stay_flat():
     algorithms.ChanceSamplingCFRSolver(game, engine="range")  # pylint: disable=unexpected-keyword-arg
 
 
-@pytest.mark.parametrize("players", [2, 3])  # three players: Range3Engine
+@pytest.mark.parametrize("players", [2, 3])  # three players: on a CardTree3
 def test_save_and_load_resume_exactly(tmp_path, players):
   game = pyspiel.load_game(f"kuhn_poker_ante(players={players},deck_size=20)")
   straight = algorithms.DCFRSolver(game)

@@ -15,10 +15,13 @@ import pyspiel
 import pytest
 
 import algorithms
+from algorithms.cfr import engine_choice
 from algorithms.rebel.public_tree import PublicTree
 from algorithms.tree import game_shortcuts
 from algorithms.tree import game_tree
 from algorithms.tree import kuhn_tree
+from algorithms.tree.card_tree import CardTree
+from algorithms.tree.card_tree3 import CardTree3
 from algorithms.tree.game_tree import GameTree
 from algorithms.tree.tree_layout import TreeArrays
 import helpers
@@ -32,6 +35,8 @@ GENERIC = ("algorithms/tree/game_tree.py", "algorithms/tree/tree_layout.py",
            "algorithms/tree/sequence_form.py", "algorithms/rebel/public_tree.py",
            "algorithms/cfr/batched_solver.py", "algorithms/cfr/cfr_engine.py",
            "algorithms/cfr/solvers.py", "algorithms/cfr/tree_exploitability.py",
+           "algorithms/cfr/engine_choice.py", "algorithms/cfr/solver_backends.py",
+           "algorithms/cfr/range_engine.py", "algorithms/cfr/evaluation.py",
            "experiments/harness/solver_registry.py")
 
 
@@ -168,3 +173,18 @@ def test_games_that_differ_only_in_their_stakes_share_a_batch(rules):
   # OpenSpiel's kuhn_poker is kuhn_poker_ante's default rules: one key.
   assert shape(pyspiel.load_game("kuhn_poker")) == shape(game_from_rules(KuhnRules()))
   algorithms.BatchedCFRSolver([game_from_rules(rules), game_from_rules(other)], engine="flat")
+
+
+def test_card_trees_of_two_and_three_players_come_from_the_registry_only(monkeypatch):
+  two = pyspiel.load_game("kuhn_poker_ante(deck_size=13)")
+  three = pyspiel.load_game("kuhn_poker_ante(players=3,deck_size=13)")
+  assert type(kuhn_tree.KUHN_SHORTCUTS.card_tree(two)) is CardTree
+  assert type(kuhn_tree.KUHN_SHORTCUTS.card_tree(three)) is CardTree3
+  assert kuhn_tree.KUHN_SHORTCUTS.card_tree(pyspiel.load_game("kuhn_poker(players=4)")) is None
+  assert algorithms.CFRSolver(three).engine_name == "range"
+  # No way around the registry: with the entry's hook gone, neither game has range vectors.
+  entry = dataclasses.replace(kuhn_tree.KUHN_SHORTCUTS, card_tree=lambda game: None)
+  monkeypatch.setitem(game_shortcuts._REGISTRY, "kuhn_poker_ante", entry)  # pylint: disable=protected-access
+  for game in (two, three):
+    assert engine_choice.range_card_tree(game, "auto") is None
+    assert algorithms.CFRSolver(game).engine_name == "flat"
