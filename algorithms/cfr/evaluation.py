@@ -45,7 +45,7 @@ class RangeEvaluator:
 
   Policies are ``CardPolicy`` objects, ``TabularPolicy`` objects of the game (mapped through a
   ``RangeLayout``, built on first use: its representative states take O(N^2) memory) or flat
-  arrays (D N 2,) in the range engine's layout.
+  arrays (D N A,) in the range engine's layout.
   """
 
   def __init__(self, card_tree: AnyCardTree):
@@ -58,7 +58,7 @@ class RangeEvaluator:
     return RangeLayout(self.card_tree)
 
   def flat_policy(self, policy: Policy) -> np.ndarray:
-    """The policy as a flat array (D N 2,)."""
+    """The policy as a flat array (D N A,)."""
     if isinstance(policy, CardPolicy):
       return policy.probabilities.reshape(-1)
     if isinstance(policy, policy_lib.TabularPolicy):

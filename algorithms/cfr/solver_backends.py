@@ -60,9 +60,10 @@ from algorithms.tree.card_tree3 import AnyCardTree
 from algorithms.tree.game_tree import GameTree
 from algorithms.tree.tree_layout import TreeArrays
 
-# Float64 arrays of D N 2 entries a range-vector run of P players holds, the memory estimate of
-# ``check_memory``: R, S, sigma, the reach X and the average, and per player its q (P, D N 2)
-# and v (P, D, N), half an array: 5 + 1.5 P, rounded up (8 for two players, 10 for three).
+# Float64 arrays of D N A entries (A = 2 actions) a range-vector run of P players holds, the
+# memory estimate of ``check_memory``: R, S, sigma, the reach X and the average, and per player
+# its q (P, D N A) and v (P, D, N), half an array for A = 2: 5 + 1.5 P, rounded up (8 for two
+# players, 10 for three).
 _RANGE_ARRAYS = 5
 _RANGE_ARRAYS_PER_PLAYER = 1.5
 # The default memory limit of a range-vector run, in bytes.
@@ -264,7 +265,7 @@ class BatchedRangeBackend(RangeEngine):
     self.layout.to_tabular(flat, table)
 
   def policies(self, games: np.ndarray, average: bool) -> np.ndarray:
-    """The listed games' average (or current) policies (len(games), D N 2)."""
+    """The listed games' average (or current) policies (len(games), D N A)."""
     return np.stack([self.average(b) if average else self.sigma[b] for b in games])
 
   def batch_values(self, games: np.ndarray, average: bool) -> Tuple[np.ndarray, np.ndarray]:
@@ -306,10 +307,11 @@ class RangeBackend(BatchedRangeBackend):
 
   def info_state_nodes(self) -> Dict[str, cfr._InfoStateNode]:  # pylint: disable=protected-access
     """OpenSpiel's ``_info_state_nodes`` from the engine's arrays (a snapshot)."""
-    layout = self.layout
-    return {key: _node([0, 1], int(row), self.regrets[0, 2 * i:2 * i + 2],
-                       self.cumulative[0, 2 * i:2 * i + 2])
-            for i, (key, row) in enumerate(zip(layout.keys, layout.rows))}
+    layout, actions = self.layout, self.card_tree.num_actions
+    blocks = [slice(actions * i, actions * (i + 1)) for i in range(len(layout.keys))]
+    return {key: _node(list(range(actions)), int(row), self.regrets[0, block],
+                       self.cumulative[0, block])
+            for key, row, block in zip(layout.keys, layout.rows, blocks)}
 
 
 def _node(legal_actions, row: int, regrets: np.ndarray,
@@ -323,9 +325,9 @@ def _node(legal_actions, row: int, regrets: np.ndarray,
 
 def range_memory(card_tree: AnyCardTree) -> int:
   """Bytes a range-vector run of ``card_tree`` holds: about 5 + 1.5 P float64 arrays of
-  (D + 1) N 2, rounded up to whole arrays (8 for two players, 10 for three)."""
+  (D + 1) N A, rounded up to whole arrays (8 for two players, 10 for three)."""
   arrays = math.ceil(_RANGE_ARRAYS + _RANGE_ARRAYS_PER_PLAYER * card_tree.num_players)
-  return arrays * 8 * 2 * (card_tree.num_nodes + 1) * card_tree.num_cards
+  return arrays * 8 * card_tree.num_actions * (card_tree.num_nodes + 1) * card_tree.num_cards
 
 
 def check_memory(card_tree: AnyCardTree, max_bytes: int) -> None:

@@ -30,8 +30,8 @@ class CardTree:
     histories: a name per decision node (the betting so far, e.g. ``"pb"``), top-down.
     node_player: (D,) int64, the player acting at each decision node; node 0 is the root and
       every node comes after its parent.
-    child: (D, 2) int64, the node after action 0 and 1: a decision node d >= 0, or terminal t
-      encoded as -(t + 1).
+    child: (D, A) int64, the node after each action a < A (A = 2 in Kuhn poker: pass, bet): a
+      decision node d >= 0, or terminal t encoded as -(t + 1).
     showdown: (T,) bool, True where terminal t is a showdown, False at a fold.
     payoff: (T,) float64, player 0's payoff at t: the stake s of a showdown (+s with the higher
       card, -s with the lower), or at a fold player 0's payoff; player 1 gets the opposite.
@@ -61,6 +61,11 @@ class CardTree:
     return 2
 
   @property
+  def num_actions(self) -> int:
+    """A, the actions of every decision node (``child``'s columns)."""
+    return self.child.shape[1]
+
+  @property
   def in_hand(self) -> np.ndarray:
     """(T, 2) bool, the players who have not folded at each terminal: both at a showdown; at a
     fold the player with u_0 >= 0 (player 0 if u_0 >= 0, else player 1). ``card_tree3.CardTree3``
@@ -80,5 +85,5 @@ class CardTree:
     return np.ascontiguousarray(np.stack([stake, stake], axis=1))
 
   def block(self, node: int, card: int) -> int:
-    """The first index of information set (node, card) in the flat (D N 2,) arrays."""
-    return (node * self.num_cards + card) * 2
+    """The first index of information set (node, card) in the flat (D N A,) arrays."""
+    return (node * self.num_cards + card) * self.num_actions

@@ -66,8 +66,13 @@ class CardTree3:
     """P = 3."""
     return self.in_hand.shape[1]
 
+  @property
+  def num_actions(self) -> int:
+    """A, the actions of every decision node (``child``'s columns)."""
+    return self.child.shape[1]
+
 
 # Either card tree. Both offer what the range engine reads (``game``, ``histories``,
 # ``node_player``, ``child``, ``in_hand``, ``contribution``, ``num_cards``, ``state``,
-# ``num_nodes``, ``num_players``), so no caller tells them apart.
+# ``num_nodes``, ``num_players``, ``num_actions``), so no caller tells them apart.
 AnyCardTree = Union[CardTree, CardTree3]
