@@ -19,7 +19,7 @@ any other game's tree is built and compared with the first's.
 
 ``engine`` chooses the engine as the single-game solvers do: on games with a card tree
 (two-player Kuhn poker; three-player standard Kuhn poker) of at least ``AUTO_RANGE_MIN_CARDS``
-cards, ``"auto"`` runs ``range_engine.RangeEngine`` (``range3_engine.Range3Engine``) on the
+cards, ``"auto"`` runs ``range_engine.RangeEngine`` (either card tree) on the
 batch, whose games then need one deck and rule set; each game's
 results still equal its own solver's on the same engine. The solver holds one batched
 backend of ``solver_backends`` (``make_batched_backend``), which answers for either engine.
@@ -60,8 +60,9 @@ class BatchedEngineSolver:
     """Builds the shared layout and every game's payoffs and state.
 
     Args:
-      games: one or more ``pyspiel.Game``, all of one tree shape (for Kuhn poker: the same
-        players, deck and rule set; ``kuhn_poker_ante.game_from_rules`` loads a ``KuhnRules``).
+      games: one or more ``pyspiel.Game``, all of one tree shape (for Kuhn poker: rules equal
+        but for the stakes, ``kuhn_tree.shape_key``; ``kuhn_poker_ante.game_from_rules`` loads
+        a ``KuhnRules``).
       rule: the ``UpdateRule`` of every game.
       max_nodes: refuse games with more histories (flat engine).
       engine: ``"auto"``, ``"flat"`` or ``"range"`` (module docstring).

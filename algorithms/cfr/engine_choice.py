@@ -1,23 +1,21 @@
 """Which engine runs a game: the flat game tree or the range vectors of its card tree.
 
 ``engine="auto"`` takes the range vectors where the game has a card tree of at least
-``AUTO_RANGE_MIN_CARDS`` cards: a ``CardTree`` (``range_engine``; ``game_shortcuts``: two-player
-games with one private card from an ordered deck, e.g. Kuhn poker with any deck) or a
-``CardTree3`` (``range3_engine``: three-player Kuhn poker, standard rules, any ante, bet and
-deck); the flat tree (``cfr_engine``) elsewhere; ``"flat"`` and ``"range"`` force one
-(``"range"`` on a game without a card tree is an error naming the games that have one).
-``solver_backends``' docstring says why a threshold.
+``AUTO_RANGE_MIN_CARDS`` cards; the flat tree (``cfr_engine``) elsewhere; ``"flat"`` and
+``"range"`` force one (``"range"`` on a game without a card tree is an error naming the games
+that have one). A game's card tree comes from the ``card_tree`` hook of its ``game_shortcuts``
+entry and nowhere else: a ``CardTree`` (two players with one private card from an ordered deck,
+e.g. Kuhn poker with any deck) or a ``CardTree3`` (three-player Kuhn poker, standard rules, any
+ante, bet and deck), both run by ``range_engine.RangeEngine``. ``solver_backends``' docstring
+says why a threshold.
 """
 
-from typing import Optional, Union
+from typing import Optional
 
 import pyspiel
 
 from algorithms.tree import game_shortcuts
-from algorithms.tree.card_tree import CardTree
-from algorithms.tree.card_tree3 import CardTree3
-from algorithms.tree.card_tree3 import kuhn_card_tree3
-from algorithms.tree.card_tree3 import kuhn_rules3
+from algorithms.tree.card_tree3 import AnyCardTree
 from algorithms.tree.game_tree import GameTree
 
 ENGINES = ("auto", "flat", "range")
@@ -25,29 +23,15 @@ ENGINES = ("auto", "flat", "range")
 AUTO_RANGE_MIN_CARDS = 13
 
 
-def card_tree_of(game: pyspiel.Game, refuse: bool = False) -> Optional[Union[CardTree, CardTree3]]:
-  """The game's ``CardTree`` from its ``game_shortcuts`` entry, its ``CardTree3`` for
-  three-player Kuhn poker (``card_tree3.kuhn_rules3``), or None.
-
-  Raises:
-    ValueError: with ``refuse``, for a game of three or more players that has no card tree
-      (``kuhn_rules3``'s one line: another game, four or more players, the simplified rules).
-  """
-  if game.num_players() >= 3:
-    try:
-      kuhn_rules3(game)
-    except ValueError:
-      if refuse:
-        raise
-      return None
-    return kuhn_card_tree3(game)
+def card_tree_of(game: pyspiel.Game) -> Optional[AnyCardTree]:
+  """The game's card tree from its ``game_shortcuts`` entry, or None."""
   shortcuts = game_shortcuts.for_game(game)
   return None if shortcuts is None else shortcuts.card_tree(game)
 
 
 def range_card_tree(game: pyspiel.Game, engine: str, tree: Optional[GameTree] = None
-                    ) -> Optional[Union[CardTree, CardTree3]]:
-  """The game's ``CardTree`` if ``engine`` (module docstring) runs range vectors on it, else None.
+                    ) -> Optional[AnyCardTree]:
+  """The game's card tree if ``engine`` (module docstring) runs range vectors on it, else None.
 
   A ``tree`` handed in asks for the flat engine (it is that engine's input). Under "auto" a game
   with fewer than ``AUTO_RANGE_MIN_CARDS`` chance outcomes runs on the flat tree without its card
@@ -63,11 +47,12 @@ def range_card_tree(game: pyspiel.Game, engine: str, tree: Optional[GameTree] = 
     return None
   if engine == "auto" and game.max_chance_outcomes() < AUTO_RANGE_MIN_CARDS:
     return None
-  card_tree = None if tree is not None else card_tree_of(game, refuse=engine == "range")
+  card_tree = None if tree is not None else card_tree_of(game)
   if engine == "range" and card_tree is None:
     raise ValueError(f"engine='range' needs a two-player game with one private card from an "
                      f"ordered deck (kuhn_poker, kuhn_poker_ante with two players) or three-player "
-                     f"Kuhn poker (standard rules); got {game}"
+                     f"Kuhn poker (standard rules); the flat engine (engine='flat') runs any "
+                     f"other; got {game}"
                      + (" with a flat tree handed in" if tree is not None else ""))
   if card_tree is not None and (engine == "range"
                                 or card_tree.num_cards >= AUTO_RANGE_MIN_CARDS):

@@ -9,10 +9,11 @@ of two evaluators with one interface (``policy_values``, ``best_response_values`
 ``nash_conv``, ``exploitability``, each of a policy):
 
 * ``tree_exploitability.TreeEvaluator`` on the flat game tree (any game the tree walk supports);
-* ``RangeEvaluator`` by range vectors on a ``CardTree`` (Johanson, Waugh, Bowling, Zinkevich,
-  "Accelerating best response calculation in large extensive games", IJCAI 2011: one pass per
-  player over the betting tree with a vector over the cards), in O(N |tree|) for N cards; a
-  ``CardTree3`` (three-player Kuhn poker) by the same passes (``range_engine.response_values``).
+* ``RangeEvaluator`` by range vectors on a card tree, a ``CardTree`` or a ``CardTree3``
+  (three-player Kuhn poker), by the same passes (``range_engine.response_values``; Johanson,
+  Waugh, Bowling, Zinkevich, "Accelerating best response calculation in large extensive games",
+  IJCAI 2011: one pass per player over the betting tree with a vector over the cards), in
+  O(N |tree|) for N cards.
 
 ``evaluator(game)`` picks the one the solvers' ``engine="auto"`` picks (``engine_choice``), and
 ``nash_conv(game, policy)`` / ``exploitability(game, policy)`` are the entry points.
@@ -30,8 +31,7 @@ from algorithms.cfr.engine_choice import range_card_tree
 from algorithms.cfr.range_engine import CardPolicy
 from algorithms.cfr.range_engine import RangeLayout
 from algorithms.cfr.tree_exploitability import TreeEvaluator
-from algorithms.tree.card_tree import CardTree
-from algorithms.tree.card_tree3 import CardTree3
+from algorithms.tree.card_tree3 import AnyCardTree
 from algorithms.tree.game_tree import GameTree
 
 # What an evaluator reads: an OpenSpiel ``TabularPolicy``, its array, a flat array in the
@@ -40,15 +40,15 @@ Policy = Union[policy_lib.TabularPolicy, CardPolicy, np.ndarray]
 
 
 class RangeEvaluator:
-  """Evaluates policies of a two-player game with a ``CardTree`` (or of three-player Kuhn poker,
-  a ``CardTree3``) exactly, by range vectors.
+  """Evaluates policies of a game with a card tree (a two-player ``CardTree`` or a three-player
+  ``CardTree3``) exactly, by range vectors.
 
   Policies are ``CardPolicy`` objects, ``TabularPolicy`` objects of the game (mapped through a
   ``RangeLayout``, built on first use: its representative states take O(N^2) memory) or flat
-  arrays (D N 2,) in the range engine's layout.
+  arrays (D N A,) in the range engine's layout.
   """
 
-  def __init__(self, card_tree: Union[CardTree, CardTree3]):
+  def __init__(self, card_tree: AnyCardTree):
     self.card_tree = card_tree
     self._tables = range_engine.card_tables(card_tree)
 
@@ -58,7 +58,7 @@ class RangeEvaluator:
     return RangeLayout(self.card_tree)
 
   def flat_policy(self, policy: Policy) -> np.ndarray:
-    """The policy as a flat array (D N 2,)."""
+    """The policy as a flat array (D N A,)."""
     if isinstance(policy, CardPolicy):
       return policy.probabilities.reshape(-1)
     if isinstance(policy, policy_lib.TabularPolicy):

@@ -2,11 +2,16 @@
 
 The engine of ``range_kernel`` (its docstring states the passes and the terminal values) for a
 batch of B games that share one betting tree but for their stakes (e.g. one deck and rule set, a
-grid of antes and bets): a two-player ``CardTree`` or a three-player ``CardTree3``
-(``range3_engine.Range3Engine`` names the second). Its state is the flat engine's,
-``cfr_engine.CFREngine``, per game: cumulative regrets R, average numerators S and the current
-policy sigma, each (B, D N 2) with information set (d, c) at ``CardTree.block(d, c)``; the same
-``UpdateRule`` drives both engines through the same per-block functions of ``rule_kernel``.
+grid of antes and bets): a two-player ``CardTree`` or a three-player ``CardTree3``, which offer
+the same fields (``card_tree3.AnyCardTree``), so one engine serves both. Its state is the flat
+engine's, ``cfr_engine.CFREngine``, per game: cumulative regrets R, average numerators S and the
+current policy sigma, each (B, D N A), A the tree's actions per node, with information set
+(d, c) at ``CardTree.block(d, c)``; the same ``UpdateRule`` drives both engines through the
+same per-block functions of ``rule_kernel``, with alternating updates (players 0, 1, ... in
+turn, as OpenSpiel's CFR and the flat engine) or simultaneous ones. CFR has no equilibrium
+guarantee with three players (Abou Risk and Szafron, "Using counterfactual regret minimization to
+create competitive multiplayer poker agents", AAMAS 2010; ``cfr_engine``): the engine runs the
+same updates and NashConv measures what they reach.
 
 Exact evaluation is range-vector too (Johanson, Waugh, Bowling, Zinkevich, "Accelerating best
 response calculation in large extensive games", IJCAI 2011: one pass over the public tree with
@@ -23,7 +28,7 @@ Kuhn rules.
 """
 
 import functools
-from typing import Dict, NamedTuple, Optional, Sequence, Tuple, Union
+from typing import Dict, NamedTuple, Optional, Sequence, Tuple
 
 import numpy as np
 from open_spiel.python import policy as policy_lib
@@ -32,8 +37,7 @@ from algorithms.cfr import range_kernel
 from algorithms.cfr import regret_matching as rm
 from algorithms.cfr.cfr_engine import UpdateRule
 from algorithms.cfr.range_kernel import CardTables
-from algorithms.tree.card_tree import CardTree
-from algorithms.tree.card_tree3 import CardTree3
+from algorithms.tree.card_tree3 import AnyCardTree
 from algorithms.tree.sequence_form import Blocks
 
 
@@ -43,7 +47,7 @@ class CardPolicy(NamedTuple):
   Attributes:
     histories: the decision nodes' names (``CardTree.histories``).
     node_player: (D,) the player acting at each node.
-    probabilities: (D, N, 2): probabilities[d, c, a] = pi(a | node d, acting player's card c).
+    probabilities: (D, N, A): probabilities[d, c, a] = pi(a | node d, acting player's card c).
   """
 
   histories: Tuple[str, ...]
@@ -51,7 +55,7 @@ class CardPolicy(NamedTuple):
   probabilities: np.ndarray
 
   def action_probability(self, history: str, card: int) -> np.ndarray:
-    """The acting player's action probabilities (2,) after ``history`` holding ``card``."""
+    """The acting player's action probabilities (A,) after ``history`` holding ``card``."""
     return self.probabilities[self.histories.index(history), card]
 
   def bet_probabilities(self) -> Dict[str, np.ndarray]:
@@ -60,42 +64,28 @@ class CardPolicy(NamedTuple):
     return {h: self.probabilities[d, :, 1] for d, h in enumerate(self.histories)}
 
 
-def terminal_stakes(tree: Union[CardTree, CardTree3]) -> Tuple[np.ndarray, np.ndarray]:
-  """``CardTables.in_hand`` (T, P) and ``CardTables.contribution`` (T, P) of a card tree.
+def card_tables(tree: AnyCardTree) -> CardTables:
+  """The kernel's tables of a card tree (a two-player ``CardTree`` or a three-player
+  ``CardTree3``).
 
-  ``CardTree3`` has both. A two-player ``CardTree`` has each terminal's kind and player 0's
-  payoff u_0: at a showdown both players are in the hand with the stake s = u_0 each; at a fold
-  the player with u_0 >= 0 wins and the folder's entry is |u_0|, what it loses; the winner's
-  entry, which no payoff of two players reads, is |u_0| too.
+  The last sequences (A d + a of the player acting at d; A D, the empty sequence, before the
+  player's first choice) come from one walk down the tree; the terminals' description is the
+  tree's ``in_hand`` and ``contribution``.
   """
-  if isinstance(tree, CardTree3):
-    return (np.ascontiguousarray(tree.in_hand, dtype=np.bool_),
-            np.ascontiguousarray(tree.contribution, dtype=np.float64))
-  payoff = np.asarray(tree.payoff, dtype=np.float64)
-  in_hand = np.stack([tree.showdown | (payoff >= 0), tree.showdown | (payoff < 0)], axis=1)
-  stake = np.where(tree.showdown, payoff, np.abs(payoff))
-  return np.ascontiguousarray(in_hand), np.ascontiguousarray(np.stack([stake, stake], axis=1))
-
-
-def card_tables(tree: Union[CardTree, CardTree3]) -> CardTables:
-  """The kernel's tables of a two-player ``CardTree`` or a three-player ``CardTree3``.
-
-  The last sequences (2 d + a of the player acting at d; 2 D, the empty sequence, before the
-  player's first choice) come from one walk down the tree; the terminals' description from
-  ``terminal_stakes``.
-  """
-  in_hand, contribution = terminal_stakes(tree)
-  players = in_hand.shape[1]
-  empty = 2 * tree.num_nodes
+  in_hand = np.ascontiguousarray(tree.in_hand, dtype=np.bool_)
+  contribution = np.ascontiguousarray(tree.contribution, dtype=np.float64)
+  players = tree.num_players
+  actions = tree.num_actions
+  empty = actions * tree.num_nodes
   node_sequence = np.full(tree.num_nodes, empty, dtype=np.int64)
   terminal_sequence = np.full((players, len(in_hand)), empty, dtype=np.int64)
   last = {0: (empty,) * players}  # node -> each player's last sequence on the way there
   for d in range(tree.num_nodes):  # parents first
     player = int(tree.node_player[d])
     node_sequence[d] = last[d][player]
-    for a in range(2):
+    for a in range(actions):
       after = list(last[d])
-      after[player] = 2 * d + a
+      after[player] = actions * d + a
       target = int(tree.child[d, a])
       if target >= 0:
         last[target] = tuple(after)
@@ -105,10 +95,10 @@ def card_tables(tree: Union[CardTree, CardTree3]) -> CardTables:
                     child=np.ascontiguousarray(tree.child, dtype=np.int64),
                     node_sequence=node_sequence, terminal_sequence=terminal_sequence,
                     in_hand=in_hand, contribution=contribution, num_cards=int(tree.num_cards),
-                    players=tuple(range(players)))
+                    players=tuple(range(players)), actions=tuple(range(actions)))
 
 
-def same_betting(tree: Union[CardTree, CardTree3], other: Union[CardTree, CardTree3]) -> bool:
+def same_betting(tree: AnyCardTree, other: AnyCardTree) -> bool:
   """Whether two trees differ at most in their stakes (so they can share one batch)."""
   mine, theirs = card_tables(tree), card_tables(other)
   return (tree.histories == other.histories and tree.num_cards == other.num_cards
@@ -120,15 +110,15 @@ class RangeEngine:
   """The state of a range-vector CFR run on B games with one betting tree, and its update.
 
   Attributes:
-    trees: the B ``CardTree`` objects.
+    trees: the B card trees (``CardTree`` or ``CardTree3``; one deck, stakes may differ).
     rule: the ``UpdateRule``.
-    regrets: (B, D N 2) cumulative counterfactual regrets R.
-    cumulative: (B, D N 2) average-policy numerators S.
-    sigma: (B, D N 2) current policies (regret matching of R).
+    regrets: (B, D N A) cumulative counterfactual regrets R.
+    cumulative: (B, D N A) average-policy numerators S.
+    sigma: (B, D N A) current policies (regret matching of R).
     iteration: (B,) int64, iteration t of each game's last pass.
   """
 
-  def __init__(self, trees: Sequence[Union[CardTree, CardTree3]], rule: UpdateRule):
+  def __init__(self, trees: Sequence[AnyCardTree], rule: UpdateRule):
     if not trees:
       raise ValueError(f"{type(self).__name__} needs at least one card tree")
     for tree in trees[1:]:
@@ -138,13 +128,14 @@ class RangeEngine:
     self.trees = tuple(trees)
     self.rule = rule
     self._tables = [card_tables(tree) for tree in self.trees]
-    size = trees[0].num_nodes * trees[0].num_cards * 2
+    actions = trees[0].num_actions
+    size = trees[0].num_nodes * trees[0].num_cards * actions
     self.memory = np.stack([rule.memory(size) for _ in trees])  # the rule's state, per game
     self._kernel_rule = rule.kernel_rule()
-    self._blocks = Blocks.from_sizes(np.full(size // 2, 2))  # one block of 2 actions per (d, c)
+    self._blocks = Blocks.from_sizes(np.full(size // actions, actions))  # one block per (d, c)
     self.regrets = np.zeros((len(trees), size))
     self.cumulative = np.zeros((len(trees), size))
-    self.sigma = np.full((len(trees), size), 0.5)  # regret matching of R = 0: uniform
+    self.sigma = np.full((len(trees), size), 1.0 / actions)  # regret matching of R = 0: uniform
     self.iteration = np.zeros(len(trees), dtype=np.int64)
 
   @property
@@ -171,7 +162,8 @@ class RangeEngine:
     (one betting tree and deck)."""
     tables = self._tables[0]
     players, nodes = len(tables.players), len(tables.node_player)
-    return (range_kernel.reach_array(tables), np.empty((players, nodes * tables.num_cards * 2)),
+    size = nodes * tables.num_cards * len(tables.actions)
+    return (range_kernel.reach_array(tables), np.empty((players, size)),
             np.empty((players, nodes, tables.num_cards)))
 
   def restore(self, iteration: int, regrets: np.ndarray, cumulative: np.ndarray,
@@ -183,7 +175,7 @@ class RangeEngine:
     self.sigma[game] = rm.regret_matching(self.regrets[game], self._blocks)  # sigma = RM of R
 
   def average(self, game: int = 0) -> np.ndarray:
-    """Game ``game``'s average policy (D N 2,): S / sum_a S per block, uniform where unreached."""
+    """Game ``game``'s average policy (D N A,): S / sum_a S per block, uniform where unreached."""
     return rm.normalize_average(self.cumulative[game], self._blocks)
 
   def policy(self, game: int = 0, average: bool = True) -> CardPolicy:
@@ -191,7 +183,7 @@ class RangeEngine:
     tree = self.trees[game]
     flat = self.average(game) if average else self.sigma[game].copy()
     return CardPolicy(tree.histories, tree.node_player,
-                      flat.reshape(tree.num_nodes, tree.num_cards, 2))
+                      flat.reshape(tree.num_nodes, tree.num_cards, tree.num_actions))
 
   @property
   def num_players(self) -> int:
@@ -203,7 +195,7 @@ class RangeEngine:
     return self.values_of(self.average(game) if average else self.sigma[game], game)
 
   def values_of(self, policy: np.ndarray, game: int = 0) -> Tuple[np.ndarray, np.ndarray]:
-    """(BR_i, u_i), i < P, of a flat policy (D N 2,) in game ``game`` (``response_values``)."""
+    """(BR_i, u_i), i < P, of a flat policy (D N A,) in game ``game`` (``response_values``)."""
     return response_values(self._tables[game], policy)
 
   def nash_conv(self, game: int = 0, average: bool = True) -> float:
@@ -212,7 +204,7 @@ class RangeEngine:
     return float(np.sum(best - expected))
 
   def nash_conv_of(self, policy: np.ndarray, game: int = 0) -> float:
-    """NashConv = sum_i (BR_i - u_i) of a flat policy (D N 2,) in game ``game``."""
+    """NashConv = sum_i (BR_i - u_i) of a flat policy (D N A,) in game ``game``."""
     best, expected = self.values_of(policy, game)
     return float(np.sum(best - expected))
 
@@ -222,7 +214,7 @@ class RangeEngine:
 
 
 def response_values(tables: CardTables, policy: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
-  """(BR_i, u_i) for i < P of a flat policy (D N 2,): best-response and expected payoffs.
+  """(BR_i, u_i) for i < P of a flat policy (D N A,): best-response and expected payoffs.
 
   BR_i = sum_c BR_i(root, c) (module docstring); u_i = sum_c v_i(root, c) with every player on
   ``policy``, so the u_i sum to 0 (a zero-sum game) up to rounding.
@@ -240,7 +232,7 @@ def response_values(tables: CardTables, policy: np.ndarray) -> Tuple[np.ndarray,
 _TABULAR_PEAK_BYTES_PER_FLOAT = 52
 
 
-def tabular_policy_bytes(tree: CardTree) -> int:
+def tabular_policy_bytes(tree: AnyCardTree) -> int:
   """The estimated peak memory of building a ``TabularPolicy`` of ``tree``'s game.
 
   ``TabularPolicy`` stores every row's information-state tensor when the game provides one
@@ -254,14 +246,14 @@ def tabular_policy_bytes(tree: CardTree) -> int:
 
 
 class RangeLayout:
-  """The map between a ``CardTree``'s flat arrays and OpenSpiel's ``TabularPolicy`` rows.
+  """The map between a card tree's flat arrays and OpenSpiel's ``TabularPolicy`` rows.
 
   Raises:
     ValueError: where building the ``TabularPolicy`` would take more than ``max_bytes``
       (``tabular_policy_bytes``); ``CardPolicy`` is the compact form for such decks.
   """
 
-  def __init__(self, tree: CardTree, max_bytes: int = 4 * 2**30):
+  def __init__(self, tree: AnyCardTree, max_bytes: int = 4 * 2**30):
     need = tabular_policy_bytes(tree)
     if need > max_bytes:
       raise ValueError(f"{tree.game}: an OpenSpiel TabularPolicy of {tree.num_cards} cards needs "
@@ -282,16 +274,16 @@ class RangeLayout:
     self.rows = np.array([self._template.state_lookup[k] for k in keys], dtype=np.int64)
 
   def tabular_policy(self, flat: Optional[np.ndarray] = None) -> policy_lib.TabularPolicy:
-    """A new ``TabularPolicy`` of the game holding ``flat`` (D N 2,), uniform if None."""
+    """A new ``TabularPolicy`` of the game holding ``flat`` (D N A,), uniform if None."""
     out = self._template.__copy__()
     if flat is not None:
       self.to_tabular(flat, out.action_probability_array)
     return out
 
   def to_tabular(self, flat: np.ndarray, table: np.ndarray) -> None:
-    """Writes ``flat`` (D N 2,) into the rows of an ``action_probability_array``, in place."""
-    table[self.rows] = flat.reshape(-1, 2)
+    """Writes ``flat`` (D N A,) into the rows of an ``action_probability_array``, in place."""
+    table[self.rows] = flat.reshape(-1, self.tree.num_actions)
 
   def from_tabular(self, table: np.ndarray) -> np.ndarray:
-    """The flat (D N 2,) array of an ``action_probability_array``."""
+    """The flat (D N A,) array of an ``action_probability_array``."""
     return np.ascontiguousarray(table[self.rows].reshape(-1))

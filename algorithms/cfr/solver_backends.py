@@ -8,10 +8,10 @@ questions whatever the engine; the engine's own interface (``solve``, ``restore`
 
 * ``FlatBackend``: a ``cfr_engine.CFREngine`` on the game's ``TreeArrays`` (any game the tree
   walk supports); work and memory grow with the number of histories.
-* ``RangeBackend``: a ``range_engine.RangeEngine`` on the game's ``CardTree`` (two-player games
-  with one private card from an ordered deck whose ``game_shortcuts`` entry offers one, e.g.
-  Kuhn poker with any deck); work and memory grow with the number of cards. ``Range3Backend``:
-  the same on a ``range3_engine.Range3Engine`` for three-player Kuhn poker (``CardTree3``).
+* ``RangeBackend``: a ``range_engine.RangeEngine`` on the game's card tree (games with one
+  private card from an ordered deck whose ``game_shortcuts`` entry offers one: a ``CardTree``
+  for two players, e.g. Kuhn poker with any deck, a ``CardTree3`` for three-player Kuhn poker);
+  work and memory grow with the number of cards.
 
 ``make_backend`` picks one as ``engine_choice.range_card_tree`` says: ``engine="auto"`` takes
 the range vectors where the game has a card tree of at least ``AUTO_RANGE_MIN_CARDS`` cards, the
@@ -37,6 +37,7 @@ game's ``TreeArrays`` with every game's terminal weights) or ``BatchedRangeBacke
 """
 
 import functools
+import math
 from typing import Dict, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
@@ -50,23 +51,21 @@ from algorithms.cfr.cfr_engine import sequence_policy
 from algorithms.cfr.engine_choice import card_tree_of  # noqa: F401  (where callers find it)
 from algorithms.cfr.engine_choice import range_card_tree
 from algorithms.cfr.evaluation import RangeEvaluator
-from algorithms.cfr.range3_engine import Range3Engine
 from algorithms.cfr.range_engine import RangeEngine
 from algorithms.cfr.range_engine import RangeLayout
 from algorithms.cfr.tree_exploitability import TreeEvaluator
 from algorithms.cfr.update_rules import UpdateRule
 from algorithms.tree import game_shortcuts
-from algorithms.tree.card_tree import CardTree
-from algorithms.tree.card_tree3 import CardTree3
+from algorithms.tree.card_tree3 import AnyCardTree
 from algorithms.tree.game_tree import GameTree
 from algorithms.tree.tree_layout import TreeArrays
 
-# Float64 arrays of D N 2 entries a range-vector run holds (R, S, sigma, X, q for two players,
-# the average): the memory estimate of ``check_memory``.
-_RANGE_ARRAYS = 8
-# The same for three players (``range_kernel.iterations`` on a ``CardTree3``: R, S, sigma, q for
-# each of three players, v (3, D, N) = 1.5 arrays, the average): 9.5, rounded up.
-_RANGE3_ARRAYS = 10
+# Float64 arrays of D N A entries (A = 2 actions) a range-vector run of P players holds, the
+# memory estimate of ``check_memory``: R, S, sigma, the reach X and the average, and per player
+# its q (P, D N A) and v (P, D, N), half an array for A = 2: 5 + 1.5 P, rounded up (8 for two
+# players, 10 for three).
+_RANGE_ARRAYS = 5
+_RANGE_ARRAYS_PER_PLAYER = 1.5
 # The default memory limit of a range-vector run, in bytes.
 DEFAULT_MAX_BYTES = 4 * 2**30
 
@@ -242,8 +241,8 @@ def _fixed_sums(utilities: List[np.ndarray], tree: GameTree) -> List[Optional[fl
 
 
 class BatchedRangeBackend(RangeEngine):
-  """A ``RangeEngine`` on B ``CardTree`` objects of one betting tree, with their ``TabularPolicy``
-  rows and their values.
+  """A ``RangeEngine`` on B card trees of one betting tree, with their ``TabularPolicy`` rows and
+  their values.
 
   The ``TabularPolicy`` map (one representative state per information set, shared by the games)
   is built on first use, so a run that only reads ``CardPolicy`` objects never builds it.
@@ -252,7 +251,7 @@ class BatchedRangeBackend(RangeEngine):
   name = "range"
   arrays = None  # the flat engine's TreeArrays: none here
 
-  def __init__(self, card_trees: Sequence[CardTree], rule: UpdateRule,
+  def __init__(self, card_trees: Sequence[AnyCardTree], rule: UpdateRule,
                max_bytes: int = DEFAULT_MAX_BYTES):
     for card_tree in card_trees:
       check_memory(card_tree, max_bytes)
@@ -266,11 +265,11 @@ class BatchedRangeBackend(RangeEngine):
     self.layout.to_tabular(flat, table)
 
   def policies(self, games: np.ndarray, average: bool) -> np.ndarray:
-    """The listed games' average (or current) policies (len(games), D N 2)."""
+    """The listed games' average (or current) policies (len(games), D N A)."""
     return np.stack([self.average(b) if average else self.sigma[b] for b in games])
 
   def batch_values(self, games: np.ndarray, average: bool) -> Tuple[np.ndarray, np.ndarray]:
-    """(best-response values, on-policy values), (len(games), 2) each, of the listed games'
+    """(best-response values, on-policy values), (len(games), P) each, of the listed games'
     average (or current) policies (``RangeEngine.values``)."""
     values = [self.values(b, average) for b in games]
     return np.array([v[0] for v in values]), np.array([v[1] for v in values])
@@ -286,10 +285,11 @@ class BatchedRangeBackend(RangeEngine):
 
 
 class RangeBackend(BatchedRangeBackend):
-  """A ``RangeEngine`` on the game's ``CardTree``: the batched backend of one game, with the
+  """A ``RangeEngine`` on the game's card tree: the batched backend of one game, with the
   single-game questions of ``solvers.EngineSolver``."""
 
-  def __init__(self, card_tree: CardTree, rule: UpdateRule, max_bytes: int = DEFAULT_MAX_BYTES):
+  def __init__(self, card_tree: AnyCardTree, rule: UpdateRule,
+               max_bytes: int = DEFAULT_MAX_BYTES):
     super().__init__([card_tree], rule, max_bytes)
     self.card_tree = card_tree
 
@@ -307,18 +307,11 @@ class RangeBackend(BatchedRangeBackend):
 
   def info_state_nodes(self) -> Dict[str, cfr._InfoStateNode]:  # pylint: disable=protected-access
     """OpenSpiel's ``_info_state_nodes`` from the engine's arrays (a snapshot)."""
-    layout = self.layout
-    return {key: _node([0, 1], int(row), self.regrets[0, 2 * i:2 * i + 2],
-                       self.cumulative[0, 2 * i:2 * i + 2])
-            for i, (key, row) in enumerate(zip(layout.keys, layout.rows))}
-
-
-class BatchedRange3Backend(BatchedRangeBackend, Range3Engine):
-  """``BatchedRangeBackend`` on a ``Range3Engine``: B three-player ``CardTree3`` objects."""
-
-
-class Range3Backend(RangeBackend, BatchedRange3Backend):
-  """``RangeBackend`` on a ``Range3Engine``: one three-player ``CardTree3``."""
+    layout, actions = self.layout, self.card_tree.num_actions
+    blocks = [slice(actions * i, actions * (i + 1)) for i in range(len(layout.keys))]
+    return {key: _node(list(range(actions)), int(row), self.regrets[0, block],
+                       self.cumulative[0, block])
+            for key, row, block in zip(layout.keys, layout.rows, blocks)}
 
 
 def _node(legal_actions, row: int, regrets: np.ndarray,
@@ -330,14 +323,14 @@ def _node(legal_actions, row: int, regrets: np.ndarray,
   return node
 
 
-def range_memory(card_tree: Union[CardTree, CardTree3]) -> int:
-  """Bytes a range-vector run of ``card_tree`` holds: about 8 float64 arrays of D N 2 (10 for
-  three players)."""
-  arrays = _RANGE3_ARRAYS if isinstance(card_tree, CardTree3) else _RANGE_ARRAYS
-  return arrays * 8 * 2 * (card_tree.num_nodes + 1) * card_tree.num_cards
+def range_memory(card_tree: AnyCardTree) -> int:
+  """Bytes a range-vector run of ``card_tree`` holds: about 5 + 1.5 P float64 arrays of
+  (D + 1) N A, rounded up to whole arrays (8 for two players, 10 for three)."""
+  arrays = math.ceil(_RANGE_ARRAYS + _RANGE_ARRAYS_PER_PLAYER * card_tree.num_players)
+  return arrays * 8 * card_tree.num_actions * (card_tree.num_nodes + 1) * card_tree.num_cards
 
 
-def check_memory(card_tree: Union[CardTree, CardTree3], max_bytes: int) -> None:
+def check_memory(card_tree: AnyCardTree, max_bytes: int) -> None:
   """Refuses, before any work, a run whose ``range_memory`` exceeds ``max_bytes``."""
   need = range_memory(card_tree)
   if need > max_bytes:
@@ -355,8 +348,7 @@ def make_backend(game: pyspiel.Game, rule: UpdateRule, engine: str, tree: Option
   """
   card_tree = range_card_tree(game, engine, tree)
   if card_tree is not None:
-    backend = Range3Backend if isinstance(card_tree, CardTree3) else RangeBackend
-    return backend(card_tree, rule, max_bytes)
+    return RangeBackend(card_tree, rule, max_bytes)
   return FlatBackend(game, rule, tree, max_nodes)
 
 
@@ -377,8 +369,7 @@ def make_batched_backend(games: Sequence[pyspiel.Game], rule: UpdateRule, engine
   if others:
     raise ValueError(f"game {others[0]} ({games[others[0]]}) does not run on the range-vector "
                      f"engine of game 0 ({games[0]}): batched games must share one engine")
-  if any(isinstance(t, CardTree3) != isinstance(card_trees[0], CardTree3) for t in card_trees):
+  if any(t.num_players != card_trees[0].num_players for t in card_trees):
     raise ValueError(f"games {games[0]} and the others differ in their number of players: "
                      "batched games must share one engine")
-  backend = BatchedRange3Backend if isinstance(card_trees[0], CardTree3) else BatchedRangeBackend
-  return backend(card_trees, rule, max_bytes)
+  return BatchedRangeBackend(card_trees, rule, max_bytes)

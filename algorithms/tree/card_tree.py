@@ -10,6 +10,8 @@ terminal's kind and payoff. An information set is (decision node, own card), and
 and node.
 
 A game offers its ``CardTree`` through the ``card_tree`` hook of its ``game_shortcuts`` entry.
+Three players need another terminal form (``card_tree3.CardTree3``); both trees offer the
+terminals as ``in_hand`` and ``contribution``, which is all the range engine reads of them.
 """
 
 import dataclasses
@@ -28,8 +30,8 @@ class CardTree:
     histories: a name per decision node (the betting so far, e.g. ``"pb"``), top-down.
     node_player: (D,) int64, the player acting at each decision node; node 0 is the root and
       every node comes after its parent.
-    child: (D, 2) int64, the node after action 0 and 1: a decision node d >= 0, or terminal t
-      encoded as -(t + 1).
+    child: (D, A) int64, the node after each action a < A (A = 2 in Kuhn poker: pass, bet): a
+      decision node d >= 0, or terminal t encoded as -(t + 1).
     showdown: (T,) bool, True where terminal t is a showdown, False at a fold.
     payoff: (T,) float64, player 0's payoff at t: the stake s of a showdown (+s with the higher
       card, -s with the lower), or at a fold player 0's payoff; player 1 gets the opposite.
@@ -53,6 +55,35 @@ class CardTree:
     """D, the number of decision nodes."""
     return len(self.node_player)
 
+  @property
+  def num_players(self) -> int:
+    """P = 2."""
+    return 2
+
+  @property
+  def num_actions(self) -> int:
+    """A, the actions of every decision node (``child``'s columns)."""
+    return self.child.shape[1]
+
+  @property
+  def in_hand(self) -> np.ndarray:
+    """(T, 2) bool, the players who have not folded at each terminal: both at a showdown; at a
+    fold the player with u_0 >= 0 (player 0 if u_0 >= 0, else player 1). ``card_tree3.CardTree3``
+    has the same field, so the range engine reads either tree alike."""
+    payoff = np.asarray(self.payoff, dtype=np.float64)
+    return np.ascontiguousarray(np.stack([self.showdown | (payoff >= 0),
+                                          self.showdown | (payoff < 0)], axis=1))
+
+  @property
+  def contribution(self) -> np.ndarray:
+    """(T, 2) float64, what each player loses at a terminal if it does not win, as
+    ``CardTree3.contribution``: at a showdown the stake s = u_0 of each; at a fold the folder's
+    entry is |u_0|, what it loses, and the winner's, which no payoff of two players reads, is
+    |u_0| too."""
+    payoff = np.asarray(self.payoff, dtype=np.float64)
+    stake = np.where(self.showdown, payoff, np.abs(payoff))
+    return np.ascontiguousarray(np.stack([stake, stake], axis=1))
+
   def block(self, node: int, card: int) -> int:
-    """The first index of information set (node, card) in the flat (D N 2,) arrays."""
-    return (node * self.num_cards + card) * 2
+    """The first index of information set (node, card) in the flat (D N A,) arrays."""
+    return (node * self.num_cards + card) * self.num_actions

@@ -1,13 +1,15 @@
-"""The public tree of three-player Kuhn poker with one private card each from an ordered deck.
+"""The public tree of a three-player game with one private card each from an ordered deck.
 
-The three-player form of ``card_tree.CardTree``: each player holds one private card of a deck of
-N >= 3 cards ranked 0 < 1 < ... < N - 1 (three distinct cards, every ordered deal equally
-likely), the betting is public, and a hand ends when the betting does, with the highest card
-among the players still in taking the pot. The game tree has N (N - 1) (N - 2) copies of one
-betting tree; a ``CardTree3`` keeps one: the decision nodes with their acting player, the
-children, and per terminal who is still in the hand and what each player has put in. An
-information set is (decision node, own card), and ``algorithms.cfr.range3_engine`` runs CFR on
-this tree with one vector over the cards per player and node.
+The three-player form of ``card_tree.CardTree`` (three-player Kuhn poker, for one): each player
+holds one private card of a deck of N >= 3 cards ranked 0 < 1 < ... < N - 1 (three distinct
+cards, every ordered deal equally likely), the betting is public, and a hand ends when the betting
+does, with the highest card among the players still in taking the pot. The game tree has
+N (N - 1) (N - 2) copies of one betting tree; a ``CardTree3`` keeps one: the decision nodes with
+their acting player, the children, and per terminal who is still in the hand and what each player
+has put in. An information set is (decision node, own card), and ``algorithms.cfr.range_engine``
+runs CFR on this tree with one vector over the cards per player and node, as on a ``CardTree``.
+A game offers it through the ``card_tree`` hook of its ``game_shortcuts`` entry, like a
+``CardTree`` (Kuhn poker's entry, ``kuhn_tree``, gives either by the number of players).
 
 Three players do not fit ``CardTree``'s terminals (a showdown stake or a fold payoff, one number
 for player 0): after a bet one opponent may fold and the other call, so a terminal is a
@@ -23,12 +25,7 @@ from typing import Callable, Tuple, Union
 import numpy as np
 import pyspiel
 
-from algorithms.tree.kuhn_tree import _smallest_deal
-from spiel_games import kuhn_poker_ante
-from spiel_games.kuhn_rules import ACTION_CHARS
-from spiel_games.kuhn_rules import KuhnRules
-
-NUM_PLAYERS = 3
+from algorithms.tree.card_tree import CardTree
 
 
 @dataclasses.dataclass(frozen=True)
@@ -64,72 +61,18 @@ class CardTree3:
     """D, the number of decision nodes."""
     return len(self.node_player)
 
+  @property
+  def num_players(self) -> int:
+    """P = 3."""
+    return self.in_hand.shape[1]
 
-def smallest_state(game: pyspiel.Game, rules: KuhnRules, history: str,
-                   card: int) -> pyspiel.State:
-  """The state with the smallest ``history_str()`` in which the player to act after the betting
-  ``history`` holds ``card``: the first of its information set in ``TabularPolicy``'s order.
-
-  The history string starts with the deal, "c_0, c_1, ..."; the smallest one gives each other
-  seat, in order, the card whose string is smallest among those still free ("10" sorts between
-  "1" and "2"). Any number of players.
-  """
-  by_string = sorted(range(rules.deck_size), key=str)
-  player = rules.current_player(history)
-  state = game.new_initial_state()
-  for c in _smallest_deal(rules.deck_size, rules.num_players, player, card, by_string):
-    state.apply_action(c)
-  for a in history:
-    state.apply_action(ACTION_CHARS.index(a))
-  return state
+  @property
+  def num_actions(self) -> int:
+    """A, the actions of every decision node (``child``'s columns)."""
+    return self.child.shape[1]
 
 
-def kuhn_rules3(game: Union[pyspiel.Game, KuhnRules]) -> KuhnRules:
-  """The rules of three-player standard Kuhn poker of ``game`` (a game or its ``KuhnRules``).
-
-  Raises:
-    ValueError: (one line) for a game that is not Kuhn poker, another number of players, or the
-      simplified rule set.
-  """
-  rules = game if isinstance(game, KuhnRules) else kuhn_poker_ante.rules_of(game, None)
-  if rules is None:
-    raise ValueError(f"three-player range vectors need kuhn_poker(players=3) or "
-                     f"kuhn_poker_ante(players=3); got {game}")
-  if rules.num_players != NUM_PLAYERS:
-    limit = ("engine='range' of range_engine runs two players" if rules.num_players == 2 else
-             "the flat engine (engine='flat') runs four or more, up to its max_nodes limit")
-    raise ValueError(f"three-player range vectors need players=3, got players="
-                     f"{rules.num_players}; {limit}")
-  if rules.simplified:
-    raise ValueError("three-player range vectors need simplified=False: the simplified rule set "
-                     "is defined for two players only")
-  return rules
-
-
-def kuhn_card_tree3(game: pyspiel.Game) -> CardTree3:
-  """The ``CardTree3`` of three-player Kuhn poker (any ante, bet and deck of N >= 3 cards):
-  ``kuhn_poker(players=3)`` or ``kuhn_poker_ante(players=3, ...)``.
-
-  Decision nodes are the betting histories where someone acts, shortest first; action 0 is pass
-  (check or fold), 1 bet (or call); terminals likewise. ``in_hand`` and ``contribution`` are
-  ``KuhnRules.in_hand`` and ``KuhnRules.contributions`` of each terminal history.
-
-  Raises:
-    ValueError: as ``kuhn_rules3``.
-  """
-  rules = kuhn_rules3(game)
-  histories = rules.decision_histories()  # shortest first: parents before children
-  terminals = tuple(sorted(rules.terminal_histories, key=lambda h: (len(h), h)))
-  child = np.array([[histories.index(h + a) if h + a in histories else -terminals.index(h + a) - 1
-                     for a in ACTION_CHARS] for h in histories], dtype=np.int64)
-  in_hand = np.array([[p in rules.in_hand(z) for p in range(NUM_PLAYERS)] for z in terminals])
-  contribution = np.array([rules.contributions(z) for z in terminals], dtype=np.float64)
-
-  def state(node: int, card: int) -> pyspiel.State:
-    return smallest_state(game, rules, histories[node], card)
-
-  return CardTree3(game=game, histories=histories,
-                   node_player=np.array([rules.current_player(h) for h in histories],
-                                        dtype=np.int64),
-                   child=child, terminals=terminals, in_hand=in_hand, contribution=contribution,
-                   num_cards=rules.deck_size, state=state)
+# Either card tree. Both offer what the range engine reads (``game``, ``histories``,
+# ``node_player``, ``child``, ``in_hand``, ``contribution``, ``num_cards``, ``state``,
+# ``num_nodes``, ``num_players``, ``num_actions``), so no caller tells them apart.
+AnyCardTree = Union[CardTree, CardTree3]

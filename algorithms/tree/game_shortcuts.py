@@ -19,7 +19,7 @@ from typing import Callable, Dict, Hashable, Optional, Protocol, Sequence
 import numpy as np
 import pyspiel
 
-from algorithms.tree.card_tree import CardTree
+from algorithms.tree.card_tree3 import AnyCardTree
 
 
 class PublicBeliefs(Protocol):
@@ -47,16 +47,17 @@ class GameShortcuts:
       where unknown. Batched solving checks shapes with it instead of building every tree.
     terminal_utility: ``game -> u_p(z)`` (T, N), equal to ``GameTree.from_game(game).utility``
       (same terminal order), computed without building the tree.
-    card_tree: ``game -> card_tree.CardTree`` for instances of the one-private-card,
-      ordered-deck form (the range-vector engine's games), else None (the default: no game
-      instance is covered).
+    card_tree: ``game -> card_tree.CardTree`` (two players) or ``card_tree3.CardTree3`` (three)
+      for instances of the one-private-card, ordered-deck form (the range-vector engine's
+      games), else None (the default: no game instance is covered). The only way the engines
+      reach a card tree (``algorithms.cfr.engine_choice``).
   """
 
   tree_fields: Callable[[pyspiel.Game, int], Optional[Dict[str, object]]]
   public_beliefs: Callable[[pyspiel.Game], Optional[PublicBeliefs]]
   shape: Callable[[pyspiel.Game], Optional[Hashable]]
   terminal_utility: Callable[[pyspiel.Game], np.ndarray]
-  card_tree: Callable[[pyspiel.Game], Optional[CardTree]] = lambda game: None
+  card_tree: Callable[[pyspiel.Game], Optional[AnyCardTree]] = lambda game: None
 
 
 _REGISTRY: Dict[str, GameShortcuts] = {}

@@ -24,19 +24,23 @@ order, returns from ``KuhnRules.returns``). ``tests/test_algorithms/tree/test_ku
 compares every field with the walked tree.
 
 The module registers Kuhn poker's entry in ``game_shortcuts`` (for OpenSpiel's ``kuhn_poker`` and
-for ``kuhn_poker_ante``): the generated tree, and the leaf beliefs of a public state as the
-referee game's ``PublicBeliefState``.
+for ``kuhn_poker_ante``): the generated tree, the card tree of the range-vector engine
+(``CardTree`` for two players, ``CardTree3`` for three), and the leaf beliefs of a public state as
+the referee game's ``PublicBeliefState``.
 """
 
+import dataclasses
 import fractions
 import types
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Dict, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 import pyspiel
 
 from algorithms.tree import game_shortcuts
 from algorithms.tree.card_tree import CardTree
+from algorithms.tree.card_tree3 import AnyCardTree
+from algorithms.tree.card_tree3 import CardTree3
 from algorithms.tree.sequence_form import node_sequences
 from algorithms.tree.sequence_form import player_sequences
 from spiel_games import kuhn_observer
@@ -269,7 +273,7 @@ def terminal_utility(rules: KuhnRules) -> np.ndarray:
   """u_p(z) (T, N) of every terminal of the rules' tree, in the tree's terminal order.
 
   Equal to the ``utility`` of the tree (``GameTree.from_game``) of any game with these rules;
-  variants with the same players, deck and rule set share every other array.
+  variants with the same ``shape_key`` (every field but the stakes) share every other array.
   """
   histories, _, _ = _template(rules)
   t_terminals = np.flatnonzero([rules.is_terminal(h) for h in histories])
@@ -343,28 +347,51 @@ def _public_beliefs(game: pyspiel.Game) -> Optional[KuhnPublicBeliefs]:
   return None if rules is None else KuhnPublicBeliefs(rules)
 
 
-def _shape(game: pyspiel.Game) -> Optional[Tuple[int, int, bool]]:
-  """(players, deck, simplified): the rest of the rules (ante, bet) changes only payoffs."""
+# The fields of ``KuhnRules`` that change only the payoffs, never the tree: the stakes.
+STAKES = frozenset({"ante", "bet"})
+
+
+def shape_key(rules: KuhnRules) -> Tuple[Tuple[str, object], ...]:
+  """Every field of ``rules`` but the ``STAKES``, by name: rules with equal keys have one tree
+  but for the payoffs. A field added to ``KuhnRules`` joins the key by itself, so a new
+  structural parameter cannot batch games of different trees."""
+  return tuple((f.name, getattr(rules, f.name)) for f in dataclasses.fields(rules)
+               if f.name not in STAKES)
+
+
+def _shape(game: pyspiel.Game) -> Optional[Tuple[Tuple[str, object], ...]]:
   rules = kuhn_poker_ante.rules_of(game, num_players=None)
-  return None if rules is None else (rules.num_players, rules.deck_size, rules.simplified)
+  return None if rules is None else shape_key(rules)
 
 
 def _terminal_utility(game: pyspiel.Game) -> np.ndarray:
   return terminal_utility(kuhn_poker_ante.rules_of(game, num_players=None))
 
 
-def card_tree(game: pyspiel.Game, rules: KuhnRules) -> CardTree:
-  """The ``CardTree`` of two-player Kuhn poker with ``rules`` (either rule set, any deck).
+def _betting(rules: KuhnRules) -> Tuple[Tuple[str, ...], Tuple[str, ...], np.ndarray,
+                                         np.ndarray]:
+  """(decision histories, terminal histories, child, node_player) of a card tree of ``rules``.
 
-  Decision nodes are the betting histories where someone acts, shortest first; action 0 is pass
-  (check or fold), 1 bet (or call). A terminal where both players are still in is a showdown
-  for the stake each has put in (``KuhnRules.contributions``); otherwise player 0's payoff is
-  ``KuhnRules.returns``, which does not depend on the cards there.
+  Decision nodes and terminals are the betting histories, shortest first (parents before
+  children); action 0 is pass (check or fold), 1 bet (or call); child[d, a] is the decision node
+  after action a at d, or terminal t as -(t + 1).
   """
-  histories = tuple(sorted(rules.decision_histories(), key=lambda h: (len(h), h)))
+  histories = rules.decision_histories()
   terminals = tuple(sorted(rules.terminal_histories, key=lambda h: (len(h), h)))
   child = np.array([[histories.index(h + a) if h + a in histories else -terminals.index(h + a) - 1
                      for a in ACTION_CHARS] for h in histories], dtype=np.int64)
+  node_player = np.array([rules.current_player(h) for h in histories], dtype=np.int64)
+  return histories, terminals, child, node_player
+
+
+def card_tree(game: pyspiel.Game, rules: KuhnRules) -> CardTree:
+  """The ``CardTree`` of two-player Kuhn poker with ``rules`` (either rule set, any deck).
+
+  The betting as ``_betting`` lays it out. A terminal where both players are still in is a
+  showdown for the stake each has put in (``KuhnRules.contributions``); otherwise player 0's
+  payoff is ``KuhnRules.returns``, which does not depend on the cards there.
+  """
+  histories, terminals, child, node_player = _betting(rules)
   showdown = np.array([len(rules.in_hand(z)) == 2 for z in terminals])
   # u_0 with player 0 holding the higher card: +s at a showdown, the fold's payoff otherwise.
   payoff = np.array([rules.returns(z, (1, 0))[0] for z in terminals], dtype=np.float64)
@@ -381,16 +408,82 @@ def card_tree(game: pyspiel.Game, rules: KuhnRules) -> CardTree:
       s.apply_action(ACTION_CHARS.index(a))
     return s
 
-  return CardTree(game=game, histories=histories,
-                  node_player=np.array([rules.current_player(h) for h in histories],
-                                       dtype=np.int64),
-                  child=child, showdown=showdown, payoff=payoff, num_cards=rules.deck_size,
-                  state=state)
+  return CardTree(game=game, histories=histories, node_player=node_player, child=child,
+                  showdown=showdown, payoff=payoff, num_cards=rules.deck_size, state=state)
 
 
-def _card_tree(game: pyspiel.Game) -> Optional[CardTree]:
-  rules = kuhn_poker_ante.rules_of(game)  # two players only
-  return None if rules is None else card_tree(game, rules)
+def smallest_state(game: pyspiel.Game, rules: KuhnRules, history: str,
+                   card: int) -> pyspiel.State:
+  """The state with the smallest ``history_str()`` in which the player to act after the betting
+  ``history`` holds ``card``: the first of its information set in ``TabularPolicy``'s order.
+
+  The history string starts with the deal, "c_0, c_1, ..."; the smallest one gives each other
+  seat, in order, the card whose string is smallest among those still free ("10" sorts between
+  "1" and "2"). Any number of players.
+  """
+  by_string = sorted(range(rules.deck_size), key=str)
+  player = rules.current_player(history)
+  state = game.new_initial_state()
+  for c in _smallest_deal(rules.deck_size, rules.num_players, player, card, by_string):
+    state.apply_action(c)
+  for a in history:
+    state.apply_action(ACTION_CHARS.index(a))
+  return state
+
+
+def kuhn_rules3(game: Union[pyspiel.Game, KuhnRules]) -> KuhnRules:
+  """The rules of three-player standard Kuhn poker of ``game`` (a game or its ``KuhnRules``).
+
+  Raises:
+    ValueError: (one line) for a game that is not Kuhn poker, another number of players, or the
+      simplified rule set.
+  """
+  rules = game if isinstance(game, KuhnRules) else kuhn_poker_ante.rules_of(game, None)
+  if rules is None:
+    raise ValueError(f"three-player range vectors need kuhn_poker(players=3) or "
+                     f"kuhn_poker_ante(players=3); got {game}")
+  if rules.num_players != 3:
+    limit = ("engine='range' runs two players on a CardTree" if rules.num_players == 2 else
+             "the flat engine (engine='flat') runs four or more, up to its max_nodes limit")
+    raise ValueError(f"three-player range vectors need players=3, got players="
+                     f"{rules.num_players}; {limit}")
+  if rules.simplified:
+    raise ValueError("three-player range vectors need simplified=False: the simplified rule set "
+                     "is defined for two players only")
+  return rules
+
+
+def kuhn_card_tree3(game: pyspiel.Game) -> CardTree3:
+  """The ``CardTree3`` of three-player Kuhn poker (any ante, bet and deck of N >= 3 cards):
+  ``kuhn_poker(players=3)`` or ``kuhn_poker_ante(players=3, ...)``.
+
+  The betting as ``_betting`` lays it out; ``in_hand`` and ``contribution`` are
+  ``KuhnRules.in_hand`` and ``KuhnRules.contributions`` of each terminal history.
+
+  Raises:
+    ValueError: as ``kuhn_rules3``.
+  """
+  rules = kuhn_rules3(game)
+  histories, terminals, child, node_player = _betting(rules)
+  in_hand = np.array([[p in rules.in_hand(z) for p in range(rules.num_players)]
+                      for z in terminals])
+  contribution = np.array([rules.contributions(z) for z in terminals], dtype=np.float64)
+
+  def state(node: int, card: int) -> pyspiel.State:
+    return smallest_state(game, rules, histories[node], card)
+
+  return CardTree3(game=game, histories=histories, node_player=node_player, child=child,
+                   terminals=terminals, in_hand=in_hand, contribution=contribution,
+                   num_cards=rules.deck_size, state=state)
+
+
+def _card_tree(game: pyspiel.Game) -> Optional[AnyCardTree]:
+  """The card tree of two-player Kuhn poker (either rule set) or three-player Kuhn poker
+  (standard rules; ``kuhn_poker_ante`` refuses simplified ones for three players), else None."""
+  rules = kuhn_poker_ante.rules_of(game, num_players=None)
+  if rules is None or rules.num_players > 3:
+    return None
+  return card_tree(game, rules) if rules.num_players == 2 else kuhn_card_tree3(game)
 
 
 # One entry for OpenSpiel's kuhn_poker and for kuhn_poker_ante: equal rules give equal trees.

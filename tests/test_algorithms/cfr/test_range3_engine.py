@@ -33,13 +33,13 @@ import pytest
 
 from algorithms.cfr.cfr_engine import CFREngine
 from algorithms.cfr.cfr_engine import UpdateRule
-from algorithms.cfr.range3_engine import Range3Engine
+from algorithms.cfr.range_engine import RangeEngine
 from algorithms.cfr.range_engine import RangeLayout
 from algorithms.cfr.tree_exploitability import TreeEvaluator
 from algorithms.exact import exact_nash_conv
 from algorithms.exact import kuhn3_equilibria as k3
-from algorithms.tree.card_tree3 import kuhn_card_tree3
 from algorithms.tree.game_tree import GameTree
+from algorithms.tree.kuhn_tree import kuhn_card_tree3
 from algorithms.tree.tree_layout import TreeArrays
 from helpers import uniform_profile_ties
 import spiel_games  # noqa: F401  (registers the project's games with pyspiel)
@@ -108,7 +108,7 @@ def test_whole_runs_equal_the_flat_engines(engines, rule_name):
     pytest.skip("chaotic at this deck: test_every_iteration_is_the_flat_engines compares it")
   flat = CFREngine(engines.arrays, RULES[rule_name])
   flat.solve(ITERATIONS)
-  ranged = Range3Engine([engines.tree], RULES[rule_name])
+  ranged = RangeEngine([engines.tree], RULES[rule_name])
   ranged.solve(ITERATIONS)
   assert max_difference(ranged.average(), engines.to_range(flat.average())) <= TOLERANCE
   assert max_difference(ranged.regrets[0], engines.to_range(flat.regrets)) <= TOLERANCE
@@ -123,7 +123,7 @@ def every_iteration_difference(engines: Engines, rule: UpdateRule) -> float:
   engine's state, over its first ``ITERATIONS`` iterations (regrets and numerators relative,
   policies absolute)."""
   flat = CFREngine(engines.arrays, rule)
-  ranged = Range3Engine([engines.tree], rule)
+  ranged = RangeEngine([engines.tree], rule)
   worst = 0.0
   for _ in range(ITERATIONS):
     ranged.iteration[0] = flat.iteration
@@ -154,7 +154,7 @@ def test_every_iteration_is_the_flat_engines_at_30_cards():
     assert every_iteration_difference(engines, rule) <= TOLERANCE
 
 
-def random_policy(engine: Range3Engine, seed: int) -> np.ndarray:
+def random_policy(engine: RangeEngine, seed: int) -> np.ndarray:
   probabilities = np.random.default_rng(seed).random((engine.sigma.shape[1] // 2, 2))
   return (probabilities / probabilities.sum(axis=1, keepdims=True)).reshape(-1)
 
@@ -166,7 +166,7 @@ def test_nash_conv_equals_openspiels(game_name):
   game = pyspiel.load_game(game_name)
   tree = kuhn_card_tree3(game)
   layout = RangeLayout(tree)
-  engine = Range3Engine([tree], RULES["cfr"])
+  engine = RangeEngine([tree], RULES["cfr"])
   engine.solve(30)
   for policy in (engine.average(), random_policy(engine, 0)):
     theirs = exploitability.nash_conv(game, layout.tabular_policy(policy))
@@ -181,7 +181,7 @@ def test_values_equal_the_flat_evaluators_on_a_larger_deck():
   # engine's exact evaluation on the game tree, per player.
   game = pyspiel.load_game(game_string(12, ante=1.5, bet=1.0))
   tree = kuhn_card_tree3(game)
-  engine = Range3Engine([tree], RULES["cfr_plus"])
+  engine = RangeEngine([tree], RULES["cfr_plus"])
   engine.solve(50)
   evaluator = TreeEvaluator(GameTree.from_game(game))
   for policy in (engine.average(), random_policy(engine, 1)):
@@ -214,7 +214,7 @@ def family_run():
   engines."""
   game = pyspiel.load_game("kuhn_poker_ante(players=3)")
   tree = kuhn_card_tree3(game)
-  ranged = Range3Engine([tree], RULES["cfr_plus"])
+  ranged = RangeEngine([tree], RULES["cfr_plus"])
   ranged.solve(1000)
   arrays = TreeArrays(GameTree.from_game(game))
   flat = CFREngine(arrays, RULES["cfr_plus"])
@@ -253,7 +253,7 @@ def test_family_members_are_equilibria_with_their_values(member):
   game = pyspiel.load_game("kuhn_poker_ante(players=3)")
   tree = kuhn_card_tree3(game)
   layout = RangeLayout(tree)
-  engine = Range3Engine([tree], RULES["cfr"])
+  engine = RangeEngine([tree], RULES["cfr"])
   policy = layout.from_tabular(member.policy(game).action_probability_array)
   best, expected = engine.values_of(policy)
   np.testing.assert_allclose(expected, [float(v) for v in member.values], atol=1e-15)
@@ -262,11 +262,11 @@ def test_family_members_are_equilibria_with_their_values(member):
 
 def test_batch_equals_each_game_alone():
   trees = [kuhn_card_tree3(pyspiel.load_game(game_string(9, ante=a))) for a in (0.5, 2.0)]
-  batch = Range3Engine(trees, RULES["dcfr"])
+  batch = RangeEngine(trees, RULES["dcfr"])
   batch.solve(30)
   batch.solve(5, games=[1])
   for b, tree in enumerate(trees):
-    alone = Range3Engine([tree], RULES["dcfr"])
+    alone = RangeEngine([tree], RULES["dcfr"])
     alone.solve(35 if b else 30)
     np.testing.assert_array_equal(batch.cumulative[b], alone.cumulative[0])
     np.testing.assert_array_equal(batch.regrets[b], alone.regrets[0])
@@ -275,9 +275,9 @@ def test_batch_equals_each_game_alone():
 
 def test_restore_and_card_policy():
   tree = kuhn_card_tree3(pyspiel.load_game(game_string(6)))
-  halfway = Range3Engine([tree], RULES["cfr_plus"])
+  halfway = RangeEngine([tree], RULES["cfr_plus"])
   halfway.solve(10)
-  run = Range3Engine([tree], RULES["cfr_plus"])
+  run = RangeEngine([tree], RULES["cfr_plus"])
   run.restore(10, halfway.regrets[0], halfway.cumulative[0])  # sigma = RM+ of R, as after t = 10
   run.solve(10)
   halfway.solve(10)
@@ -302,7 +302,7 @@ def test_refusals_are_one_line(game, message):
 def test_batch_refuses_another_deck():
   trees = [kuhn_card_tree3(pyspiel.load_game(game_string(deck))) for deck in (5, 6)]
   with pytest.raises(ValueError, match="differ in more than stakes"):
-    Range3Engine(trees, RULES["cfr"])
+    RangeEngine(trees, RULES["cfr"])
 
 
 def test_tree_of_openspiels_kuhn_poker():

@@ -1,4 +1,5 @@
-"""Three-player Kuhn poker through the solver classes on ``engine="range"`` (``Range3Backend``).
+"""Three-player Kuhn poker through the solver classes on ``engine="range"`` (``RangeBackend`` on a
+``CardTree3``).
 
 References: the flat engine (``engine="flat"``, equal to OpenSpiel's CFR solvers,
 ``test_solvers.py``) for policies and exploitability, at ante 0.75, bet 1.25, where the uniform
@@ -16,7 +17,7 @@ import algorithms
 from algorithms.cfr import batched_solver
 from algorithms.cfr import evaluation
 from algorithms.cfr.solver_backends import range_memory
-from algorithms.tree.card_tree3 import kuhn_card_tree3
+from algorithms.tree.kuhn_tree import kuhn_card_tree3
 import spiel_games  # noqa: F401  (registers the project's games with pyspiel)
 
 GAME = "kuhn_poker_ante(players=3,deck_size=5,ante=0.75,bet=1.25)"
@@ -52,7 +53,8 @@ def test_batched_equals_single():
 
 def test_memory_estimate_counts_three_players():
   tree = kuhn_card_tree3(pyspiel.load_game("kuhn_poker_ante(players=3,deck_size=100)"))
-  # 10 float64 arrays of (D + 1) N 2 entries (solver_backends._RANGE3_ARRAYS).
+  # 10 float64 arrays of (D + 1) N 2 entries: 5 + 1.5 per player, 9.5 rounded up
+  # (solver_backends._RANGE_ARRAYS).
   assert range_memory(tree) == 10 * 8 * 2 * (tree.num_nodes + 1) * 100
 
 

@@ -11,6 +11,8 @@ implementations part): decks of 12, 14, 50 and 51 cards with the stakes below
 a tie later in the run would show as an O(1) difference).
 """
 
+import dataclasses
+
 import numpy as np
 from open_spiel.python import policy as policy_lib
 from open_spiel.python.algorithms import expected_game_score
@@ -191,7 +193,7 @@ def test_solver_engines_agree(cls):
 @pytest.mark.parametrize("game_string,expected", [
     ("kuhn_poker", "flat"), ("kuhn_poker_ante(deck_size=12)", "flat"),
     ("kuhn_poker_ante(deck_size=13)", "range"),
-    # Three players: range vectors (Range3Engine) from 13 cards as for two; below, the flat engine
+    # Three players: range vectors (on a CardTree3) from 13 cards as for two; below, the flat engine
     # keeps OpenSpiel's exact numbers on kuhn_poker(players=3), whose uniform start has exact ties
     # the range engine breaks differently (test_range3_engine.py).
     ("kuhn_poker(players=3)", "flat"), ("kuhn_poker_ante(players=3,deck_size=12)", "flat"),
@@ -222,8 +224,8 @@ def test_range_engine_refuses_over_its_memory_limit():
 @pytest.mark.parametrize("engine,game_string,message", [
     ("fast", "kuhn_poker", "engine must be one of auto, flat, range; got 'fast'"),
     ("range", "leduc_poker", "engine='range' needs a two-player game with one private card"),
-    ("range", "kuhn_poker(players=4)", "need players=3, got players=4; the flat engine "
-     r"\(engine='flat'\) runs four or more"),
+    ("range", "kuhn_poker(players=4)", r"three-player Kuhn poker \(standard rules\); the flat "
+     r"engine \(engine='flat'\) runs any other; got kuhn_poker\(players=4\)"),
 ])
 def test_engine_errors(engine, game_string, message):
   with pytest.raises(ValueError, match=message):
@@ -237,7 +239,7 @@ def test_sampled_and_cfr_avg_solvers_stay_flat():
     algorithms.ChanceSamplingCFRSolver(game, engine="range")  # pylint: disable=unexpected-keyword-arg
 
 
-@pytest.mark.parametrize("players", [2, 3])  # three players: Range3Engine
+@pytest.mark.parametrize("players", [2, 3])  # three players: on a CardTree3
 def test_save_and_load_resume_exactly(tmp_path, players):
   game = pyspiel.load_game(f"kuhn_poker_ante(players={players},deck_size=20)")
   straight = algorithms.DCFRSolver(game)
@@ -280,3 +282,72 @@ def test_tabular_policy_refused_where_too_large():
                      r"use the compact card_policy\(\) instead"):
     solver.average_policy()
   assert solver.card_policy().probabilities.shape == (4, 10000, 2)
+
+
+def with_a_third_action(tree):
+  """``tree`` with a third action at every decision node that leads to a copy of what bet leads
+  to: a game with three actions per decision whose value is the original's (bet split in two).
+
+  Returns:
+    (the tree, origin): origin[d'] is the node of ``tree`` that node d' copies.
+  """
+  histories, players, children, origin, showdown, payoff = [], [], [], [], [], []
+
+  def terminal(t):
+    showdown.append(tree.showdown[t])
+    payoff.append(tree.payoff[t])
+    return -len(showdown)  # -(t' + 1)
+
+  def copy(d, name):  # preorder: every node after its parent
+    node = len(histories)
+    histories.append(name)
+    players.append(tree.node_player[d])
+    origin.append(d)
+    children.append(None)
+    children[node] = [copy(tree.child[d, a], name + tag) if tree.child[d, a] >= 0
+                      else terminal(-tree.child[d, a] - 1)
+                      for a, tag in ((0, "p"), (1, "b"), (1, "B"))]
+    return node
+
+  copy(0, "")
+  split = dataclasses.replace(
+      tree, histories=tuple(histories), node_player=np.array(players, dtype=np.int64),
+      child=np.array(children, dtype=np.int64), showdown=np.array(showdown),
+      payoff=np.array(payoff))
+  return split, np.array(origin)
+
+
+@pytest.mark.parametrize("game_string", ["kuhn_poker_ante(deck_size=13,ante=0.75,bet=1.25)",
+                                         "kuhn_poker_ante(deck_size=13,simplified=True)"])
+def test_a_third_action_runs_without_kernel_changes(game_string):
+  # The action count comes from the tree (child's columns). Reference: the two-action engine on
+  # the original tree, itself equal to the flat engine and OpenSpiel (above): a policy that
+  # splits each bet probability between the two copies, in a random share per node that does
+  # not depend on the card (so which copy was played tells the others nothing), has the
+  # original policy's best-response and expected values.
+  tree = card_tree(pyspiel.load_game(game_string))
+  split, origin = with_a_third_action(tree)
+  assert split.num_actions == 3 and tree.num_actions == 2
+  three, two = RangeEngine([split], RULES["cfr_plus"]), RangeEngine([tree], RULES["cfr_plus"])
+  rng = np.random.default_rng(0)
+  for _ in range(3):
+    policy = rng.dirichlet(np.ones(2), size=(tree.num_nodes, tree.num_cards))
+    share = rng.uniform(size=(split.num_nodes, 1))
+    bet = policy[origin, :, 1]
+    policy3 = np.stack([policy[origin, :, 0], bet * share, bet * (1 - share)], axis=2)
+    for mine, theirs in zip(three.values_of(policy3.reshape(-1)),
+                            two.values_of(policy.reshape(-1))):
+      np.testing.assert_allclose(mine, theirs, rtol=0, atol=1e-13)
+
+
+def test_cfr_with_a_third_action_finds_kuhns_value():
+  # CFR+ on kuhn_poker with bet split in two: a profile of NashConv e in a two-player zero-sum
+  # game gives player 0 a payoff within e of the game value, -1/18 (Kuhn 1950).
+  split, _ = with_a_third_action(card_tree(pyspiel.load_game("kuhn_poker")))
+  engine = RangeEngine([split], RULES["cfr_plus"])
+  engine.solve(1000)
+  best, expected = engine.values()
+  nash_conv = float(np.sum(best - expected))
+  assert nash_conv < 1e-3  # measured 1.9e-4
+  assert abs(expected[0] - (-1 / 18)) <= nash_conv + 1e-12
+  assert engine.policy().probabilities.shape == (split.num_nodes, 3, 3)

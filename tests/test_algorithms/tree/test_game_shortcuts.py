@@ -15,10 +15,13 @@ import pyspiel
 import pytest
 
 import algorithms
+from algorithms.cfr import engine_choice
 from algorithms.rebel.public_tree import PublicTree
 from algorithms.tree import game_shortcuts
 from algorithms.tree import game_tree
 from algorithms.tree import kuhn_tree
+from algorithms.tree.card_tree import CardTree
+from algorithms.tree.card_tree3 import CardTree3
 from algorithms.tree.game_tree import GameTree
 from algorithms.tree.tree_layout import TreeArrays
 import helpers
@@ -32,6 +35,8 @@ GENERIC = ("algorithms/tree/game_tree.py", "algorithms/tree/tree_layout.py",
            "algorithms/tree/sequence_form.py", "algorithms/rebel/public_tree.py",
            "algorithms/cfr/batched_solver.py", "algorithms/cfr/cfr_engine.py",
            "algorithms/cfr/solvers.py", "algorithms/cfr/tree_exploitability.py",
+           "algorithms/cfr/engine_choice.py", "algorithms/cfr/solver_backends.py",
+           "algorithms/cfr/range_engine.py", "algorithms/cfr/evaluation.py",
            "experiments/harness/solver_registry.py")
 
 
@@ -101,3 +106,85 @@ def test_batched_payoffs_from_the_registry_equal_the_trees():
   for i, g in enumerate(games):
     assert batch.exploitabilities()[i] == pytest.approx(
         exploitability.exploitability(g, batch.average_policy(i)), abs=1e-12)
+
+
+# Pairs of rules that differ in one field that is not a stake, and the number of histories of
+# each walked tree (the walk, ``game_tree._walk``, is the reference). With n cards, N players and
+# a betting template of S nodes a Kuhn tree has S_0 histories, S_k = 1 + (n - k) S_{k+1} and
+# S_N = S (kuhn_tree's docstring).
+STRUCTURAL_PAIRS = {
+    # The deal: 1 + 3 (1 + 2 * 9) = 58 against 1 + 4 (1 + 3 * 9) = 113 (template of 9 nodes).
+    "deck_size": (KuhnRules(), KuhnRules(deck_size=4), (58, 113)),
+    # The betting: two players' 9-node template (5 terminals) against three players' 25-node
+    # one (13 terminals): 113 against 1 + 4 (1 + 3 (1 + 2 * 25)) = 617.
+    "num_players": (KuhnRules(deck_size=4), KuhnRules(deck_size=4, num_players=3), (113, 617)),
+    # Simplified: player 0's pass ends the hand (terminals p, bp, bb: a 5-node template),
+    # 1 + 3 (1 + 2 * 5) = 34 histories against 58.
+    "simplified": (KuhnRules(), KuhnRules(simplified=True), (58, 34)),
+}
+
+
+def _tree_without_payoffs(rules):
+  """The walked tree's fields but the payoffs (utility, utility_sum) and the game object."""
+  walked = _walked(game_from_rules(rules))
+  return {f.name: getattr(walked, f.name) for f in dataclasses.fields(GameTree)
+          if f.name not in ("game", "utility", "utility_sum")}
+
+
+def _same_fields(a, b):
+  return a.keys() == b.keys() and all(
+      np.array_equal(a[k], b[k]) if isinstance(a[k], np.ndarray) else repr(a[k]) == repr(b[k])
+      for k in a)
+
+
+def test_the_batching_key_is_every_field_of_the_rules_but_the_stakes():
+  # Derived, not listed: every structural field is in the key, and each has a pair below.
+  names = {f.name for f in dataclasses.fields(KuhnRules)} - kuhn_tree.STAKES
+  assert {name for name, _ in kuhn_tree.shape_key(KuhnRules())} == names
+  assert set(STRUCTURAL_PAIRS) == names, "a structural field of KuhnRules without a test pair"
+
+  # A rule set with a new structural parameter gets it into the key without an edit.
+  @dataclasses.dataclass(frozen=True)
+  class WithRaises(KuhnRules):
+    max_raises: int = 0
+
+  assert kuhn_tree.shape_key(WithRaises(max_raises=1)) != kuhn_tree.shape_key(WithRaises())
+
+
+@pytest.mark.parametrize("field", sorted(STRUCTURAL_PAIRS))
+def test_structurally_different_games_never_share_a_batch(field):
+  rules, other, histories = STRUCTURAL_PAIRS[field]
+  games = [game_from_rules(rules), game_from_rules(other)]
+  trees = [_tree_without_payoffs(rules), _tree_without_payoffs(other)]
+  assert tuple(len(tree["node_parent"]) for tree in trees) == histories
+  shape = kuhn_tree.KUHN_SHORTCUTS.shape
+  assert shape(games[0]) != shape(games[1])
+  with pytest.raises(ValueError, match="share one tree shape"):
+    algorithms.BatchedCFRSolver(games, engine="flat")
+
+
+@pytest.mark.parametrize("rules", [KuhnRules(deck_size=4), KuhnRules(simplified=True),
+                                   KuhnRules(num_players=3)])
+def test_games_that_differ_only_in_their_stakes_share_a_batch(rules):
+  other = dataclasses.replace(rules, ante=0.5, bet=2.0)
+  assert _same_fields(_tree_without_payoffs(rules), _tree_without_payoffs(other))
+  shape = kuhn_tree.KUHN_SHORTCUTS.shape
+  assert shape(game_from_rules(rules)) == shape(game_from_rules(other))
+  # OpenSpiel's kuhn_poker is kuhn_poker_ante's default rules: one key.
+  assert shape(pyspiel.load_game("kuhn_poker")) == shape(game_from_rules(KuhnRules()))
+  algorithms.BatchedCFRSolver([game_from_rules(rules), game_from_rules(other)], engine="flat")
+
+
+def test_card_trees_of_two_and_three_players_come_from_the_registry_only(monkeypatch):
+  two = pyspiel.load_game("kuhn_poker_ante(deck_size=13)")
+  three = pyspiel.load_game("kuhn_poker_ante(players=3,deck_size=13)")
+  assert type(kuhn_tree.KUHN_SHORTCUTS.card_tree(two)) is CardTree
+  assert type(kuhn_tree.KUHN_SHORTCUTS.card_tree(three)) is CardTree3
+  assert kuhn_tree.KUHN_SHORTCUTS.card_tree(pyspiel.load_game("kuhn_poker(players=4)")) is None
+  assert algorithms.CFRSolver(three).engine_name == "range"
+  # No way around the registry: with the entry's hook gone, neither game has range vectors.
+  entry = dataclasses.replace(kuhn_tree.KUHN_SHORTCUTS, card_tree=lambda game: None)
+  monkeypatch.setitem(game_shortcuts._REGISTRY, "kuhn_poker_ante", entry)  # pylint: disable=protected-access
+  for game in (two, three):
+    assert engine_choice.range_card_tree(game, "auto") is None
+    assert algorithms.CFRSolver(game).engine_name == "flat"

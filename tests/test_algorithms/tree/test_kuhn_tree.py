@@ -7,6 +7,7 @@ floats included.
 """
 
 import dataclasses
+import itertools
 
 import numpy as np
 import pyspiel
@@ -14,8 +15,10 @@ import pytest
 
 import algorithms
 from algorithms.tree import game_tree
+from algorithms.tree import kuhn_tree
 from algorithms.tree.game_tree import GameTree
 import spiel_games  # noqa: F401  (registers the project's games with pyspiel)
+from spiel_games import kuhn_poker_ante
 
 SETTINGS = [
     "kuhn_poker", "kuhn_poker(players=3)", "kuhn_poker(players=4)",  # OpenSpiel's C++ game.
@@ -83,3 +86,26 @@ def test_the_large_deck_hint_is_true_for_a_class_without_an_engine_option():
     assert "take engine='range'" in message
     with pytest.raises(TypeError):  # The class itself has no such option.
       build(game, engine="range")
+
+
+@pytest.mark.parametrize("game_string", [
+    "kuhn_poker", "kuhn_poker_ante(deck_size=5,ante=0.3,bet=0.7)",
+    "kuhn_poker_ante(simplified=true,ante=1.7,bet=0.1)", "kuhn_poker(players=3)",
+    "kuhn_poker_ante(players=3,deck_size=4,ante=0.75,bet=1.25)"])
+def test_card_tree_terminals_give_the_rules_payoffs(game_string):
+  # The one terminal form the range engine reads of either card tree (in_hand, contribution):
+  # the highest card in the hand gains the others' entries, every other player loses its own.
+  # Reference: KuhnRules.returns of each terminal history under every order of the cards.
+  game = pyspiel.load_game(game_string)
+  rules = kuhn_poker_ante.rules_of(game, num_players=None)
+  tree = kuhn_tree.KUHN_SHORTCUTS.card_tree(game)
+  terminals = sorted(rules.terminal_histories, key=lambda h: (len(h), h))
+  assert tree.num_players == rules.num_players and tree.in_hand.shape == (len(terminals),
+                                                                          rules.num_players)
+  for t, history in enumerate(terminals):
+    for cards in itertools.permutations(range(rules.num_players)):
+      winner = max(np.flatnonzero(tree.in_hand[t]), key=lambda p: cards[p])
+      loses = tree.contribution[t]
+      payoffs = [sum(loses) - loses[p] if p == winner else -loses[p]
+                 for p in range(rules.num_players)]
+      assert payoffs == pytest.approx(rules.returns(history, cards), abs=1e-15), (history, cards)
