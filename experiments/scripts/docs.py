@@ -26,7 +26,8 @@ solver registry's table; the rule classes and the public API, ``docs_api``, from
 ``algorithms.cfr.update_rules.RULES`` and ``algorithms.__all__``; every rule's exploitability on
 Kuhn and Leduc poker, ``docs_solvers``); the
 others copy what the last full run published (``summary``, ``reference-check``,
-``rebel-table``) or read it (``headlines``). After publishing, every region is rewritten
+``rebel-table``) or read it (``headlines``; ``time-to-target``, the table of the committed
+``time_to_target.csv``). After publishing, every region is rewritten
 (atomically); ``--tables`` only rewrites them, ``--check`` only compares (exit 1 when a region
 differs).
 """
@@ -63,6 +64,7 @@ from experiments.harness import solver_registry
 from experiments.harness import tables
 from experiments.scripts import docs_api
 from experiments.scripts import docs_solvers
+from experiments.scripts import time_to_target
 from spiel_games import atomic_file
 from spiel_games import cpp_twin
 
@@ -125,6 +127,9 @@ REBEL_AGENT_TABLES = {
                                 "rebel_agent_paper_table.md", lambda frame: frame),
 }
 BENCHMARK = "benchmark.txt"  # The output of experiments.scripts.benchmark_cfr (one run, committed).
+# The CPU budget (``--seconds``) of the time-to-target run whose checkpoints docs/ holds
+# (``docs_solvers.TIME_TO_TARGET``): a target not reached within it shows as "> 20".
+TIME_TO_TARGET_SECONDS = 20
 
 
 # Generated regions of the markdown files (``generated_regions``): the text between
@@ -374,6 +379,14 @@ def solver_registry_table(docs: pathlib.Path) -> str:
   return tables.markdown_table(pd.DataFrame(rows))
 
 
+def time_to_target_table(docs: pathlib.Path) -> str:
+  """docs/benchmark.md's time-to-target table: ``time_to_target.summary`` (per game and solver,
+  the median over seeds of the CPU seconds to each target) of the committed checkpoints,
+  ``docs/TIME_TO_TARGET``, as ``--from-csv`` writes it."""
+  frame = time_to_target.merged([docs / docs_solvers.TIME_TO_TARGET])
+  return tables.markdown_table(time_to_target.summary(frame, TIME_TO_TARGET_SECONDS))
+
+
 def _published(name: str) -> Callable[[pathlib.Path], str]:
   """The table ``publish`` wrote to ``docs/NAME``, as a generator."""
   def read(docs: pathlib.Path) -> str:
@@ -389,6 +402,7 @@ GENERATORS: Dict[str, Callable[[pathlib.Path], str]] = {
     "public-api": docs_api.public_api_table,
     "rule-exploitability": docs_solvers.rule_exploitability_table,
     "time-to-target-headline": docs_solvers.time_to_target_headline,
+    "time-to-target": time_to_target_table,
     "kuhn-reference-standard": kuhn_reference_standard,
     "kuhn-reference-simplified": kuhn_reference_simplified,
     "kuhn3-family-values": kuhn3_family_values,

@@ -14,6 +14,8 @@ from experiments.harness import report
 from experiments.harness.checks import Check
 from experiments.harness.section import ReportSection
 from experiments.scripts import docs
+from experiments.scripts import docs_solvers
+from experiments.scripts import time_to_target
 import helpers
 
 
@@ -227,3 +229,18 @@ def test_public_api_table_refuses_an_export_it_does_not_describe(monkeypatch):
   monkeypatch.setattr(algorithms, "__all__", [*algorithms.__all__, "NewThing"])
   with pytest.raises(ValueError, match="exported without a line: \\['NewThing'\\]"):
     docs.GENERATORS["public-api"](DOCS)
+
+
+def test_time_to_target_budget_is_the_committed_runs():
+  """``docs.TIME_TO_TARGET_SECONDS`` (the "> 20" cells of benchmark.md's time-to-target table)
+  is the CPU budget the committed run, ``docs/time_to_target.csv``, stopped at: a run stops at
+  the first checkpoint past it unless it reached the last target first
+  (``time_to_target.measure``), so every checkpoint but a run's last lies below it and every run
+  that missed the last target ended at or past it."""
+  frame = pd.read_csv(DOCS / docs_solvers.TIME_TO_TARGET)
+  budget, target = docs.TIME_TO_TARGET_SECONDS, min(time_to_target.TARGETS)
+  for key, run in frame.groupby(["game", "solver", "seed"]):
+    seconds = run["cpu_seconds"].to_numpy()
+    assert (seconds[:-1] < budget).all(), f"{key}: a checkpoint past {budget} s before the last"
+    if run["value"].iloc[-1] > target:
+      assert seconds[-1] >= budget, f"{key}: stopped before {budget} s without reaching {target}"

@@ -13,7 +13,7 @@ import helpers
 # The committed ceiling of hand-typed decimal numbers in README.md and docs/*.md: the count when
 # the ceiling was last lowered. Lower it as pages move their numbers into generated regions (or
 # mark them as history); never raise it.
-CEILING = 1760
+CEILING = 263
 
 
 def test_hand_typed_numbers_stay_under_the_ceiling():
