@@ -1,6 +1,6 @@
 """Three-player Kuhn poker with a large deck: equilibria found by CFR+ against N and the pot.
 
-The range-vector engine for three players (``algorithms.cfr.range3_engine``) solves three-player
+The range-vector engine (``algorithms.cfr.range_engine``, any number of players) solves three-player
 Kuhn poker at any deck in time linear in N. The experiment solves the standard game at P = 3 on
 decks from 4 to 10,000 cards and at several pot sizes P on one deck, certifies each solution by
 its exact NashConv, reads its betting structure (``solve.components``, ``solve.bet_kinds``) and
