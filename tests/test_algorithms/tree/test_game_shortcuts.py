@@ -32,7 +32,7 @@ GENERIC = ("algorithms/tree/game_tree.py", "algorithms/tree/tree_layout.py",
            "algorithms/tree/sequence_form.py", "algorithms/rebel/public_tree.py",
            "algorithms/cfr/batched_solver.py", "algorithms/cfr/cfr_engine.py",
            "algorithms/cfr/solvers.py", "algorithms/cfr/tree_exploitability.py",
-           "experiments/harness/solver_registry.py")
+           "experiments/harness/solver_registry.py", "experiments/harness/solver_runs.py")
 
 
 def _walked(game):
