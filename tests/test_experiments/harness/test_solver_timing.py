@@ -84,9 +84,9 @@ class _Recorder:
 
 
 def test_the_warm_up_runs_once_per_process_before_the_clock(monkeypatch):
-  for name, engine in (("fake_engine", True), ("fake_openspiel", False)):
+  for name, ours in (("fake_engine", True), ("fake_openspiel", False)):
     monkeypatch.setitem(solver_registry.SOLVERS, name, solver_registry.SolverSpec(
-        name, name, _Recorder, ours=engine))
+        name, name, _Recorder, ours=ours))
   monkeypatch.setattr(solver_runs, "_WARMED", set())
   monkeypatch.setattr(_Recorder, "log", [])
   clock = iter(range(1000))
