@@ -45,6 +45,7 @@ from experiments.harness import measures
 from experiments.harness import plotting
 from experiments.harness import references
 from experiments.harness import solver_registry
+from experiments.harness import solver_runs
 from experiments.harness import tables
 from experiments.harness.checks import Check
 from experiments.harness.context import Context
@@ -168,7 +169,7 @@ def plot_game(frame: pd.DataFrame, game: str) -> matplotlib.figure.Figure:
     plotting.sqrt_guide(ax_it, all_iterations, all_iterations[0], anchor)
   plotting.log_log(ax_it, "iterations T", f"{measure} of the average policy", yunit=UNIT)
   plotting.log_log(ax_time, "solver time", f"{measure} of the average policy",
-                   xunit=solver_registry.SOLVER_TIME_UNIT, yunit=UNIT)
+                   xunit=solver_runs.SOLVER_TIME_UNIT, yunit=UNIT)
   ax_time.set_ylabel("")  # Shared with the left panel.
   ax_it.set_title("against iterations")
   ax_time.set_title("against the solver's own time")

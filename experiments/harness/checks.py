@@ -4,10 +4,11 @@ kinds of comparison the experiments make.
 A ``Check`` passes when |value - reference| <= tolerance. The builders name the tolerance's
 origin once:
 
-* ``same_number``: two exact computations of one number (e.g. the tree's exploitability and
-  OpenSpiel's, or two implementations of one algorithm), equal up to floating-point rounding,
-  ``rounding``: ``ROUNDING``, relative to the numbers where they exceed 1 in size (a game at
-  extreme stakes has values near 1e17, where one unit in the last place is about 50);
+* ``same_number``: two computations of one number without sampling (e.g. the tree's
+  exploitability and OpenSpiel's, or two implementations of one algorithm), equal up to
+  floating-point rounding, ``rounding``: ``ROUNDING``, relative to the numbers where they exceed
+  1 in size (a game at extreme stakes has values near 1e17, where one unit in the last place is
+  about 50);
 * ``within_nash_conv``: the value u_0(sigma) of a profile against the game value v*; for any
   profile of a two-player zero-sum game |u_0(sigma) - v*| <= NashConv(sigma), since both lie
   between player 0's best-response values against each side, whose difference is the NashConv;
@@ -23,8 +24,8 @@ distance to a reference, where an equality that holds exactly would read as a ne
 
 import dataclasses
 
-# Floating-point rounding between two exact computations of one number (sums of at most a few
-# thousand terms of size <= 10, and HiGHS's 1e-10 feasibility tolerances for the LP).
+# Floating-point rounding between two computations of one number without sampling (sums of at
+# most a few thousand terms of size <= 10, and HiGHS's 1e-10 feasibility tolerances for the LP).
 ROUNDING = 1e-9
 
 
@@ -63,7 +64,7 @@ class Check:
 
 def same_number(name: str, value: float, reference: float, source: str,
                 by_construction: bool = False) -> Check:
-  """Two exact computations of one number: equal up to ``rounding``."""
+  """Two computations of one number without sampling: equal up to ``rounding``."""
   return Check(name, float(value), float(reference), rounding(value, reference), source,
                by_construction)
 

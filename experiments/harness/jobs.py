@@ -33,6 +33,7 @@ import numpy as np
 from experiments.harness import game_loader
 from experiments.harness import measures
 from experiments.harness import solver_registry
+from experiments.harness import solver_runs
 from spiel_games import atomic_file
 
 FORMAT = "kuhn-cfr-job-result"
@@ -161,14 +162,14 @@ class JobResult(SavedResult):
 
   Attributes:
     job: the job.
-    solved: what the solver run measured (``solver_registry.Solved``).
+    solved: what the solver run measured (``solver_runs.Solved``).
   """
 
   FORMAT: ClassVar[str] = FORMAT
   VERSION: ClassVar[int] = VERSION
 
   job: Job
-  solved: solver_registry.Solved
+  solved: solver_runs.Solved
 
   @property
   def unit(self) -> Job:
@@ -177,7 +178,7 @@ class JobResult(SavedResult):
   @classmethod
   def _fields_from_json(cls, data: Dict[str, Any]) -> Dict[str, Any]:
     job = Job(**data["job"])
-    solved = solver_registry.Solved(**data["solved"])
+    solved = solver_runs.Solved(**data["solved"])
     _check_solved(job, solved)
     return {"job": job, "solved": solved}
 
@@ -213,7 +214,7 @@ def _numbers(values: Any, what: str) -> None:
                      "numbers")
 
 
-def _check_solved(job: Job, solved: solver_registry.Solved) -> None:
+def _check_solved(job: Job, solved: solver_runs.Solved) -> None:
   """The schema of a saved ``Solved`` beyond its field names: the measuring points increasing
   and ending at the job's T, one measure and one time per point, finite numbers (ValueError,
   one line, for a file to recompute)."""
@@ -231,7 +232,7 @@ def _check_solved(job: Job, solved: solver_registry.Solved) -> None:
     raise ValueError(f"malformed {FORMAT} file: measure or openspiel")
 
 
-Outcome = Union[Tuple[solver_registry.Solved, float], Failure]
+Outcome = Union[Tuple[solver_runs.Solved, float], Failure]
 
 
 def failure_of(error: Exception) -> Failure:
@@ -248,8 +249,8 @@ def run_job(job: Job) -> Outcome:
   start = time.perf_counter()
   try:
     game = game_loader.load_game(job.game, two_player_zero_sum=False)
-    solved = solver_registry.solve(game, job.solver, job.seed, job.iterations, job.measure_at,
-                                   job.keep_policy, job.solver_options())
+    solved = solver_runs.solve(game, job.solver, job.seed, job.iterations, job.measure_at,
+                               job.keep_policy, job.solver_options())
   except Exception as e:  # noqa: BLE001  (recorded in the report; the sweep goes on)
     return failure_of(e)
   return solved, time.perf_counter() - start
@@ -283,7 +284,7 @@ def skip_reason(solver: str, game: str) -> Optional[str]:
     return refused
   loaded = game_loader.load_game(game, two_player_zero_sum=False)
   spec = solver_registry.get_solver(solver)
-  if loaded.num_players() > 2 and game_loader.is_python_game(loaded) and not (spec.engine
+  if loaded.num_players() > 2 and game_loader.is_python_game(loaded) and not (spec.ours
                                                                          or spec.sampled):
     return f"{spec.label} is too slow on the Python game {game} (about 20 iterations/s)"
   return None
@@ -318,13 +319,13 @@ def batches(sweep: Sequence[Job]) -> List[Union[Job, Batch]]:
 
   Jobs that differ only in their game form one batch when their solver has a batched form
   (``SolverSpec.batch``), they replace none of its options (``Job.options``) and their games
-  share a tree shape (``solver_registry.batch_key``); a group of one stays a single job.
+  share a tree shape (``solver_runs.batch_key``); a group of one stays a single job.
   """
   groups: Dict[Any, List[Job]] = {}
   for job in sweep:
     key: Any = job
     if solver_registry.get_solver(job.solver).batch is not None and not job.options:
-      shape = solver_registry.batch_key(game_loader.load_game(job.game, two_player_zero_sum=False))
+      shape = solver_runs.batch_key(game_loader.load_game(job.game, two_player_zero_sum=False))
       if shape is not None:
         key = (dataclasses.replace(job, game=""), shape)
     groups.setdefault(key, []).append(job)
@@ -332,15 +333,15 @@ def batches(sweep: Sequence[Job]) -> List[Union[Job, Batch]]:
 
 
 def run_batch(batch: Batch) -> List[Outcome]:
-  """Computes a batch (``batches``) in one batched solver run (``solver_registry.solve_batch``,
+  """Computes a batch (``batches``) in one batched solver run (``solver_runs.solve_batch``,
   in any process): per job, what the run measured for its game and the batch's wall seconds
   shared equally; or, if it raised, the same ``Failure`` for every job."""
   start = time.perf_counter()
   first = batch[0]
   try:
     game_list = [game_loader.load_game(job.game, two_player_zero_sum=False) for job in batch]
-    solved = solver_registry.solve_batch(game_list, first.solver, first.iterations,
-                                         first.measure_at, first.keep_policy)
+    solved = solver_runs.solve_batch(game_list, first.solver, first.iterations,
+                                     first.measure_at, first.keep_policy)
   except Exception as e:  # noqa: BLE001  (recorded in the report; the sweep goes on)
     return [failure_of(e)] * len(batch)
   seconds = (time.perf_counter() - start) / len(batch)

@@ -7,10 +7,10 @@ games", IJCAI 2011), and for every profile the value u_0(sigma) lies within Nash
 the game value v* (both lie between min_{s1} u_0(sigma_0, s1) and max_{s0} u_0(s0, sigma_1)).
 Elsewhere (more players, general sum) only NashConv is meaningful.
 
-``measure_for(game)`` returns the measure to report, computed exactly by the project
-(``algorithms.cfr.evaluation``, whose evaluator is the one of the engine the solvers take), with
-OpenSpiel's computation as the independent second one, and the players' expected returns
-u_i(sigma) when every player plays the policy:
+``measure_for(game)`` returns the measure to report, computed by the project (``Measure.ours``:
+``algorithms.cfr.evaluation``, whose evaluator is the one of the engine the solvers take), with
+OpenSpiel's computation as the independent second one (``Measure.openspiel``), and the players'
+expected returns u_i(sigma) when every player plays the policy:
 
 * on a game with a card tree that the solvers run on range vectors
   (``algorithms.cfr.engine_choice.range_card_tree(game, "auto")``: two-player Kuhn poker with at
@@ -56,7 +56,7 @@ class Measure:
 
   Attributes:
     name: ``EXPLOITABILITY`` or ``NASH_CONV``.
-    exact: the measure of a policy, computed by the project (on the game tree or on range
+    ours: the measure of a policy, computed by the project (on the game tree or on range
       vectors).
     openspiel: the same measure computed by OpenSpiel, the independent reference; None where
       OpenSpiel's walk is too long for the game (see the module docstring).
@@ -64,7 +64,7 @@ class Measure:
   """
 
   name: str
-  exact: Callable[[MeasuredPolicy], float]
+  ours: Callable[[MeasuredPolicy], float]
   openspiel: Optional[Callable[[policy_lib.Policy], float]]
   returns: Callable[[MeasuredPolicy], List[float]]
 

@@ -27,6 +27,7 @@ import pyspiel
 
 from algorithms.file_formats import policy_io
 from experiments.harness import solver_registry
+from experiments.harness import solver_runs
 
 # The exact equilibrium behind the name "equilibrium"; also this module's API, for callers.
 from experiments.harness.references import Reference  # noqa: F401
@@ -48,8 +49,8 @@ def solver_policy(game: pyspiel.Game, solver: str, iterations: int, seed: int = 
                   progress: bool = False) -> policy_lib.TabularPolicy:
   """The average policy of registered solver ``solver`` after ``iterations`` iterations."""
   instance = solver_registry.get_solver(solver).build(game, seed)
-  solver_registry.run_iterations(instance, iterations, description=solver if progress else None)
-  return solver_registry.tabular_average_policy(game, instance)
+  solver_runs.run_iterations(instance, iterations, description=solver if progress else None)
+  return solver_runs.tabular_average_policy(game, instance)
 
 
 def parse_solver_spec(name: str) -> Tuple[str, int]:

@@ -358,7 +358,7 @@ def solver_run_checks(result: jobs_lib.JobResult, reference: Dict[str, Any],
   if reference.get("players", 2) > 2:
     return n_player_run_checks(result, reference, model=model)
   label = f"{job.game} {job.solver} T={job.iterations}"
-  # OpenSpiel's exploitability, or on a deck too large for its walk the range vectors' exact one.
+  # OpenSpiel's exploitability, or on a deck too large for its walk the range vectors' one.
   expl = result.solved.openspiel if result.solved.openspiel is not None else result.final
   measured = ("" if result.solved.openspiel is not None else
               "; measured by range-vector best responses (a deck too large for OpenSpiel's walk)")

@@ -50,6 +50,7 @@ from experiments.harness import provenance
 from experiments.harness import references
 from experiments.harness import solver_kinds
 from experiments.harness import solver_registry
+from experiments.harness import solver_runs
 from experiments.harness.checks import Check
 
 NAME = "reference-check"
@@ -135,7 +136,7 @@ class Prepared:
   run: Callable[[int, int], jobs_lib.JobResult]
 
 
-def _result(job: jobs_lib.Job, solved: solver_registry.Solved, wall: float) -> jobs_lib.JobResult:
+def _result(job: jobs_lib.Job, solved: solver_runs.Solved, wall: float) -> jobs_lib.JobResult:
   return jobs_lib.JobResult(job, solved, computed_by=provenance.code_stamp(),
                             finished=provenance.now(), wall_seconds=wall)
 
@@ -170,8 +171,8 @@ def prepare_external(solver: external_solvers.ExternalSolver, game: pyspiel.Game
   """A solver from outside the project on one game: built once with ``seed`` to find its
   interface and, unless ``model`` (a declared kind's) is given, its kind
   (``solver_kinds.detect``); each run stops between iterations once ``until`` has passed
-  (``Cut``) and is measured like a registry run (``measures.measure_for``: the project's exact
-  measure and OpenSpiel's, and the expected returns).
+  (``Cut``) and is measured like a registry run (``measures.measure_for``: the project's
+  computation of the measure and OpenSpiel's, and the expected returns).
 
   Raises:
     SkipGame: its constructor raised on this game (one line: the refusal's stated reason).
@@ -192,7 +193,7 @@ def prepare_external(solver: external_solvers.ExternalSolver, game: pyspiel.Game
     with external_solvers.seeded_globals(run_seed):
       instance = (built.pop(run_seed) if run_seed in built
                   else _build(solver, game, game_string, run_seed)[0])
-      clock = solver_registry.SOLVER_CLOCK()
+      clock = solver_runs.SOLVER_CLOCK()
       try:
         done = external_solvers.run(instance, interface, iterations, until.passed)
         average = instance.average_policy() if done == iterations else None
@@ -202,15 +203,15 @@ def prepare_external(solver: external_solvers.ExternalSolver, game: pyspiel.Game
       if average is None:
         raise Cut(f"the time limit passed after {done} of {iterations} iterations (seed "
                   f"{run_seed})")
-      seconds = solver_registry.SOLVER_CLOCK() - clock
+      seconds = solver_runs.SOLVER_CLOCK() - clock
     try:
       table = external_solvers.to_tabular(game, average, where)
     except external_solvers.PolicyError as e:
       raise RunError(str(e), policy=True) from None
-    solved = solver_registry.Solved(
-        measure.name, [iterations], [measure.exact(table)], [seconds],
+    solved = solver_runs.Solved(
+        measure.name, [iterations], [measure.ours(table)], [seconds],
         None if measure.openspiel is None else measure.openspiel(table), measure.returns(table),
-        solver_registry.policy_table(table))
+        solver_runs.policy_table(table))
     job = jobs_lib.Job(NAME, game_string, solver.name, run_seed, iterations, keep_policy=True)
     return _result(job, solved, time.perf_counter() - start)
 

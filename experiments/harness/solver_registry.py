@@ -15,137 +15,30 @@ Options are data: e.g. CFR-AVG's depth limit, leaf beliefs ("current" is CFR-D),
 ...}``) are keyword options of ``algorithms.CFRAvgSolver``, so each variant is one entry, and a
 job may replace some of an entry's options (``jobs.Job.options``).
 
-``solve`` runs a solver for a number of iterations and measures its average policy at given
-iterations (``experiments.harness.measures``: exploitability in two-player zero-sum games, NashConv
-otherwise); ``run_iterations`` is the timed iteration loop shared by every caller.
-
-The project's solvers run on the engine ``algorithms.cfr.engine_choice.range_card_tree(game,
-"auto")`` picks: range vectors on two-player Kuhn poker with at least ``AUTO_RANGE_MIN_CARDS``
-cards (work and memory O(cards)), the flat game tree elsewhere (O(histories), N (N - 1) deals of
-a deck of N cards). ``SolverSpec.card_tree`` says which a solver takes on a game, before it is
-built; only flat runs build or share a ``GameTree``, and a range run is measured on its compact
-``CardPolicy``, without a ``TabularPolicy`` (whose information-state tensors take O(N^2) memory),
-which is built once at the end only where a kept policy or OpenSpiel's check needs it.
-
-The solver's own time (``Solved.seconds``) is the steady cost of its iterations: the CPU time of
-the thread that runs them (``SOLVER_CLOCK``), so that the time other processes hold a shared core
-is not counted (a wall clock gave our solvers, about 10 us an iteration on Kuhn poker, one jump of
-4-9 ms per run wherever the run was preempted), with two one-off costs kept out of it: the
-measurements at the measuring points, and the first call of the engine's compiled kernels in a
-process (``warm_up``: numba loads their machine code from its cache, or compiles it, on a
-process's first call: 10-50 ms of CPU time, more than a whole run of CFR on Kuhn poker).
+Running a registered solver and measuring it is ``solver_runs``'s (``solve``, ``solve_batch``);
+the adapters that give OpenSpiel's C++ solvers and its Python MCCFR this interface are
+``openspiel_solvers``'s.
 """
 
 import dataclasses
-import functools
-import json
-import threading
-import time
-from typing import (
-  Any,
-  Callable,
-  Collection,
-  Dict,
-  Hashable,
-  List,
-  Mapping,
-  Optional,
-  Sequence,
-  Set,
-  Tuple,
-  Union,
-)
+from typing import Any, Callable, Dict, List, Mapping, Optional, Tuple
 
-import numpy as np
-from open_spiel.python import policy as policy_lib
 from open_spiel.python.algorithms import cfr
-from open_spiel.python.algorithms import external_sampling_mccfr
-from open_spiel.python.algorithms import outcome_sampling_mccfr
 import pyspiel
-import tqdm
 
 import algorithms
 from algorithms.cfr import engine_choice
 from algorithms.rebel.leaves import specs
-from algorithms.tree import game_shortcuts
-from algorithms.tree.card_tree import CardTree
-from algorithms.tree.card_tree3 import CardTree3
-from experiments.harness import measures
+from algorithms.tree.card_tree3 import AnyCardTree
+from experiments.harness.openspiel_solvers import CppCFR
+from experiments.harness.openspiel_solvers import CppMCCFR
+from experiments.harness.openspiel_solvers import SeededMCCFR
 from experiments.harness.range_cost import RANGE_COSTS
 from experiments.harness.range_cost import RangeCost
 
 # Sampled solvers touch one chance outcome per iteration instead of all; experiments give them
 # this many times the iterations of full-traversal solvers.
 SAMPLED_BUDGET_FACTOR = 10
-
-# The clock of a solver's own time: the CPU time of the calling thread (see the module docstring),
-# and the unit of an axis of that time.
-SOLVER_CLOCK = time.thread_time
-SOLVER_TIME_UNIT = "s, thread CPU time, measurements excluded"
-
-# OpenSpiel's Python MCCFR draws from NumPy's global generator; each solver keeps its own generator
-# state and swaps it in under this lock, so that concurrent solvers in one process stay
-# reproducible.
-_NUMPY_GLOBAL_RNG = threading.Lock()
-_MCCFR_PY = {"external": external_sampling_mccfr.ExternalSamplingSolver,
-             "outcome": outcome_sampling_mccfr.OutcomeSamplingSolver}
-_MCCFR_CPP = {"external": pyspiel.ExternalSamplingMCCFRSolver,
-              "outcome": pyspiel.OutcomeSamplingMCCFRSolver}
-
-
-class SeededMCCFR:
-  """OpenSpiel's Python MCCFR (Lanctot, Waugh, Zinkevich, Bowling, "Monte Carlo sampling for
-  regret minimization in extensive games", NeurIPS 2009) behind the CFR interface, with its own
-  random stream."""
-
-  def __init__(self, game: pyspiel.Game, *, seed: int, sampler: str):
-    self._solver = _MCCFR_PY[sampler](game)
-    self._rng_state = np.random.RandomState(seed).get_state()
-
-  def evaluate_and_update_policy(self) -> None:
-    with _NUMPY_GLOBAL_RNG:
-      saved = np.random.get_state()
-      np.random.set_state(self._rng_state)
-      try:
-        self._solver.iteration()
-      finally:
-        self._rng_state = np.random.get_state()
-        np.random.set_state(saved)
-
-  def average_policy(self) -> policy_lib.Policy:
-    return self._solver.average_policy()
-
-
-class CppCFR:
-  """OpenSpiel's C++ CFR (``pyspiel.CFRSolver``) returning a Python ``TabularPolicy``."""
-
-  def __init__(self, game: pyspiel.Game):
-    self._game = game
-    self._solver = pyspiel.CFRSolver(game)
-
-  def evaluate_and_update_policy(self) -> None:
-    self._solver.evaluate_and_update_policy()
-
-  def average_policy(self) -> policy_lib.TabularPolicy:
-    return policy_lib.pyspiel_policy_to_python_policy(self._game,
-                                                      self._solver.tabular_average_policy())
-
-
-class CppMCCFR:
-  """OpenSpiel's C++ MCCFR (``pyspiel.ExternalSamplingMCCFRSolver`` or
-  ``OutcomeSamplingMCCFRSolver``, seeded) behind the CFR interface."""
-
-  def __init__(self, game: pyspiel.Game, *, seed: int, sampler: str):
-    self._game = game
-    self._solver = _MCCFR_CPP[sampler](game, seed=seed)
-
-  def evaluate_and_update_policy(self) -> None:
-    self._solver.run_iteration()
-
-  def average_policy(self) -> policy_lib.TabularPolicy:
-    average = self._solver.average_policy()
-    return policy_lib.tabular_policy_from_callable(
-        self._game, lambda state: dict(average.action_probabilities(state)))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -166,7 +59,8 @@ class SolverSpec:
     ours: one of the project's solvers (``algorithms``), which run on its engines: ``cls``
       accepts ``tree=``, so callers that already built the flat game tree can share its
       ``GameTree``; a class whose ``ENGINES`` include "range" runs on range vectors where
-      ``card_tree`` says so; its compiled kernels are warmed up before a timed run.
+      ``card_tree`` says so; its compiled kernels are warmed up before a timed run
+      (``solver_runs.warm_up``).
     in_report: part of the default report's solver comparisons.
     cost: (a, b): one iteration on the flat tree (or outside the project's engine) takes about
       a + b H seconds on a game of H histories (measured on Kuhn and Leduc poker, 2 cores), for
@@ -175,10 +69,9 @@ class SolverSpec:
       (``range_cost.RANGE_COSTS``).
     batch: the class that solves several games of one tree shape at once with the same
       results (``algorithms.BatchedCFRSolver`` and the other batched classes), or None;
-      ``solve_batch`` uses it.
+      ``solver_runs.solve_batch`` uses it.
     color: the solver's colour in every figure; None for its algorithm's
       (``plotting.ALGORITHM_COLORS``, dark grey for an algorithm not listed there).
-    engine: the old name of ``ours`` (``engine=True`` sets ``ours``; read, it equals ``ours``).
   """
 
   name: str
@@ -194,12 +87,6 @@ class SolverSpec:
   range_cost: Mapping[int, RangeCost] = dataclasses.field(default_factory=lambda: RANGE_COSTS)
   batch: Optional[Callable[..., Any]] = None
   color: Optional[str] = None
-  engine: Optional[bool] = None  # the old name of ``ours``, kept equal to it
-
-  def __post_init__(self):
-    ours = self.ours if self.engine is None else bool(self.engine)
-    object.__setattr__(self, "ours", ours)
-    object.__setattr__(self, "engine", ours)
 
   def seconds_per_iteration(self, histories: int) -> float:
     """The estimated time of one iteration on the flat tree of a game of ``histories``
@@ -207,17 +94,17 @@ class SolverSpec:
     return self.cost[0] + self.cost[1] * histories
 
   def range_seconds(self, iterations: int, measurements: int,
-                    card_tree: Union[CardTree, CardTree3]) -> float:
-    """The estimated time of ``solve`` on range vectors over ``card_tree``: ``iterations``
-    iterations, ``measurements`` measures of the average policy, and what ``solve`` adds once:
-    building the solver and a throwaway one with its warm-up iteration (``warm_up``), and the
-    final policy's returns (one more measure)."""
+                    card_tree: AnyCardTree) -> float:
+    """The estimated time of ``solver_runs.solve`` on range vectors over ``card_tree``:
+    ``iterations`` iterations, ``measurements`` measures of the average policy, and what ``solve``
+    adds once: building the solver and a throwaway one with its warm-up iteration
+    (``solver_runs.warm_up``), and the final policy's returns (one more measure)."""
     players = card_tree.game.num_players()
     return self.range_cost[players].seconds(iterations + 2, measurements + 1,
                                             card_tree.num_cards)
 
   def card_tree(self, game: pyspiel.Game,
-                options: Optional[Mapping[str, Any]] = None) -> Optional[CardTree]:
+                options: Optional[Mapping[str, Any]] = None) -> Optional[AnyCardTree]:
     """The game's ``CardTree`` if this solver (with ``options`` replacing some of the entry's)
     runs on range vectors there, else None: its class offers the engine and
     ``engine_choice.range_card_tree`` takes it for the game (``engine`` option, default
@@ -364,217 +251,3 @@ def get_solver(name: str) -> SolverSpec:
     raise ValueError(f"unknown solver {name!r}; available solvers: "
                      f"{', '.join(available_solvers())}")
   return spec
-
-
-def tabular_average_policy(game: pyspiel.Game, solver: Any) -> policy_lib.TabularPolicy:
-  """The solver's average policy as a ``TabularPolicy`` (converted if it is not one)."""
-  average = solver.average_policy()
-  if isinstance(average, policy_lib.TabularPolicy):
-    return average
-  return policy_lib.tabular_policy_from_callable(game, average)
-
-
-def policy_table(tabular: policy_lib.TabularPolicy) -> Dict[str, List[float]]:
-  """{information state string: action probabilities} of a tabular policy (JSON-friendly)."""
-  return {state: [float(p) for p in tabular.action_probability_array[index]]
-          for state, index in tabular.state_lookup.items()}
-
-
-# What ``warm_up`` has run in this process: (solver, options, batched, engine) keys.
-_WARMED: Set[str] = set()
-
-
-def warm_up(spec: SolverSpec, iterate: Callable[[], None],
-            options: Optional[Mapping[str, Any]] = None, batched: bool = False,
-            engine: Optional[str] = None) -> None:
-  """Runs ``iterate`` (one iteration of a throwaway solver) the first time this process runs the
-  project's solver ``spec`` with ``options`` (in its batched form if ``batched``) on ``engine``
-  ("flat" or "range", whose kernels differ), before the solver that is measured starts its
-  clock.
-
-  The engine's solvers call numba-compiled kernels, whose machine code numba loads from its disk
-  cache (or compiles) on the first call in a process: 10-50 ms of CPU time once per process and
-  kernel, which would otherwise land in the first measuring point of the first run. The
-  throwaway solver has its own state (and random stream), so the measured run's numbers are
-  unchanged. OpenSpiel's solvers have no such cost and are not warmed up. What stays in the
-  first point is the measured solver's own first iteration, a few times a later one (its new
-  arrays are not in the caches yet): 20-250 us against 7-12 us on Kuhn poker.
-  """
-  key = json.dumps([spec.name, options or {}, batched, engine], sort_keys=True, default=repr)
-  if spec.ours and key not in _WARMED:
-    _WARMED.add(key)
-    iterate()
-
-
-def run_iterations(instance, iterations: int, marks: Collection[int] = (),
-                   on_mark: Optional[Callable[[int], None]] = None,
-                   description: Optional[str] = None) -> List[float]:
-  """Runs ``iterations`` iterations of a solver with OpenSpiel's CFR interface.
-
-  Args:
-    instance: the solver (``evaluate_and_update_policy()``).
-    iterations: how many iterations.
-    marks: iterations after which ``on_mark(t)`` is called; its time is not counted.
-    on_mark: the measurement at a mark.
-    description: a tqdm progress bar with this label; None for no bar.
-
-  Returns:
-    The solver's own time up to each mark, in order: seconds of ``SOLVER_CLOCK``, the
-    measurements excluded.
-  """
-  seconds, elapsed = [], 0.0
-  for t in tqdm.trange(1, iterations + 1, desc=description, disable=description is None,
-                       leave=False):
-    start = SOLVER_CLOCK()
-    instance.evaluate_and_update_policy()
-    elapsed += SOLVER_CLOCK() - start
-    if t in marks:
-      seconds.append(elapsed)
-      if on_mark is not None:
-        on_mark(t)
-  return seconds
-
-
-@dataclasses.dataclass
-class Solved:
-  """What ``solve`` measured.
-
-  Attributes:
-    measure: the measure's name ("exploitability" or "NashConv", ``experiments.harness.measures``).
-    iterations: the measuring points, increasing, ending at T.
-    curve: the measure of the average policy at each point (the project's exact computation).
-    seconds: the solver's own time up to each point: seconds of ``SOLVER_CLOCK``, measurements
-      and the first call of compiled kernels in the process excluded (``warm_up``).
-    openspiel: OpenSpiel's computation of the measure at T (the independent reference), or None
-      where the game is too large for its walk (``measures.Measure.openspiel``).
-    returns: every player's expected return when all play the final average policy.
-    policy: the final average policy {information state: probabilities}, if kept.
-    engine: the engine the solver ran on, "flat" or "range" (``solver_backends``); None for a
-      solver outside the project's engine.
-  """
-
-  measure: str
-  iterations: List[int]
-  curve: List[float]
-  seconds: List[float]
-  openspiel: Optional[float]
-  returns: List[float]
-  policy: Optional[Dict[str, List[float]]] = None
-  engine: Optional[str] = None
-
-
-def solve(game: pyspiel.Game, solver: str, seed: int, iterations: int,
-          measure_at: Sequence[int] = (), keep_policy: bool = False,
-          options: Optional[Mapping[str, Any]] = None) -> Solved:
-  """Runs a registered solver and measures its average policy.
-
-  The measure along the run is the project's exact one (``experiments.harness.measures``: on the
-  game tree, or by range vectors on two-player Kuhn poker with a large deck); at the final
-  iteration OpenSpiel's computation of it is recorded too, as the independent reference (where
-  the game is small enough for it), and the expected returns of the final average policy.
-
-  Args:
-    game: the game.
-    solver: a registered solver name.
-    seed: seed of a sampled solver.
-    iterations: number of iterations T (> 0).
-    measure_at: iterations (1..T) at which to measure; T is always included.
-    keep_policy: include the final average policy's table.
-    options: constructor options replacing some of the registry entry's.
-
-  Raises:
-    ValueError: for a bad T or measuring point, or an unknown solver.
-  """
-  _check_points(iterations, measure_at)
-  spec = get_solver(solver)
-  instance = spec.build(game, seed, options=options)
-  engine = getattr(instance, "engine_name", None)
-  tree = instance.tree if engine == "flat" else None  # shared with the throwaway and the measure
-  warm_up(spec, lambda: spec.build(game, seed, tree, options).evaluate_and_update_policy(),
-          options, engine=engine)
-  measure = measures.measure_for(game, tree)
-  marks = set(measure_at) | {iterations}
-  curve: List[float] = []
-  average = None
-
-  def on_mark(_):
-    nonlocal average
-    average = instance.card_policy() if engine == "range" else tabular_average_policy(game,
-                                                                                      instance)
-    curve.append(measure.exact(average))
-
-  seconds = run_iterations(instance, iterations, marks, on_mark)
-  return _solved(measure, sorted(marks), curve, seconds, average,
-                 lambda: tabular_average_policy(game, instance), keep_policy, engine)
-
-
-def _check_points(iterations: int, measure_at: Sequence[int]) -> None:
-  """ValueError unless T is a positive integer and every measuring point lies in 1..T."""
-  if not isinstance(iterations, int) or iterations <= 0:
-    raise ValueError(f"iterations must be a positive integer, got {iterations!r}")
-  bad = [t for t in measure_at if not 1 <= t <= iterations]
-  if bad:
-    raise ValueError(f"measuring points must lie in 1..{iterations}, got {bad}")
-
-
-def _solved(measure: measures.Measure, marks: List[int], curve: List[float],
-            seconds: List[float], average: measures.MeasuredPolicy,
-            tabular: Callable[[], policy_lib.TabularPolicy], keep_policy: bool,
-            engine: Optional[str]) -> Solved:
-  """``Solved`` from a run's measurements and its final average policy (as measured, and as a
-  ``TabularPolicy`` from ``tabular``, called only where OpenSpiel's measure or the kept table
-  needs one): OpenSpiel's measure and the expected returns of that policy are computed here."""
-  table = tabular() if keep_policy or measure.openspiel is not None else None
-  return Solved(measure.name, marks, curve, seconds,
-                None if measure.openspiel is None else measure.openspiel(table),
-                measure.returns(average), policy_table(table) if keep_policy else None, engine)
-
-
-def batch_key(game: pyspiel.Game) -> Optional[Hashable]:
-  """What games of one batch share: the shape of their tree as the game's registered shortcuts
-  give it (``algorithms.tree.game_shortcuts``; for Kuhn poker (players, deck, simplified), which
-  also fixes the engine, so a batch of large decks runs on range vectors), or None for a game
-  without one, which is not batched."""
-  shortcuts = game_shortcuts.for_game(game)
-  return shortcuts.shape(game) if shortcuts else None
-
-
-def solve_batch(game_list: Sequence[pyspiel.Game], solver: str, iterations: int,
-                measure_at: Sequence[int] = (), keep_policy: bool = False) -> List[Solved]:
-  """``solve`` for several games of one shape (``batch_key``) at once, with the solver's
-  ``batch`` class (on the engine ``solve`` would take for each game): every game's iterations
-  run in one compiled call per measuring point, and each game's result is the one ``solve``
-  gives for it (the same policies, so the same measures), except ``seconds``, the batch's time
-  shared equally among its games.
-
-  Raises:
-    ValueError: for a bad T or measuring point, a solver without a batch class, or games of
-      different shapes.
-  """
-  spec = get_solver(solver)
-  if spec.batch is None:
-    raise ValueError(f"solver {solver!r} has no batched form")
-  _check_points(iterations, measure_at)
-  batch = spec.batch(list(game_list))
-  engine = batch.engine_name
-  warm_up(spec, lambda: spec.batch(list(game_list[:1])).solve(1), batched=True, engine=engine)
-  marks = sorted(set(measure_at) | {iterations})
-  game_measures = [measures.measure_for(g) for g in game_list]  # Each on its own payoffs.
-
-  def average(i: int) -> measures.MeasuredPolicy:
-    return batch.card_policy(i) if engine == "range" else batch.average_policy(i)
-
-  curves: List[List[float]] = [[] for _ in game_list]
-  seconds: List[float] = []
-  elapsed, done = 0.0, 0
-  for mark in marks:
-    start = SOLVER_CLOCK()
-    batch.solve(mark - done)
-    elapsed += SOLVER_CLOCK() - start
-    done = mark
-    seconds.append(elapsed / len(game_list))
-    for i, measure in enumerate(game_measures):
-      curves[i].append(measure.exact(average(i)))
-  return [_solved(m, marks, curve, seconds, average(i),
-                  functools.partial(batch.average_policy, i), keep_policy, engine)
-          for i, (m, curve) in enumerate(zip(game_measures, curves))]

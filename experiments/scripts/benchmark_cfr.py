@@ -64,6 +64,7 @@ from algorithms.tree.game_tree import GameTree
 from experiments.harness import game_loader
 from experiments.harness import script_runner
 from experiments.harness import solver_registry
+from experiments.harness import solver_runs
 from experiments.harness.benchmarking import cpu_rate
 from experiments.harness.benchmarking import describe_machine
 from experiments.harness.liteefg_solvers import LiteEFGSolver
@@ -235,7 +236,7 @@ def sampling_row(args, summary: List[Result]) -> None:
       step = solver.solve if hasattr(solver, "solve") else loop(solver)
       chunk = 20_000 if hasattr(solver, "solve") else 2_000
       sampled_run(step, chunk, seconds)
-      value = evaluator.exploitability(solver_registry.tabular_average_policy(game, solver))
+      value = evaluator.exploitability(solver_runs.tabular_average_policy(game, solver))
       results.setdefault(name, []).append(value)
       print(f"  {name} seed {seed}: exploitability {value:.4e} after {seconds:g} CPU s",
             flush=True)

@@ -39,9 +39,9 @@ On the range engine alone, two and three players (``kuhn_poker_ante(players=3)``
    1,000 (``PLAYER_DECKS``), as in part 2.
 5. ``--part cost``: the harness's cost model on range vectors
    (``range_cost.RANGE_COSTS``) against measured CPU seconds of the running thread
-   (``solver_registry.SOLVER_CLOCK``) for ``our_cfr``: one iteration as the harness calls it
+   (``solver_runs.SOLVER_CLOCK``) for ``our_cfr``: one iteration as the harness calls it
    (``evaluate_and_update_policy``), one measure of the average policy (``card_policy`` and the
-   exact exploitability or NashConv), and a whole ``solver_registry.solve`` of
+   exact exploitability or NashConv), and a whole ``solver_runs.solve`` of
    ``range_cost.RANGE_COST_ITERATIONS`` iterations measured at the convergence
    experiment's points, against ``context.estimate_seconds`` of that job (``COST_DECKS``); the
    numbers ``range_cost.RANGE_COST_MEASUREMENTS`` records.
@@ -72,6 +72,7 @@ from experiments.harness import measures
 from experiments.harness import range_cost
 from experiments.harness import script_runner
 from experiments.harness import solver_registry
+from experiments.harness import solver_runs
 
 DECKS, QUICK_DECKS = (3, 13, 50, 200), (3, 13)
 STAKES, QUICK_STAKES = ((1.0, 1.0), (2.0, 1.0), (1.0, 4.0)), ((1.0, 1.0),)
@@ -197,7 +198,7 @@ class Cost:
     players, cards: the game, ``kuhn_poker_ante`` with standard rules.
     iteration: one ``evaluate_and_update_policy`` call.
     evaluation: one measure of the average policy.
-    run: a whole ``solver_registry.solve`` (iterations, measures and its one-off costs).
+    run: a whole ``solver_runs.solve`` (iterations, measures and its one-off costs).
     estimate: ``context.estimate_seconds`` of that run's job.
   """
 
@@ -258,10 +259,10 @@ def player_rate(players: int, cards: int, solver: str, seconds: float,
 
 def _thread_seconds(step, count: int) -> float:
   """CPU seconds of the running thread per call of ``step()``, over ``count`` calls."""
-  start = solver_registry.SOLVER_CLOCK()
+  start = solver_runs.SOLVER_CLOCK()
   for _ in range(count):
     step()
-  return (solver_registry.SOLVER_CLOCK() - start) / count
+  return (solver_runs.SOLVER_CLOCK() - start) / count
 
 
 def cost(players: int, cards: int) -> Cost:
@@ -272,14 +273,14 @@ def cost(players: int, cards: int) -> Cost:
   instance.evaluate_and_update_policy()  # The compiled kernels loaded before timing.
   iteration = _thread_seconds(instance.evaluate_and_update_policy, max(3, min(200, 10**7 // cards)))
   measure = measures.measure_for(game)
-  evaluation = _thread_seconds(lambda: measure.exact(instance.card_policy()),
+  evaluation = _thread_seconds(lambda: measure.ours(instance.card_policy()),
                                max(2, min(50, 10**7 // cards)))
   iterations = range_cost.RANGE_COST_ITERATIONS
   points = jobs.measuring_points(iterations, 20)  # the convergence experiment's points
   job = jobs.Job("benchmark", str(game), COST_SOLVER, 0, iterations, measure_at=points)
-  start = solver_registry.SOLVER_CLOCK()
-  solver_registry.solve(game, COST_SOLVER, 0, iterations, points)
-  run = solver_registry.SOLVER_CLOCK() - start
+  start = solver_runs.SOLVER_CLOCK()
+  solver_runs.solve(game, COST_SOLVER, 0, iterations, points)
+  run = solver_runs.SOLVER_CLOCK() - start
   return Cost(players, cards, iteration, evaluation, run, context.estimate_seconds(job))
 
 

@@ -62,6 +62,7 @@ from experiments.harness import game_loader
 from experiments.harness import plotting
 from experiments.harness import policies
 from experiments.harness import solver_registry
+from experiments.harness import solver_runs
 from experiments.harness import tables
 from experiments.harness.checks import Check
 from experiments.harness.context import Context
@@ -194,7 +195,7 @@ def cfr_path(game: pyspiel.Game, solver: str, iterations: int, seed: int = 0,
   for t in tqdm.trange(iterations, desc="landscape CFR", disable=not progress, leave=False):
     instance.evaluate_and_update_policy()
     current = instance.current_policy()
-    average = solver_registry.tabular_average_policy(game, instance)
+    average = solver_runs.tabular_average_policy(game, instance)
     for row, pol in ((0, current), (2, average)):
       out[row, t] = pol.policy_for_key(BLUFF_STATE)[1]
       out[row + 1, t] = pol.policy_for_key(CALL_STATE)[1]

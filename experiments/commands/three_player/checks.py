@@ -26,7 +26,7 @@ def run_checks(results: Sequence[jobs_lib.JobResult], nearest: Nearest) -> List[
   openspiel_game, our_game = FAMILY_GAMES
   for (game, solver, seed, t), r in by_key.items():
     twin = by_key.get((our_game, solver, seed, t))
-    if game == openspiel_game and twin is not None and solver_registry.get_solver(solver).engine:
+    if game == openspiel_game and twin is not None and solver_registry.get_solver(solver).ours:
       for label, a, b in [("NashConv", r.final_nash_conv, twin.final_nash_conv),
                           *[(f"value of player {i}", x, y)
                             for i, (x, y) in enumerate(zip(r.values, twin.values))]]:

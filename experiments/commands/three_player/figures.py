@@ -27,6 +27,7 @@ from experiments.harness import game_loader
 from experiments.harness import plotting
 from experiments.harness import references
 from experiments.harness import solver_registry
+from experiments.harness import solver_runs
 
 NASH_CONV_UNIT = "chips per hand"  # The sum of the players' best-response gains, in chips.
 MARKERS = ("o", "s", "^", "D", "v", "P")  # The seeds' markers, in order from the first seed.
@@ -90,7 +91,7 @@ def plot_nash_conv(curves: pd.DataFrame, game_strings: Sequence[str],
     ax_it.set_title(game)
     plotting.log_log(ax_it, "iterations T", "NashConv", yunit=NASH_CONV_UNIT)
     plotting.log_log(ax_time, "solver time", "NashConv",
-                     xunit=solver_registry.SOLVER_TIME_UNIT, yunit=NASH_CONV_UNIT)
+                     xunit=solver_runs.SOLVER_TIME_UNIT, yunit=NASH_CONV_UNIT)
   for ax in axes[:, 1:].flat:
     ax.set_ylabel("")  # Shared with the left column.
   plotting.legend_below(fig, ncol=4, title="solver (sampled: median and min-max band over seeds)")
@@ -122,11 +123,11 @@ def _draw_values(ax: matplotlib.axes.Axes, data: pd.DataFrame, labelled: bool) -
             markersize=3, alpha=0.7)
     last = group.iloc[-1]
     # Hollow, OpenSpiel's larger: an engine run at the same point shows inside the ring.
-    engine = solver_registry.get_solver(solver).engine
+    ours = solver_registry.get_solver(solver).ours
     label = solver_registry.get_solver(solver).label if labelled and solver not in seen else None
     ax.plot([last.value_2], [last.value_0], color=color, marker=marker, linestyle="none",
-            markersize=8 if engine else 13, markerfacecolor="none",
-            markeredgewidth=1.8 if engine else 1.2, zorder=4 if engine else 3, label=label)
+            markersize=8 if ours else 13, markerfacecolor="none",
+            markeredgewidth=1.8 if ours else 1.2, zorder=4 if ours else 3, label=label)
     ax.plot([last.value_2, last.member_value_2], [last.value_0, last.member_value_0],
             linestyle=":", color=color, linewidth=0.8)
     seen.add(solver)

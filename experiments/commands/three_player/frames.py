@@ -84,7 +84,7 @@ def value_runs(runs: pd.DataFrame, game_strings: Sequence[str]) -> pd.DataFrame:
   for (_, solver), group in selected.groupby(["seed", "solver"], sort=False):
     best = group.loc[group["T"].idxmax(), "game"]
     spec = solver_registry.get_solver(solver)
-    if spec.engine or not game_loader.is_python_game(
+    if spec.ours or not game_loader.is_python_game(
         game_loader.load_game(best, two_player_zero_sum=False)):
       keep.append(group[group.game == best])
   return pd.concat(keep) if keep else selected.iloc[0:0]
@@ -103,7 +103,7 @@ def summary_frame(runs: pd.DataFrame, curves: pd.DataFrame) -> pd.DataFrame:
   final = runs.loc[runs.groupby(["game", "solver", "seed"])["T"].idxmax()]
   rows = []
   for _, r in final.iterrows():
-    if r.game == FAMILY_GAMES[1] and solver_registry.get_solver(r.solver).engine:
+    if r.game == FAMILY_GAMES[1] and solver_registry.get_solver(r.solver).ours:
       continue
     curve = curves[(curves.game == r.game) & (curves.solver == r.solver)
                    & (curves.seed == r.seed)]

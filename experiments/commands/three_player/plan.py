@@ -48,7 +48,7 @@ def solver_budget(game: pyspiel.Game, solver: str, iterations: int,
   on a Python game (``game_loader.is_python_game``); times ``SAMPLED_BUDGET_FACTOR`` if sampled."""
   spec = solver_registry.get_solver(solver)
   budget = (min(iterations, python_iterations)
-            if not spec.engine and game_loader.is_python_game(game) else iterations)
+            if not spec.ours and game_loader.is_python_game(game) else iterations)
   return budget * (solver_registry.SAMPLED_BUDGET_FACTOR if spec.sampled else 1)
 
 

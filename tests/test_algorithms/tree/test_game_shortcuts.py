@@ -37,7 +37,7 @@ GENERIC = ("algorithms/tree/game_tree.py", "algorithms/tree/tree_layout.py",
            "algorithms/cfr/solvers.py", "algorithms/cfr/tree_exploitability.py",
            "algorithms/cfr/engine_choice.py", "algorithms/cfr/solver_backends.py",
            "algorithms/cfr/range_engine.py", "algorithms/cfr/evaluation.py",
-           "experiments/harness/solver_registry.py")
+           "experiments/harness/solver_registry.py", "experiments/harness/solver_runs.py")
 
 
 def _walked(game):

@@ -8,7 +8,7 @@ import pytest
 from experiments.commands import convergence
 from experiments.harness import jobs
 from experiments.harness import plotting
-from experiments.harness import solver_registry
+from experiments.harness import solver_runs
 from experiments.harness.context import Context
 
 
@@ -66,7 +66,7 @@ def test_exploitability_decreases_and_figure_shows_every_solver(results):
   by_iterations, by_time = fig.axes
   assert (by_iterations.get_xscale(), by_iterations.get_yscale()) == ("log", "log")
   assert by_iterations.get_xlabel() == "iterations T (log scale)"
-  assert by_time.get_xlabel() == f"solver time ({solver_registry.SOLVER_TIME_UNIT}, log scale)"
+  assert by_time.get_xlabel() == f"solver time ({solver_runs.SOLVER_TIME_UNIT}, log scale)"
   assert by_iterations.get_ylabel() == ("exploitability of the average policy (chips per hand, "
                                         "log scale)")
   # Our CFR and OpenSpiel's C++ CFR draw OpenSpiel's Python CFR's curve (same algorithm, equal to

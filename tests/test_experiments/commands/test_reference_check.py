@@ -19,6 +19,7 @@ from experiments.harness import references
 from experiments.harness import report
 from experiments.harness import solver_kinds
 from experiments.harness import solver_registry
+from experiments.harness import solver_runs
 from experiments.harness.checks import Check
 import helpers
 from spiel_games import kuhn_rules
@@ -64,8 +65,8 @@ def test_family_ranges_at_the_edge_of_the_standard_game():
 
 def _result(game, solver, iterations, checked_as):
   """A job result of ``iterations`` iterations, labelled as a run of ``checked_as`` iterations."""
-  solved = solver_registry.solve(game_loader.load_game(game, two_player_zero_sum=False), solver, 0,
-                                 iterations, keep_policy=True)
+  solved = solver_runs.solve(game_loader.load_game(game, two_player_zero_sum=False), solver, 0,
+                             iterations, keep_policy=True)
   return jobs.JobResult(jobs.Job("t", game, solver, 0, checked_as), solved, computed_by={},
                         finished="", wall_seconds=0.0)
 

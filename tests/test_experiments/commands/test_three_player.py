@@ -20,6 +20,7 @@ from experiments.harness import jobs
 from experiments.harness import plotting
 from experiments.harness import references
 from experiments.harness import solver_registry
+from experiments.harness import solver_runs
 from experiments.harness.context import Context
 import helpers
 
@@ -140,9 +141,9 @@ def test_nearest_member_of_a_member_is_itself():
   member = kuhn3_equilibria.kuhn3_equilibrium(c11=Fraction(1, 2), b11=Fraction(1, 5),
                                               b21=Fraction(1, 10), b23=Fraction(1, 20),
                                               b32=Fraction(1, 4))
-  solved = solver_registry.Solved("NashConv", [1], [0.0], [0.0], 0.0, [0.0, 0.0, 0.0],
-                                  {s: [float(1 - p), float(p)]
-                                   for s, p in member.action_probabilities().items()})
+  solved = solver_runs.Solved("NashConv", [1], [0.0], [0.0], 0.0, [0.0, 0.0, 0.0],
+                              {s: [float(1 - p), float(p)]
+                               for s, p in member.action_probabilities().items()})
   result = jobs.JobResult(jobs.Job("t", "kuhn_poker(players=3)", "our_cfr", 0, 1), solved,
                           computed_by={}, finished="", wall_seconds=0.0)
   nearest = references.nearest_kuhn3_member(result)
@@ -165,7 +166,7 @@ def test_nash_conv_figure(results):
     assert ax.get_ylabel() in ("NashConv (chips per hand, log scale)", "")
   assert {ax.get_xlabel() for ax in top} == {"iterations T (log scale)"}
   assert {ax.get_xlabel() for ax in bottom} == {
-      f"solver time ({solver_registry.SOLVER_TIME_UNIT}, log scale)"}
+      f"solver time ({solver_runs.SOLVER_TIME_UNIT}, log scale)"}
   legend = [t.get_text() for t in fig.legends[0].get_texts()]
   assert legend == [solver_registry.get_solver(s).label for s in SOLVERS] + [plotting.SQRT_GUIDE]
   for solver in SOLVERS:  # The solver's colour in every figure.

@@ -9,7 +9,7 @@ from experiments.harness import context
 from experiments.harness import executors
 from experiments.harness import game_loader
 from experiments.harness import jobs
-from experiments.harness import solver_registry
+from experiments.harness import solver_runs
 
 
 def numbers(results):
@@ -59,7 +59,7 @@ def test_a_failing_batch_fails_each_of_its_jobs(monkeypatch, tmp_path):
   def broken(*args, **kwargs):
     raise ValueError("no batch today")
 
-  monkeypatch.setattr(solver_registry, "solve_batch", broken)
+  monkeypatch.setattr(solver_runs, "solve_batch", broken)
   made = sweep()[:3]
   ctx = context.Context("t", tmp_path)
   assert ctx.run_jobs(made, batch=True) == []
@@ -70,6 +70,6 @@ def test_a_failing_batch_fails_each_of_its_jobs(monkeypatch, tmp_path):
 def test_solve_batch_refusals():
   kuhn = game_loader.load_game("kuhn_poker")
   with pytest.raises(ValueError, match="has no batched form"):
-    solver_registry.solve_batch([kuhn], "cfr", 10)
+    solver_runs.solve_batch([kuhn], "cfr", 10)
   with pytest.raises(ValueError, match="measuring points must lie in 1..10"):
-    solver_registry.solve_batch([kuhn], "our_cfr", 10, measure_at=(11,))
+    solver_runs.solve_batch([kuhn], "our_cfr", 10, measure_at=(11,))

@@ -130,14 +130,14 @@ def test_the_range_measure_equals_openspiels_on_random_policies():
   assert measure.name == measures.EXPLOITABILITY
   for seed in range(2):
     policy = random_policy(game, seed)
-    assert measure.exact(policy) == pytest.approx(exploitability.exploitability(game, policy),
+    assert measure.ours(policy) == pytest.approx(exploitability.exploitability(game, policy),
                                                   abs=1e-12)
     assert measure.returns(policy) == pytest.approx(
         expected_game_score.policy_value(game.new_initial_state(), [policy] * 2), abs=1e-12)
   # The compact policy of a range-vector solver measures as its TabularPolicy.
   solver = solver_registry.get_solver("our_cfr").build(game)
   solver.solve(7)
-  assert measure.exact(solver.card_policy()) == measure.exact(solver.average_policy())
+  assert measure.ours(solver.card_policy()) == measure.ours(solver.average_policy())
   assert measure.returns(solver.card_policy()) == measure.returns(solver.average_policy())
   # OpenSpiel's walk measures up to OPENSPIEL_MAX_HISTORIES (50 cards: 22,101 histories).
   assert measures.openspiel_walkable(pyspiel.load_game("kuhn_poker_ante(deck_size=50)"))

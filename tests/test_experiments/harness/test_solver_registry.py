@@ -1,5 +1,5 @@
 """The registry's entries of PCFR+, DCFR+, PDCFR+ and our MCCFR, run the way an experiment runs
-them: a job (``jobs.run_job`` -> ``solver_registry.solve``), a batch (``solve_batch``), the
+them: a job (``jobs.run_job`` -> ``solver_runs.solve``), a batch (``solve_batch``), the
 command line.
 
 References: the algorithms' classes run directly (themselves checked against the papers'
@@ -18,6 +18,7 @@ from experiments import cli
 from experiments.harness import game_loader
 from experiments.harness import jobs
 from experiments.harness import solver_registry
+from experiments.harness import solver_runs
 
 # Entry -> (its class, its batched class).
 FULL_WIDTH = {
@@ -75,7 +76,7 @@ def test_batches_of_the_entries_give_each_games_own_job(name, deck):
   # so the batch's measures are those of one job per game.
   strings = [f"kuhn_poker_ante(deck_size={deck},ante={a})" for a in (0.5, 1.0, 2.0)]
   games = [game_loader.load_game(s) for s in strings]
-  batched = solver_registry.solve_batch(games, name, 30, (1, 10))
+  batched = solver_runs.solve_batch(games, name, 30, (1, 10))
   for string, solved in zip(strings, batched):
     alone = jobs.run_job(jobs.Job("t", string, name, 0, 30, (1, 10)))[0]
     assert solved.engine == alone.engine == ("flat" if deck == 3 else "range")
@@ -91,12 +92,12 @@ def test_our_mccfr_entries_equal_openspiels_python_mccfr(ours):
   assert (spec.seeded, spec.sampled, spec.ours, spec.batch) == (True, True, True, None)
   game = pyspiel.load_game("kuhn_poker")
   marks = (10, 100)
-  solved = solver_registry.solve(game, ours, 5, 300, marks)
-  reference = solver_registry.solve(game, MCCFR[ours], 5, 300, marks)
+  solved = solver_runs.solve(game, ours, 5, 300, marks)
+  reference = solver_runs.solve(game, MCCFR[ours], 5, 300, marks)
   assert solved.curve == pytest.approx(reference.curve, abs=1e-10)
   assert solved.returns == pytest.approx(reference.returns, abs=1e-10)
   # The job's seed is the solver's: another seed draws another run.
-  other = solver_registry.solve(game, ours, 6, 300, marks)
+  other = solver_runs.solve(game, ours, 6, 300, marks)
   assert abs(other.curve[-1] - solved.curve[-1]) > 1e-6
 
 

@@ -1,4 +1,4 @@
-"""Tests of the solver's own time in ``solver_registry.solve``: the clock, the warm-up of the
+"""Tests of the solver's own time in ``solver_runs.solve``: the clock, the warm-up of the
 engine's compiled kernels before the clock starts, and that neither changes a number."""
 
 import json
@@ -11,6 +11,7 @@ import pytest
 
 from experiments.harness import jobs
 from experiments.harness import solver_registry
+from experiments.harness import solver_runs
 
 # Run in a fresh process: numba loads the engine's kernels on a process's first call only. The
 # solver's clock (``SOLVER_CLOCK``) is wrapped to record, at each of its readings, how many
@@ -23,7 +24,7 @@ import sys
 from numba.core import registry
 import pyspiel
 
-from experiments.harness import solver_registry
+from experiments.harness import solver_runs
 
 
 def loaded():
@@ -32,7 +33,7 @@ def loaded():
           for attr, value in vars(module).items() if isinstance(value, registry.CPUDispatcher)}
 
 
-readings, clock = [], solver_registry.SOLVER_CLOCK
+readings, clock = [], solver_runs.SOLVER_CLOCK
 
 
 def watched_clock():
@@ -40,10 +41,10 @@ def watched_clock():
   return clock()
 
 
-solver_registry.SOLVER_CLOCK = watched_clock
+solver_runs.SOLVER_CLOCK = watched_clock
 game = pyspiel.load_game("kuhn_poker")
 before = loaded()
-solver_registry.solve(game, "our_cfr", 0, 3)
+solver_runs.solve(game, "our_cfr", 0, 3)
 print(json.dumps({"before": before, "readings": readings}))
 """
 
@@ -83,10 +84,10 @@ class _Recorder:
 
 
 def test_the_warm_up_runs_once_per_process_before_the_clock(monkeypatch):
-  for name, engine in (("fake_engine", True), ("fake_openspiel", False)):
+  for name, ours in (("fake_engine", True), ("fake_openspiel", False)):
     monkeypatch.setitem(solver_registry.SOLVERS, name, solver_registry.SolverSpec(
-        name, name, _Recorder, ours=engine))
-  monkeypatch.setattr(solver_registry, "_WARMED", set())
+        name, name, _Recorder, ours=ours))
+  monkeypatch.setattr(solver_runs, "_WARMED", set())
   monkeypatch.setattr(_Recorder, "log", [])
   clock = iter(range(1000))
 
@@ -94,40 +95,40 @@ def test_the_warm_up_runs_once_per_process_before_the_clock(monkeypatch):
     _Recorder.log.append("clock")
     return float(next(clock))
 
-  monkeypatch.setattr(solver_registry, "SOLVER_CLOCK", fake_clock)
+  monkeypatch.setattr(solver_runs, "SOLVER_CLOCK", fake_clock)
   game = pyspiel.load_game("kuhn_poker")
-  solver_registry.solve(game, "fake_engine", 0, 2)
+  solver_runs.solve(game, "fake_engine", 0, 2)
   # The measured solver is built, then a throwaway one, iterated once without the clock, then
   # the measured iterations, each timed.
   assert _Recorder.log == ["build", "build", "iterate solver 1",
                            "clock", "iterate solver 0", "clock",
                            "clock", "iterate solver 0", "clock"]
   _Recorder.log.clear()
-  solved = solver_registry.solve(game, "fake_engine", 0, 2, (1,))  # Warm: no throwaway.
+  solved = solver_runs.solve(game, "fake_engine", 0, 2, (1,))  # Warm: no throwaway.
   assert _Recorder.log == ["build"] + ["clock", "iterate solver 0", "clock"] * 2
   assert solved.seconds == [1.0, 2.0]  # One tick of the fake clock per iteration.
   _Recorder.log.clear()
-  solver_registry.solve(game, "fake_openspiel", 0, 1)  # OpenSpiel's solvers: no warm-up.
+  solver_runs.solve(game, "fake_openspiel", 0, 1)  # OpenSpiel's solvers: no warm-up.
   assert _Recorder.log == ["build", "clock", "iterate solver 0", "clock"]
 
 
 @pytest.mark.parametrize("solver", ["our_cfr", "cs_cfr"])
 def test_the_warm_up_changes_no_number(monkeypatch, solver):
   game = pyspiel.load_game("kuhn_poker(players=3)")
-  monkeypatch.setattr(solver_registry, "_WARMED", set())
-  warmed = solver_registry.solve(game, solver, 3, 30, (1, 10), keep_policy=True)
-  assert solver_registry._WARMED  # pylint: disable=protected-access
-  again = solver_registry.solve(game, solver, 3, 30, (1, 10), keep_policy=True)
+  monkeypatch.setattr(solver_runs, "_WARMED", set())
+  warmed = solver_runs.solve(game, solver, 3, 30, (1, 10), keep_policy=True)
+  assert solver_runs._WARMED  # pylint: disable=protected-access
+  again = solver_runs.solve(game, solver, 3, 30, (1, 10), keep_policy=True)
   assert (warmed.curve, warmed.returns, warmed.policy, warmed.openspiel) == (
       again.curve, again.returns, again.policy, again.openspiel)
 
 
 def test_batches_are_warmed_up_too(monkeypatch):
-  monkeypatch.setattr(solver_registry, "_WARMED", set())
+  monkeypatch.setattr(solver_runs, "_WARMED", set())
   games = [pyspiel.load_game("kuhn_poker"),
            pyspiel.load_game("kuhn_poker_ante(ante=0.25)")]
-  batched = solver_registry.solve_batch(games, "our_cfr", 20, (1, 5))
-  assert solver_registry._WARMED == {  # pylint: disable=protected-access
+  batched = solver_runs.solve_batch(games, "our_cfr", 20, (1, 5))
+  assert solver_runs._WARMED == {  # pylint: disable=protected-access
       '["our_cfr", {}, true, "flat"]'}
   for game, solved in zip(games, batched):
     alone = jobs.run_job(jobs.Job("t", str(game), "our_cfr", 0, 20, (1, 5)))[0]
