@@ -33,6 +33,7 @@ import dataclasses
 from typing import Optional, Tuple
 
 import numpy as np
+import pyspiel
 
 from algorithms.cfr import tree_passes
 from algorithms.rebel import public_views
@@ -174,6 +175,16 @@ class PublicTree:
       raise ValueError(f"{arrays.tree.game.get_type().short_name}: a public-state cut needs "
                        f"exactly 2 players, got {arrays.num_players}")
     return _cut(arrays, int(depth_limit))
+
+  @classmethod
+  def from_game(cls, game: pyspiel.Game, depth_limit: int) -> "PublicTree":
+    """The cut of ``game`` after ``depth_limit`` player actions: ``cut`` of the game's
+    ``TreeArrays`` (its tree walked, or built by the game's registered shortcut).
+
+    Raises:
+      ValueError: as ``cut``.
+    """
+    return cls.cut(TreeArrays(GameTree.from_game(game)), depth_limit)
 
   def union(self, leaves: Tuple[LeafSubgame, ...]) -> LeafSubgame:
     """The leaves' subgames as ONE ``LeafSubgame`` whose chance root draws any of their roots.

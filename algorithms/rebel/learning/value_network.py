@@ -80,8 +80,6 @@ from algorithms.rebel import leaf_step
 from algorithms.rebel.leaves import specs
 from algorithms.rebel.public_tree import LeafSubgame
 from algorithms.rebel.public_tree import PublicTree
-from algorithms.tree.game_tree import GameTree
-from algorithms.tree.tree_layout import TreeArrays
 from spiel_games import kuhn_poker_ante
 from spiel_games.kuhn_rules import KuhnRules
 
@@ -541,7 +539,7 @@ class PBSValueFunction:
                        f"{', '.join(map(str, SUPPORTED_VERSIONS))})")
     try:
       model_game = pyspiel.load_game(header["game"])
-      tree = PublicTree.cut(_arrays_of(model_game), int(header["depth_limit"]))
+      tree = PublicTree.from_game(model_game, int(header["depth_limit"]))
       stakes = None if version == 1 else header["stakes"]
       domain = LeafDomain.of(tree, None if stakes is None else tuple(stakes),
                              header["outputs"] if version >= 3 else "deal")
@@ -565,17 +563,12 @@ class PBSValueFunction:
     return model
 
 
-def _arrays_of(game: pyspiel.Game) -> TreeArrays:
-  """The game's ``TreeArrays`` (its tree walked, or built by the game's registered shortcut)."""
-  return TreeArrays(GameTree.from_game(game))
-
-
 def cut_of(game: pyspiel.Game, depth_limit: int, stakes: Optional[Tuple[float, float]] = None,
            outputs: str = "deal") -> Tuple[PublicTree, LeafDomain]:
-  """The ``PublicTree`` and ``LeafDomain`` of a Kuhn game at a depth limit (with ``stakes``,
-  the domain of its family of stakes over that range of ante/bet ratios; models with the
-  ``outputs`` layout)."""
-  tree = PublicTree.cut(_arrays_of(game), depth_limit)
+  """The ``PublicTree`` (``PublicTree.from_game``) and ``LeafDomain`` of a Kuhn game at a depth
+  limit (with ``stakes``, the domain of its family of stakes over that range of ante/bet ratios;
+  models with the ``outputs`` layout)."""
+  tree = PublicTree.from_game(game, depth_limit)
   return tree, LeafDomain.of(tree, stakes, outputs)
 
 
