@@ -1,11 +1,11 @@
-"""The unit every experiment hands to the report: text, tables, figures and reference checks;
-and the optional dependencies whose absence leaves checks out (an experiment declares them in
-``OPTIONAL_DEPENDENCIES``; the CLI says on the console which are missing, with the command that
-installs them)."""
+"""The unit every experiment hands to the report: text, tables, figures and reference checks
+(``combine`` joins the sections of a command's parts into one); and the optional dependencies
+whose absence leaves checks out (an experiment declares them in ``OPTIONAL_DEPENDENCIES``; the
+CLI says on the console which are missing, with the command that installs them)."""
 
 import dataclasses
 import importlib.util
-from typing import List, Optional
+from typing import List, Optional, Sequence
 
 from experiments.harness.checks import Check
 
@@ -35,6 +35,17 @@ class ReportSection:
     if not self.checks:
       return None
     return all(c.passed for c in self.checks)
+
+
+def combine(title: str, sections: Sequence[ReportSection]) -> ReportSection:
+  """One section of ``sections`` in order, under ``title`` (their own titles dropped): their
+  markdown joined by blank lines (an empty one adds nothing), their figures, tables and checks
+  one after another."""
+  return ReportSection(
+      title=title, markdown="\n\n".join(s.markdown for s in sections if s.markdown),
+      figures=[f for s in sections for f in s.figures],
+      tables=[t for s in sections for t in s.tables],
+      checks=[c for s in sections for c in s.checks])
 
 
 @dataclasses.dataclass(frozen=True)
