@@ -3,12 +3,13 @@ atomically (``tables.write_csv``, ``plotting.save_figure``) and recorded in the 
 the ``ReportSection`` that lists them (``Outputs.section``)."""
 
 import pathlib
-from typing import List
+from typing import List, Sequence
 
 import matplotlib.figure
 import pandas as pd
 
 from experiments.harness import plotting
+from experiments.harness import section
 from experiments.harness import tables
 from experiments.harness.checks import Check
 from experiments.harness.section import ReportSection
@@ -39,7 +40,8 @@ class Outputs:
     plotting.save_figure(figure, self.folder / name)
     self.figures.append(name)
 
-  def section(self, title: str, markdown: str, checks: List[Check]) -> ReportSection:
-    """The section with ``title``, ``markdown`` and ``checks`` that lists the files written."""
-    return ReportSection(title=title, markdown=markdown, figures=list(self.figures),
-                         tables=list(self.tables), checks=list(checks))
+  def section(self, title: str, texts: Sequence[str], checks: Sequence[Check]) -> ReportSection:
+    """The section with ``title``, the markdown paragraphs ``texts`` (``section.paragraphs``)
+    and ``checks`` that lists the files written so far."""
+    return ReportSection(title=title, markdown=section.paragraphs(texts),
+                         figures=list(self.figures), tables=list(self.tables), checks=list(checks))

@@ -5,7 +5,7 @@ CLI says on the console which are missing, with the command that installs them).
 
 import dataclasses
 import importlib.util
-from typing import List, Optional, Sequence
+from typing import Iterable, List, Optional, Sequence
 
 from experiments.harness.checks import Check
 
@@ -37,12 +37,18 @@ class ReportSection:
     return all(c.passed for c in self.checks)
 
 
+def paragraphs(texts: Iterable[str]) -> str:
+  """A section's markdown from its paragraphs (text, tables, captions): joined by blank lines,
+  an empty one adding nothing."""
+  return "\n\n".join(t for t in texts if t)
+
+
 def combine(title: str, sections: Sequence[ReportSection]) -> ReportSection:
   """One section of ``sections`` in order, under ``title`` (their own titles dropped): their
-  markdown joined by blank lines (an empty one adds nothing), their figures, tables and checks
-  one after another."""
+  markdown as paragraphs (``paragraphs``), their figures, tables and checks one after
+  another."""
   return ReportSection(
-      title=title, markdown="\n\n".join(s.markdown for s in sections if s.markdown),
+      title=title, markdown=paragraphs(s.markdown for s in sections),
       figures=[f for s in sections for f in s.figures],
       tables=[t for s in sections for t in s.tables],
       checks=[c for s in sections for c in s.checks])

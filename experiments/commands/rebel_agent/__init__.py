@@ -314,13 +314,13 @@ def paper_table_part(plan7: paper_table.PaperPlan, value: Callable[[tasks.Key], 
   data = files.table(paper_table.frame(tasks.paper_table_rows(plan7, value)),
                      "rebel_agent_paper_table.csv")
   summary = files.table(paper_table.table(data), "rebel_agent_paper_table_summary.csv")
-  text = "\n\n".join([
+  text = [
       f"**Measurement 7: ReBeL's agent on the paper's Liar's Dice table** (lookahead "
       f"{plan7.lookahead}, T = {plan7.iterations}, {plan7.replicates} sampled strategies per "
       f"estimate, {plan7.seeds} seeds; leaves solved together to a union gap of "
       f"{plan7.leaf_tolerance:g} times the largest payoff; baselines after "
       f"{plan7.baseline_iterations} iterations; exploitability = NashConv / 2):",
-      tables.markdown_table(summary, 3, missing="no published number"), captions.CAPTIONS["paper"]])
+      tables.markdown_table(summary, 3, missing="no published number"), captions.CAPTIONS["paper"]]
   return files.section("ReBeL's agent on the paper's Liar's Dice table", text,
                        paper_table.paper_checks(data))
 
@@ -343,9 +343,9 @@ def self_play_part(plan: Plan, value: Callable[[tasks.Key], Any],
       r["tree_exploitability"], "TreeEvaluator on the same behaviour strategy")
       for r in pd.concat([played, exact]).to_dict("records")]
   timing = files.table(value(("self-play-timing",)), "rebel_agent_self_play_timing.csv")
-  text = "\n\n".join([captions.self_play_intro(plan.self_play), tables.markdown_table(ratios, 3),
-                      captions.CAPTIONS["self_play"], tables.markdown_table(timing, 3),
-                      captions.CAPTIONS["self_play_timing"]])
+  text = [captions.self_play_intro(plan.self_play), tables.markdown_table(ratios, 3),
+          captions.CAPTIONS["self_play"], tables.markdown_table(timing, 3),
+          captions.CAPTIONS["self_play_timing"]]
   return files.section("ReBeL that learns by itself", text, found), ratios
 
 
@@ -367,10 +367,9 @@ def stakes_part(plan: Plan, value: Callable[[tasks.Key], Any], ctx: Context, tor
   decks = files.table(found["decks"], "rebel_agent_stakes_decks.csv")
   files.figure(plot_stakes(measured, plan.stakes), "rebel_agent_stakes.png")
   ratios = stakes.ratio_table(measured)
-  text = "\n\n".join([captions.stakes_intro(plan.stakes), tables.markdown_table(ratios, 3),
-                      captions.CAPTIONS["stakes"], tables.markdown_table(timing, 3),
-                      captions.CAPTIONS["timing"], tables.markdown_table(decks, 3),
-                      captions.CAPTIONS["decks"]])
+  text = [captions.stakes_intro(plan.stakes), tables.markdown_table(ratios, 3),
+          captions.CAPTIONS["stakes"], tables.markdown_table(timing, 3),
+          captions.CAPTIONS["timing"], tables.markdown_table(decks, 3), captions.CAPTIONS["decks"]]
   return files.section(title, text, scaling + experiment_checks(measured)), ratios, timing
 
 
@@ -378,10 +377,9 @@ def estimate_part(plan: Plan, value: Callable[[tasks.Key], Any], ctx: Context) -
   """Measurement 5: the estimates (``measure.estimate_row``) and their caption."""
   files = Outputs(ctx.out)
   estimates = files.table(estimate_frame(plan, value), "rebel_agent_estimate.csv")
-  text = "\n\n".join([
+  return files.section("Estimates", [
       tables.markdown_table(estimates, 3, missing="beyond the enumeration's budget"),
-      captions.CAPTIONS["estimate"]])
-  return files.section("Estimates", text, [])
+      captions.CAPTIONS["estimate"]], [])
 
 
 def run(args: argparse.Namespace, ctx: Context) -> ReportSection:
@@ -428,11 +426,11 @@ def run(args: argparse.Namespace, ctx: Context) -> ReportSection:
         plan6, pd.concat([value(key) for key in tasks.learned_keys(plan6)], ignore_index=True),
         value(("learned-timing",)), ctx.out))
   parts.append(paper_table_part(plan7, value, ctx))
-  # The targets' CSV after every part's files (the report lists them in this order).
+  # The targets need every part's results: their CSV is written, and listed, last.
   target_files = Outputs(ctx.out)
   targets = target_files.table(target_table(frame, self_ratios, plan.stakes, ratios, timing,
                                             variants), "rebel_agent_targets.csv")
-  markdown = "\n\n".join([
+  text = [
       intro, captions.CAPTIONS["variants"],
       tables.markdown_table(variant_table(variants), 3, missing="T not measured here"),
       "Measurements 1 and 2 (the paper's agent, leaf solvers compared):",
@@ -441,9 +439,9 @@ def run(args: argparse.Namespace, ctx: Context) -> ReportSection:
       tables.markdown_table(targets, 3),
       captions.CAPTIONS["convergence"],
       tables.markdown_table(error_view, 3, missing="not a perturbation"),
-      captions.CAPTIONS["error"]])
-  head = files.section(TITLE, markdown, variant_checks(variants) + experiment_checks(frame))
-  return section.combine(TITLE, [head, *parts, target_files.section(TITLE, "", [])])
+      captions.CAPTIONS["error"]]
+  head = files.section(TITLE, text, variant_checks(variants) + experiment_checks(frame))
+  return section.combine(TITLE, [head, *parts, target_files.section(TITLE, [], [])])
 
 
 def run_tasks(ctx: Context, todo: Dict[tasks.Key, Task]) -> Callable[[tasks.Key], Any]:

@@ -92,5 +92,4 @@ def measurement(plan: learned.LearnedPlan, frame: pd.DataFrame, timing: pd.DataF
            tables.markdown_table(timing, 3), CAPTIONS["timing"],
            "Measurement 6's targets (reported, not checks):",
            tables.markdown_table(pd.DataFrame(targets), 3)]
-  return files.section("Measurement 6: learned leaves after on-policy rounds", "\n\n".join(parts),
-                       frame_checks)
+  return files.section("Measurement 6: learned leaves after on-policy rounds", parts, frame_checks)

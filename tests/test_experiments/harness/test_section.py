@@ -29,6 +29,12 @@ def test_combine_joins_the_parts_in_order_under_one_title():
   assert section.combine("none", []) == ReportSection("none")
 
 
+def test_paragraphs_are_joined_by_one_blank_line_and_empty_ones_add_nothing():
+  assert section.paragraphs(["Intro.", "", "| x |\n|---|", "Caption."]) == (
+      "Intro.\n\n| x |\n|---|\n\nCaption.")
+  assert section.paragraphs([]) == ""
+
+
 def test_outputs_write_each_file_and_name_it_once_in_order(tmp_path):
   files = Outputs(tmp_path)
   frame = pd.DataFrame({"k": [1, 2], "v": [0.5, 0.25]})
@@ -40,8 +46,8 @@ def test_outputs_write_each_file_and_name_it_once_in_order(tmp_path):
   pd.testing.assert_frame_equal(pd.read_csv(tmp_path / "second.csv"), frame)
   assert len(pd.read_csv(tmp_path / "first.csv")) == 1
   assert plotting.read_figure_summary(tmp_path / "curve.png")["axes"]
-  found = files.section("t", "text", [_check("x")])
-  assert (found.title, found.markdown) == ("t", "text")
+  found = files.section("t", ["Intro.", "Caption."], [_check("x")])
+  assert (found.title, found.markdown) == ("t", "Intro.\n\nCaption.")
   assert found.tables == ["second.csv", "first.csv"] and found.figures == ["curve.png"]
   assert [c.name for c in found.checks] == ["x"]
   files.table(frame, "third.csv")  # A later file is not added to a section already made.
