@@ -1,11 +1,11 @@
-"""The unit every experiment hands to the report: text, tables, figures and reference checks;
-and the optional dependencies whose absence leaves checks out (an experiment declares them in
-``OPTIONAL_DEPENDENCIES``; the CLI says on the console which are missing, with the command that
-installs them)."""
+"""The unit every experiment hands to the report: text, tables, figures and reference checks
+(``combine`` joins the sections of a command's parts into one); and the optional dependencies
+whose absence leaves checks out (an experiment declares them in ``OPTIONAL_DEPENDENCIES``; the
+CLI says on the console which are missing, with the command that installs them)."""
 
 import dataclasses
 import importlib.util
-from typing import List, Optional
+from typing import Iterable, List, Optional, Sequence
 
 from experiments.harness.checks import Check
 
@@ -35,6 +35,23 @@ class ReportSection:
     if not self.checks:
       return None
     return all(c.passed for c in self.checks)
+
+
+def paragraphs(texts: Iterable[str]) -> str:
+  """A section's markdown from its paragraphs (text, tables, captions): joined by blank lines,
+  an empty one adding nothing."""
+  return "\n\n".join(t for t in texts if t)
+
+
+def combine(title: str, sections: Sequence[ReportSection]) -> ReportSection:
+  """One section of ``sections`` in order, under ``title`` (their own titles dropped): their
+  markdown as paragraphs (``paragraphs``), their figures, tables and checks one after
+  another."""
+  return ReportSection(
+      title=title, markdown=paragraphs(s.markdown for s in sections),
+      figures=[f for s in sections for f in s.figures],
+      tables=[t for s in sections for t in s.tables],
+      checks=[c for s in sections for c in s.checks])
 
 
 @dataclasses.dataclass(frozen=True)

@@ -85,16 +85,17 @@ from experiments.commands.rebel_agent.plan import plan_of
 from experiments.harness import arguments
 from experiments.harness import checks
 from experiments.harness import context
-from experiments.harness import plotting
 from experiments.harness import section
 from experiments.harness import tables
 from experiments.harness.checks import Check
 from experiments.harness.context import Context
+from experiments.harness.outputs import Outputs
 from experiments.harness.section import ReportSection
 from experiments.harness.tasks import Task
 from experiments.harness.tasks import unpack_files
 
 NAME = "rebel-agent"
+TITLE = "ReBeL's agent: a search at every public state, measured exactly"
 # T of the target "within 2x of full-game CFR after as many iterations".
 TARGET_ITERATIONS = 1000
 REPORT_ORDER = 95  # Place in the report (and in ``run``): after rebel, before rebel-learned.
@@ -307,30 +308,85 @@ def target_table(frame: pd.DataFrame, self_ratios: Optional[pd.DataFrame],
 
 
 def paper_table_part(plan7: paper_table.PaperPlan, value: Callable[[tasks.Key], Any],
-                     ctx: Context) -> Tuple[str, List[Check]]:
-  """Measurement 7 (``paper_table``): its CSV written, its text and its checks."""
-  data = paper_table.frame(tasks.paper_table_rows(plan7, value))
-  tables.write_csv(data, ctx.out / "rebel_agent_paper_table.csv")
-  summary = paper_table.table(data)
-  tables.write_csv(summary, ctx.out / "rebel_agent_paper_table_summary.csv")
-  text = "\n\n".join([
+                     ctx: Context) -> ReportSection:
+  """Measurement 7 (``paper_table``): its CSVs written, its text and its checks."""
+  files = Outputs(ctx.out)
+  data = files.table(paper_table.frame(tasks.paper_table_rows(plan7, value)),
+                     "rebel_agent_paper_table.csv")
+  summary = files.table(paper_table.table(data), "rebel_agent_paper_table_summary.csv")
+  text = [
       f"**Measurement 7: ReBeL's agent on the paper's Liar's Dice table** (lookahead "
       f"{plan7.lookahead}, T = {plan7.iterations}, {plan7.replicates} sampled strategies per "
       f"estimate, {plan7.seeds} seeds; leaves solved together to a union gap of "
       f"{plan7.leaf_tolerance:g} times the largest payoff; baselines after "
       f"{plan7.baseline_iterations} iterations; exploitability = NashConv / 2):",
-      tables.markdown_table(summary, 3, missing="no published number"), captions.CAPTIONS["paper"]])
-  return text, paper_table.paper_checks(data)
+      tables.markdown_table(summary, 3, missing="no published number"), captions.CAPTIONS["paper"]]
+  return files.section("ReBeL's agent on the paper's Liar's Dice table", text,
+                       paper_table.paper_checks(data))
+
+
+def self_play_part(plan: Plan, value: Callable[[tasks.Key], Any],
+                   ctx: Context) -> Tuple[ReportSection, pd.DataFrame]:
+  """Measurement 3 (``self_play``): its section, and its learned / exact ratios for the
+  targets."""
+  files = Outputs(ctx.out)
+  played = files.table(pd.concat([value(key) for key in tasks.self_play_keys(plan)],
+                                 ignore_index=True), "rebel_agent_self_play.csv")
+  exact = files.table(pd.concat([value(("self-play-exact", deck)) for deck in plan.self_play.decks],
+                                ignore_index=True), "rebel_agent_self_play_exact.csv")
+  files.figure(plot_self_play(played, exact, self_play.MEDIAN_BOUNDS),
+               "rebel_agent_self_play.png")
+  ratios = files.table(self_play.ratio_table(played, exact), "rebel_agent_self_play_ratios.csv")
+  found = [checks.same_number(
+      f"measurement 3, {r['deck']} cards, {r['targets']}, seed {r['seed']}, round "
+      f"{r['round']}, T={r['iterations']}: exploitability (OpenSpiel)", r["exploitability"],
+      r["tree_exploitability"], "TreeEvaluator on the same behaviour strategy")
+      for r in pd.concat([played, exact]).to_dict("records")]
+  timing = files.table(value(("self-play-timing",)), "rebel_agent_self_play_timing.csv")
+  text = [captions.self_play_intro(plan.self_play), tables.markdown_table(ratios, 3),
+          captions.CAPTIONS["self_play"], tables.markdown_table(timing, 3),
+          captions.CAPTIONS["self_play_timing"]]
+  return files.section("ReBeL that learns by itself", text, found), ratios
+
+
+def stakes_part(plan: Plan, value: Callable[[tasks.Key], Any], ctx: Context, torch: bool
+                ) -> Tuple[ReportSection, Optional[pd.DataFrame], Optional[pd.DataFrame]]:
+  """Measurement 4 (``stakes``): its section (without PyTorch, the scaling check and a line
+  saying the rest is left out), and its ratio and timing tables for the targets (None without
+  PyTorch)."""
+  scaling = [Check(**value(("stakes-scaling",)))]
+  title = "A large deck and unseen stakes"
+  if not torch:
+    left_out = "Measurement 4 (large deck, unseen stakes) left out: PyTorch is not installed."
+    return ReportSection(title=title, markdown=left_out, checks=scaling), None, None
+  files = Outputs(ctx.out)
+  found = value(("stakes",))
+  unpack_files(found["files"], ctx.out / "models")
+  measured = files.table(found["measured"], "rebel_agent_stakes.csv")
+  timing = files.table(found["timing"], "rebel_agent_stakes_timing.csv")
+  decks = files.table(found["decks"], "rebel_agent_stakes_decks.csv")
+  files.figure(plot_stakes(measured, plan.stakes), "rebel_agent_stakes.png")
+  ratios = stakes.ratio_table(measured)
+  text = [captions.stakes_intro(plan.stakes), tables.markdown_table(ratios, 3),
+          captions.CAPTIONS["stakes"], tables.markdown_table(timing, 3),
+          captions.CAPTIONS["timing"], tables.markdown_table(decks, 3), captions.CAPTIONS["decks"]]
+  return files.section(title, text, scaling + experiment_checks(measured)), ratios, timing
+
+
+def estimate_part(plan: Plan, value: Callable[[tasks.Key], Any], ctx: Context) -> ReportSection:
+  """Measurement 5: the estimates (``measure.estimate_row``) and their caption."""
+  files = Outputs(ctx.out)
+  estimates = files.table(estimate_frame(plan, value), "rebel_agent_estimate.csv")
+  return files.section("Estimates", [
+      tables.markdown_table(estimates, 3, missing="beyond the enumeration's budget"),
+      captions.CAPTIONS["estimate"]], [])
 
 
 def run(args: argparse.Namespace, ctx: Context) -> ReportSection:
   budget, plan = plan_of(args, ctx.quick)
   plan7 = paper_table.plan_for(budget, getattr(args, "game", None))
   if getattr(args, "game", None):  # Measurement 7 alone, on the given games.
-    text, found = paper_table_part(plan7, run_tasks(ctx, tasks.paper_table_tasks(plan7)), ctx)
-    return ReportSection(title="ReBeL's agent on the paper's Liar's Dice table", markdown=text,
-                         tables=["rebel_agent_paper_table.csv",
-                                 "rebel_agent_paper_table_summary.csv"], checks=found)
+    return paper_table_part(plan7, run_tasks(ctx, tasks.paper_table_tasks(plan7)), ctx)
   torch = torch_available()
   learn = LEARNED in plan.leaf_solvers and torch
   value = run_tasks(ctx, {**tasks.measurement_tasks(budget, plan, learn, torch, ctx.seed),
@@ -339,16 +395,13 @@ def run(args: argparse.Namespace, ctx: Context) -> ReportSection:
     for setting in plan.settings:
       unpack_files(value(("learned", setting.game, setting.lookahead))["files"],
                    ctx.out / "models")
-  variants = variants_frame(plan, value)
-  frame = convergence_frame(plan, value, learn)
-  errors = error_frame(plan, value, learn)
-  tables.write_csv(variants, ctx.out / "rebel_agent_variants.csv")
-  tables.write_csv(frame, ctx.out / "rebel_agent.csv")
-  tables.write_csv(errors, ctx.out / "rebel_agent_error.csv")
-  summary = summary_table(frame)
-  tables.write_csv(summary, ctx.out / "rebel_agent_table.csv")
-  plotting.save_figure(plot_convergence(frame, plan.settings), ctx.out / "rebel_agent.png")
-  plotting.save_figure(plot_errors(errors, plan.settings), ctx.out / "rebel_agent_error.png")
+  files = Outputs(ctx.out)  # Measurements 0 to 2.
+  variants = files.table(variants_frame(plan, value), "rebel_agent_variants.csv")
+  frame = files.table(convergence_frame(plan, value, learn), "rebel_agent.csv")
+  errors = files.table(error_frame(plan, value, learn), "rebel_agent_error.csv")
+  summary = files.table(summary_table(frame), "rebel_agent_table.csv")
+  files.figure(plot_convergence(frame, plan.settings), "rebel_agent.png")
+  files.figure(plot_errors(errors, plan.settings), "rebel_agent_error.png")
   intro = (f"Budget {budget!r}: {len(plan.settings)} cuts, leaf solvers "
            f"{', '.join(k for k in plan.leaf_solvers if k != LEARNED or learn)}"
            + ("" if learn or LEARNED not in plan.leaf_solvers else
@@ -358,82 +411,26 @@ def run(args: argparse.Namespace, ctx: Context) -> ReportSection:
                                       "agent": "agent exploitability",
                                       "stitched": "stitched exploitability",
                                       "delta": "perturbation size (units of U)"})
-  figures = ["rebel_agent.png", "rebel_agent_error.png"]
-  extra_checks = []
-  csvs = ["rebel_agent_variants.csv", "rebel_agent.csv", "rebel_agent_error.csv",
-          "rebel_agent_table.csv"]
-  parts = []
-  self_ratios = None
+  parts, self_ratios, ratios, timing = [], None, None, None
   if torch and plan.self_play is not None:
-    played = pd.concat([value(key) for key in tasks.self_play_keys(plan)], ignore_index=True)
-    exact = pd.concat([value(("self-play-exact", deck)) for deck in plan.self_play.decks],
-                      ignore_index=True)
-    tables.write_csv(played, ctx.out / "rebel_agent_self_play.csv")
-    tables.write_csv(exact, ctx.out / "rebel_agent_self_play_exact.csv")
-    plotting.save_figure(plot_self_play(played, exact, self_play.MEDIAN_BOUNDS),
-                         ctx.out / "rebel_agent_self_play.png")
-    figures.append("rebel_agent_self_play.png")
-    csvs += ["rebel_agent_self_play.csv", "rebel_agent_self_play_exact.csv"]
-    self_ratios = self_play.ratio_table(played, exact)
-    tables.write_csv(self_ratios, ctx.out / "rebel_agent_self_play_ratios.csv")
-    csvs.append("rebel_agent_self_play_ratios.csv")
-    extra_checks += [checks.same_number(
-        f"measurement 3, {r['deck']} cards, {r['targets']}, seed {r['seed']}, round "
-        f"{r['round']}, T={r['iterations']}: exploitability (OpenSpiel)", r["exploitability"],
-        r["tree_exploitability"], "TreeEvaluator on the same behaviour strategy")
-        for r in pd.concat([played, exact]).to_dict("records")]
-    self_timing = value(("self-play-timing",))
-    tables.write_csv(self_timing, ctx.out / "rebel_agent_self_play_timing.csv")
-    csvs.append("rebel_agent_self_play_timing.csv")
-    parts = [captions.self_play_intro(plan.self_play), tables.markdown_table(self_ratios, 3),
-             captions.CAPTIONS["self_play"], tables.markdown_table(self_timing, 3),
-             captions.CAPTIONS["self_play_timing"]]
-  ratios = timing = None
+    part, self_ratios = self_play_part(plan, value, ctx)
+    parts.append(part)
   if plan.stakes is not None:
-    extra_checks.append(Check(**value(("stakes-scaling",))))
-    if not torch:
-      parts.append("Measurement 4 (large deck, unseen stakes) left out: PyTorch is not "
-                   "installed.")
-    else:
-      found = value(("stakes",))
-      unpack_files(found["files"], ctx.out / "models")
-      measured, timing, decks = found["measured"], found["timing"], found["decks"]
-      ratios = stakes.ratio_table(measured)
-      tables.write_csv(measured, ctx.out / "rebel_agent_stakes.csv")
-      tables.write_csv(timing, ctx.out / "rebel_agent_stakes_timing.csv")
-      tables.write_csv(decks, ctx.out / "rebel_agent_stakes_decks.csv")
-      plotting.save_figure(plot_stakes(measured, plan.stakes), ctx.out / "rebel_agent_stakes.png")
-      figures.append("rebel_agent_stakes.png")
-      csvs += ["rebel_agent_stakes.csv", "rebel_agent_stakes_timing.csv",
-               "rebel_agent_stakes_decks.csv"]
-      extra_checks += experiment_checks(measured)
-      parts += [captions.stakes_intro(plan.stakes), tables.markdown_table(ratios, 3),
-                captions.CAPTIONS["stakes"], tables.markdown_table(timing, 3),
-                captions.CAPTIONS["timing"], tables.markdown_table(decks, 3),
-                captions.CAPTIONS["decks"]]
+    part, ratios, timing = stakes_part(plan, value, ctx, torch)
+    parts.append(part)
   if plan.estimates:
-    estimates = estimate_frame(plan, value)
-    tables.write_csv(estimates, ctx.out / "rebel_agent_estimate.csv")
-    csvs.append("rebel_agent_estimate.csv")
-    parts += [tables.markdown_table(estimates, 3, missing="beyond the enumeration's budget"),
-              captions.CAPTIONS["estimate"]]
+    parts.append(estimate_part(plan, value, ctx))
   plan6 = learned_measurement.PLANS[budget]
   if torch and plan6 is not None:  # Measurement 6: learned leaves, on-policy rounds, 5 seeds.
-    learned = learned_section.measurement(
+    parts.append(learned_section.measurement(
         plan6, pd.concat([value(key) for key in tasks.learned_keys(plan6)], ignore_index=True),
-        value(("learned-timing",)), ctx.out)
-    parts += learned.parts
-    figures += learned.figures
-    csvs += learned.csvs
-    extra_checks += learned.checks
-  paper_text, paper_found = paper_table_part(plan7, value, ctx)
-  parts.append(paper_text)
-  extra_checks += paper_found
-  csvs += ["rebel_agent_paper_table.csv", "rebel_agent_paper_table_summary.csv"]
-  targets = target_table(frame, self_ratios, plan.stakes, ratios, timing, variants)
-  tables.write_csv(targets, ctx.out / "rebel_agent_targets.csv")
-  csvs.append("rebel_agent_targets.csv")
-  markdown = "\n\n".join([
+        value(("learned-timing",)), ctx.out))
+  parts.append(paper_table_part(plan7, value, ctx))
+  # The targets need every part's results: their CSV is written, and listed, last.
+  target_files = Outputs(ctx.out)
+  targets = target_files.table(target_table(frame, self_ratios, plan.stakes, ratios, timing,
+                                            variants), "rebel_agent_targets.csv")
+  text = [
       intro, captions.CAPTIONS["variants"],
       tables.markdown_table(variant_table(variants), 3, missing="T not measured here"),
       "Measurements 1 and 2 (the paper's agent, leaf solvers compared):",
@@ -443,11 +440,8 @@ def run(args: argparse.Namespace, ctx: Context) -> ReportSection:
       captions.CAPTIONS["convergence"],
       tables.markdown_table(error_view, 3, missing="not a perturbation"),
       captions.CAPTIONS["error"]]
-      + parts)
-  return ReportSection(title="ReBeL's agent: a search at every public state, measured exactly",
-                       markdown=markdown, figures=figures, tables=csvs,
-                       checks=variant_checks(variants) + experiment_checks(frame) +
-                       extra_checks)
+  head = files.section(TITLE, text, variant_checks(variants) + experiment_checks(frame))
+  return section.combine(TITLE, [head, *parts, target_files.section(TITLE, [], [])])
 
 
 def run_tasks(ctx: Context, todo: Dict[tasks.Key, Task]) -> Callable[[tasks.Key], Any]:

@@ -1,10 +1,8 @@
 """Measurement 6 in the report: its tables, figures, targets and checks from its frames
 (``learned.exact_frame``, ``learned.seed_frame``, ``learned.timing_frame``, run as tasks), in one
-call (``measurement``) from the command's ``run``."""
+call (``measurement``, a ``ReportSection`` that the command's ``run`` combines with the others)."""
 
-import dataclasses
 import pathlib
-from typing import List
 
 import pandas as pd
 
@@ -12,9 +10,9 @@ from experiments.commands.rebel_agent import learned
 from experiments.commands.rebel_agent.learned_figures import plot_error_relation
 from experiments.commands.rebel_agent.learned_figures import plot_rounds
 from experiments.harness import checks
-from experiments.harness import plotting
 from experiments.harness import tables
-from experiments.harness.checks import Check
+from experiments.harness.outputs import Outputs
+from experiments.harness.section import ReportSection
 
 CAPTIONS = {
     "rounds": (
@@ -40,17 +38,6 @@ CAPTIONS = {
 }
 
 
-@dataclasses.dataclass(frozen=True)
-class Section:
-  """What measurement 6 adds to the report."""
-
-  parts: List[str]
-  figures: List[str]
-  csvs: List[str]
-  checks: List[Check]
-  targets: List[dict]
-
-
 def _sampled(plan: learned.LearnedPlan) -> str:
   """The intro's words on the ratios drawn in each round (``learned.round_ratios``)."""
   if not plan.sampled:
@@ -61,18 +48,20 @@ def _sampled(plan: learned.LearnedPlan) -> str:
 
 
 def measurement(plan: learned.LearnedPlan, frame: pd.DataFrame, timing: pd.DataFrame,
-                out: pathlib.Path) -> Section:
+                out: pathlib.Path) -> ReportSection:
   """Measurement 6's section from its rows (``frame``: every case's exact and seeds' learned
-  rows; ``timing``) at ``plan``; writes its files into ``out``."""
+  rows; ``timing``) at ``plan``, its targets a table in its text; writes its files into
+  ``out``."""
   table = learned.ratio_table(frame)
   exact = frame[frame.leaves == learned.EXACT][["deck", "stakes", "T", "exploitability"]].rename(
       columns={"exploitability": "exact"})
-  tables.write_csv(frame, out / "rebel_learned_agent.csv")
-  tables.write_csv(table, out / "rebel_learned_agent_table.csv")
-  tables.write_csv(timing, out / "rebel_learned_agent_timing.csv")
-  plotting.save_figure(plot_rounds(frame, exact, plan), out / "rebel_learned_agent.png")
-  plotting.save_figure(plot_error_relation(frame, exact, min(plan.round_iterations)),
-                       out / "rebel_learned_agent_error.png")
+  files = Outputs(out)
+  files.table(frame, "rebel_learned_agent.csv")
+  files.table(table, "rebel_learned_agent_table.csv")
+  files.table(timing, "rebel_learned_agent_timing.csv")
+  files.figure(plot_rounds(frame, exact, plan), "rebel_learned_agent.png")
+  files.figure(plot_error_relation(frame, exact, min(plan.round_iterations)),
+               "rebel_learned_agent_error.png")
   targets = learned.target_rows(table, plan)
   for r in timing[timing.lookahead == 1].to_dict("records"):
     targets.append({
@@ -94,17 +83,13 @@ def measurement(plan: learned.LearnedPlan, frame: pd.DataFrame, timing: pd.DataF
            "(median, best and worst seed), with the value errors on the learned agent's own "
            "queries (counterfactual: measurement 2's metric; infostate: per card, divided by its "
            "belief mass):")
-  shown = table.rename(columns={"trained on": "trained on", "T": "T"})
   frame_checks = [checks.same_number(
       f"learned-leaf measurement, {r['deck']} cards, ante/bet {r['stakes']:g}, {r['leaves']}, "
       f"seed {r['seed']}, round {r['round']}, T={r['T']}: exploitability (OpenSpiel)",
       r["exploitability"], r["tree_exploitability"], "TreeEvaluator on the same behaviour")
       for r in frame.to_dict("records")]
-  parts = [intro, tables.markdown_table(shown, 3), CAPTIONS["rounds"], CAPTIONS["error"],
+  parts = [intro, tables.markdown_table(table, 3), CAPTIONS["rounds"], CAPTIONS["error"],
            tables.markdown_table(timing, 3), CAPTIONS["timing"],
            "Measurement 6's targets (reported, not checks):",
            tables.markdown_table(pd.DataFrame(targets), 3)]
-  return Section(parts=parts, figures=["rebel_learned_agent.png", "rebel_learned_agent_error.png"],
-                 csvs=["rebel_learned_agent.csv", "rebel_learned_agent_table.csv",
-                       "rebel_learned_agent_timing.csv"],
-                 checks=frame_checks, targets=targets)
+  return files.section("Measurement 6: learned leaves after on-policy rounds", parts, frame_checks)

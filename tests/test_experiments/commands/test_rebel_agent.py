@@ -22,6 +22,7 @@ from experiments.commands.rebel_agent import plan as plan_lib
 from experiments.commands.rebel_agent import self_play
 from experiments.commands.rebel_agent import stakes
 from experiments.harness import plotting
+from experiments.harness import report
 
 
 @pytest.fixture(scope="module")
@@ -52,6 +53,20 @@ def test_quick_run_passes_its_checks_and_writes_outputs(quick_run):
   assert errors.error.iloc[0] == 0.0
   for r in errors.iloc[1:].itertuples():
     assert 0 < r.error <= r.delta * 2.0 + 1e-12
+
+
+def test_the_section_names_every_file_it_wrote_once(quick_run):
+  # The parts' sections combined (section.combine): every CSV and PNG of the folder is listed
+  # once, in the order written, the targets' CSV last (it needs every part's results).
+  _, folder = quick_run
+  saved = json.loads((folder / "section.json").read_text())["section"]
+  assert sorted(saved["tables"]) == sorted(p.name for p in folder.glob("*.csv")
+                                           if p.name != report.CHECKS_CSV)
+  assert sorted(saved["figures"]) == sorted(p.name for p in folder.glob("*.png"))
+  assert len(set(saved["tables"])) == len(saved["tables"])
+  assert saved["tables"][:2] == ["rebel_agent_variants.csv", "rebel_agent.csv"]
+  assert saved["tables"][-1] == "rebel_agent_targets.csv"
+  assert saved["markdown"].startswith("Budget 'quick'")
 
 
 def test_value_error_study_uses_the_values_at_every_leaf(quick_run):
