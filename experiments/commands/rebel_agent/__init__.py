@@ -111,7 +111,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                       type=arguments.checked_text(paper_table.check_public_game, "game string"),
                       help="run only measurement 7 (the paper's Liar's Dice table) on this game "
                       "(repeatable; any two-player zero-sum game with a public-state view, "
-                      f"e.g. {paper_table.LD_1X4} or leduc_poker)")
+                      f"e.g. {paper_table.LD_1X4} or leduc_poker; default: every measurement, "
+                      "measurement 7 on the budget's Liar's Dice games)")
 
 
 def torch_available() -> bool:
