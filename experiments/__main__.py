@@ -1,8 +1,9 @@
 """``python -m experiments <command> [options]``: see ``experiments.cli``.
 
 ``entry`` imports the CLI itself, so that a Ctrl-C (or SIGTERM) while its modules load, the
-first seconds of a run, ends with one line and the shell's status instead of a traceback; the
-script ``kuhn-experiments`` runs it too.
+first seconds of a run, ends with one line and the shell's status instead of a traceback; once
+the CLI has returned, a stop signal is ignored (Python's teardown would otherwise die of it
+silently, status -2, after a complete run). The script ``kuhn-experiments`` runs it too.
 """
 
 import signal
@@ -43,7 +44,10 @@ def entry(prog: str = "kuhn-experiments") -> int:
   finally:
     for signum, handler in previous.items():
       signal.signal(signum, handler)
-  return main(prog=prog, started=STARTED)
+  status = main(prog=prog, started=STARTED)
+  for signum in stops:  # The run is over, its report written: a stop while Python exits is moot.
+    signal.signal(signum, signal.SIG_IGN)
+  return status
 
 
 if __name__ == "__main__":
