@@ -20,7 +20,8 @@ Each pass of an iteration t updating player(s) P:
    against it, ``leaf_step``); a leaf that this makes unreachable gets the chance-only prior
    (``leaf_step.belief_from_reaches``);
 4. the leaf solver (default: exact sequence-form LP) returns a continuation sigma^t and player
-   0's value u_0(h) from every root h of the leaf; the continuation is completed by best
+   0's value u_0(h) from every root h of the leaf (every leaf in one call for a solver that
+   solves them together, ``leaf_step.solve_leaves``); the continuation is completed by best
    responses where the PBS gives a player's own plan zero mass
    (``leaves.solvers.complete_with_best_response``);
 5. player i's counterfactual leaf value at its trunk sequence s is
@@ -300,10 +301,11 @@ class CFRAvgSolver(EngineSolver):
     """
     leaf_sigma = np.ones(self._arrays.num_sequences)
     tremble = leaf_step.tremble_of(self.leaf_beliefs)
-    for leaf, start in zip(self._public_tree.leaves, self._root_offsets):
-      belief = leaf_step.belief_from_reaches(leaf.root_chance, belief_reach[leaf.root_seq],
-                                             leaf.root_chance, tremble)
-      solution = self._leaf_solver(leaf, belief)
+    leaves = self._public_tree.leaves
+    beliefs = [leaf_step.belief_from_reaches(leaf.root_chance, belief_reach[leaf.root_seq],
+                                             leaf.root_chance, tremble) for leaf in leaves]
+    solutions = leaf_step.solve_leaves(self._leaf_solver, self._public_tree, leaves, beliefs)
+    for leaf, start, belief, solution in zip(leaves, self._root_offsets, beliefs, solutions):
       # omega_i(h) = pi_c(h) times the opponent's trunk reach (column i holds player 1 - i's).
       weights = leaf.root_chance[:, None] * value_reach[leaf.root_seq[:, ::-1]]
       policy, values = leaf_step.leaf_root_values(leaf, solution, belief, weights,

@@ -123,8 +123,8 @@ class ForestCFRLeafSolver:
     return self._forests[key].solve(beliefs, self.tolerance, self.chunk, self.max_iterations)
 
   def __call__(self, leaf: LeafSubgame, belief: np.ndarray) -> LeafSolution:
-    raise ValueError("ForestCFRLeafSolver solves a search's leaves together: the search calls "
-                     "solve_leaves (leaf_step.solve_leaves)")
+    raise ValueError("ForestCFRLeafSolver solves a cut's leaves together: it is called "
+                     "through leaf_step.solve_leaves (the agent's search, CFRAvgSolver)")
 
 
 def gap(leaf: LeafSubgame, belief: np.ndarray, policy: np.ndarray) -> float:

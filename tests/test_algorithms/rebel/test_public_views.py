@@ -1,6 +1,7 @@
 """Public-state views, the union of leaves and the forest leaf solver, on Liar's Dice."""
 
 import numpy as np
+from open_spiel.python import policy as policy_lib
 from open_spiel.python.algorithms import exploitability
 from open_spiel.python.algorithms import fictitious_play
 import pyspiel
@@ -9,6 +10,7 @@ import pytest
 from algorithms.cfr.cfr_engine import CFREngine
 from algorithms.rebel import public_views
 from algorithms.rebel.agent.agent import ReBeLAgent
+from algorithms.rebel.cfr_avg import CFRAvgSolver
 from algorithms.rebel.fictitious_play import FictitiousPlaySolver
 from algorithms.rebel.leaves.forest import PCFR_PLUS
 from algorithms.rebel.leaves.forest import ForestCFRLeafSolver
@@ -128,3 +130,21 @@ def test_fictitious_play_is_openspiels_xfp(game_string, iterations):
     theirs.iteration()
     assert exploitability.exploitability(game, ours.average_policy()) == pytest.approx(
         exploitability.exploitability(game, theirs.average_policy()), abs=1e-12)
+
+
+def test_cfr_avg_hands_its_leaves_to_a_solver_that_solves_them_together():
+  # CFRAvgSolver calls leaf_step.solve_leaves once per pass: the exact LP behind solve_leaves
+  # gives the LP's average policy bit for bit, and with the forest solver CFR-D at depth 2 falls
+  # below half the uniform policy's exploitability in 10 iterations (OpenSpiel's measure). The two
+  # exact solvers' runs part (a leaf's equilibrium is not unique at its roots: measured 0.046
+  # against 0.055 after 30 iterations), so they are not compared with each other.
+  game = pyspiel.load_game(LIARS_DICE)
+  averages, values = [], []
+  for leaf_solver in (TogetherLP(), SequenceFormLPSolver(split_ties=True),
+                      ForestCFRLeafSolver(tolerance=1e-6)):
+    solver = CFRAvgSolver(game, depth_limit=2, leaf_beliefs="current", leaf_solver=leaf_solver)
+    solver.solve(10)
+    averages.append(solver.average_policy().action_probability_array)
+    values.append(exploitability.exploitability(game, solver.average_policy()))
+  np.testing.assert_array_equal(averages[0], averages[1])
+  assert values[2] < 0.5 * exploitability.exploitability(game, policy_lib.TabularPolicy(game))
