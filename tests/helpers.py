@@ -41,6 +41,10 @@ from experiments.harness import executors
 from experiments.harness import jobs
 
 REPO = pathlib.Path(__file__).resolve().parents[1]
+# A two-player zero-sum game with no public-state view (hidden bids: no public observation and
+# no registered view), the game the ReBeL tools refuse in one line.
+HIDDEN_BIDS = ("turn_based_simultaneous_game(game=goofspiel(num_cards=3,imp_info=True,"
+               "points_order=descending))")
 
 _PAYOFFS = re.compile(r"\{ ([-0-9. e]+) \}")
 

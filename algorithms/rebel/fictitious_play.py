@@ -19,6 +19,7 @@ import pyspiel
 from algorithms.cfr import regret_matching as rm
 from algorithms.cfr import tree_passes
 from algorithms.rebel.leaves.solvers import best_response
+from algorithms.rebel.leaves.solvers import uniform_policy
 from algorithms.tree.game_tree import GameTree
 from algorithms.tree.tree_layout import TreeArrays
 
@@ -33,12 +34,9 @@ class FictitiousPlaySolver:
   def __init__(self, game: pyspiel.Game):
     if game.num_players() != 2:
       raise ValueError(f"fictitious play here needs 2 players, got {game.num_players()}")
-    self._game = game
     self._arrays = TreeArrays(GameTree.from_game(game))
-    a = self._arrays
-    self._policy = np.ones(a.num_sequences)
-    self._policy[2:] = 1.0 / a.infoset_num_actions[a.seq_infoset[2:]]
-    self._plan = tree_passes.realization(a, self._policy)
+    self._policy = uniform_policy(self._arrays)
+    self._plan = tree_passes.realization(self._arrays, self._policy)
     self._iterations = 0
 
   def _best_responses(self) -> np.ndarray:

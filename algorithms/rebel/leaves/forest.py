@@ -52,6 +52,7 @@ class _Forest:
     # For each leaf: its non-empty sequences and their positions in the union.
     self.iterations_run = 0
     self.largest_gap = 0.0  # The largest bound n * gap(union) on a leaf's gap after a call.
+    self.capped_calls = 0  # Calls that ``max_iterations`` stopped above the tolerance.
     self.maps = [(leaf.arrays.num_sequences, np.flatnonzero(leaf.full_seq >= 0),
                   position[leaf.full_seq[leaf.full_seq >= 0]]) for leaf in leaves]
 
@@ -70,6 +71,7 @@ class _Forest:
         break
     self.iterations_run += engine.iteration
     self.largest_gap = max(self.largest_gap, union_gap * len(beliefs))
+    self.capped_calls += int(union_gap > tolerance)
     values = self.union.root_values(policy)
     out = []
     for (size, local, union_seq), lo, hi in zip(self.maps, self.offsets[:-1], self.offsets[1:]):
@@ -113,6 +115,12 @@ class ForestCFRLeafSolver:
     """The largest bound on one leaf's exploitability at the end of a call so far (n times the
     union's gap; ``tolerance`` times n unless ``max_iterations`` stopped a call first)."""
     return max((forest.largest_gap for forest in self._forests.values()), default=0.0)
+
+  @property
+  def capped_calls(self) -> int:
+    """The calls so far that ``max_iterations`` stopped before the union's gap reached
+    ``tolerance`` (0 when every leaf met its stated accuracy)."""
+    return sum(forest.capped_calls for forest in self._forests.values())
 
   def solve_leaves(self, cut: PublicTree, leaves: Sequence[LeafSubgame],
                    beliefs: Sequence[np.ndarray]) -> List[LeafSolution]:

@@ -312,7 +312,7 @@ def paper_table_part(plan7: paper_table.PaperPlan, value: Callable[[tasks.Key], 
                      ctx: Context) -> ReportSection:
   """Measurement 7 (``paper_table``): its CSVs written, its text and its checks."""
   files = Outputs(ctx.out)
-  data = files.table(paper_table.frame(tasks.paper_table_rows(plan7, value)),
+  data = files.table(pd.DataFrame(tasks.paper_table_rows(plan7, value)),
                      "rebel_agent_paper_table.csv")
   summary = files.table(paper_table.table(data), "rebel_agent_paper_table_summary.csv")
   text = [
@@ -385,8 +385,9 @@ def estimate_part(plan: Plan, value: Callable[[tasks.Key], Any], ctx: Context) -
 
 def run(args: argparse.Namespace, ctx: Context) -> ReportSection:
   budget, plan = plan_of(args, ctx.quick)
-  plan7 = paper_table.plan_for(budget, getattr(args, "game", None))
-  if getattr(args, "game", None):  # Measurement 7 alone, on the given games.
+  games = getattr(args, "game", None)  # None when run by `run`, which has no --game.
+  plan7 = paper_table.plan_for(budget, games)
+  if games:  # Measurement 7 alone, on the given games.
     return paper_table_part(plan7, run_tasks(ctx, tasks.paper_table_tasks(plan7)), ctx)
   torch = torch_available()
   learn = LEARNED in plan.leaf_solvers and torch

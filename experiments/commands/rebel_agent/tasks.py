@@ -278,21 +278,24 @@ def _agent_seconds(game: str, lookahead: int, iterations: int, leaves: str = EXA
           * (_DECK_FACTOR if "deck_size" in game else 1.0))
 
 
+def _add(out: Dict[Key, Task], key: Key, function, estimate: float, **arguments) -> None:
+  """Adds the task of ``function(**arguments)`` under ``key`` (its label the key joined)."""
+  out[key] = Task.make("rebel-agent", function, "-".join(str(k) for k in key), estimate,
+                       **arguments)
+
+
 def paper_table_tasks(plan: paper_table.PaperPlan) -> Dict[Key, Task]:
   """Measurement 7's tasks: per game the baselines, per game and seed the agent."""
   out: Dict[Key, Task] = {}
+  seconds = _PAPER_SECONDS_PER_T_AND_REPLICATE * plan.iterations * plan.replicates
   for game in plan.games:
-    key = ("paper-baselines", game)
-    out[key] = Task.make("rebel-agent", paper_table.baselines, "-".join(key), 1.0, game=game,
-                         iterations=plan.baseline_iterations)
+    _add(out, ("paper-baselines", game), paper_table.baselines, 1.0, game=game,
+         iterations=plan.baseline_iterations)
     for seed in range(plan.seeds):
-      key = ("paper-agent", game, seed)
-      out[key] = Task.make("rebel-agent", paper_table.agent_seed, "-".join(map(str, key)),
-                           _PAPER_SECONDS_PER_T_AND_REPLICATE * plan.iterations *
-                           plan.replicates, game=game, lookahead=plan.lookahead,
-                           iterations=plan.iterations, replicates=plan.replicates, seed=seed,
-                           leaf_tolerance=plan.leaf_tolerance,
-                           leaf_max_iterations=plan.leaf_max_iterations)
+      _add(out, ("paper-agent", game, seed), paper_table.agent_seed, seconds, game=game,
+           lookahead=plan.lookahead, iterations=plan.iterations, replicates=plan.replicates,
+           seed=seed, leaf_tolerance=plan.leaf_tolerance,
+           leaf_max_iterations=plan.leaf_max_iterations)
   return out
 
 
@@ -309,10 +312,7 @@ def measurement_tasks(budget: str, plan: Plan, learn: bool, torch: bool,
                       seed: int) -> Dict[Key, Task]:
   """Every task of the budget by key (the frames are assembled from them by key)."""
   out: Dict[Key, Task] = {}
-
-  def add(key: Key, function, estimate: float, **arguments) -> None:
-    label = "-".join(str(k) for k in key)
-    out[key] = Task.make("rebel-agent", function, label, estimate, **arguments)
+  add = functools.partial(_add, out)
 
   for setting in plan.variants:
     game, d, ts = setting.game, setting.lookahead, list(setting.iterations)

@@ -21,6 +21,7 @@ from algorithms.rebel.leaves.hedge import HedgeLeafSolver
 from algorithms.rebel.leaves.solvers import CFRLeafSolver
 from algorithms.rebel.leaves.solvers import LeafSolution
 from algorithms.rebel.leaves.solvers import uniform_policy
+import helpers
 import spiel_games  # noqa: F401  (registers the project's games with pyspiel)
 from spiel_games.kuhn_poker_ante import rules_of as kuhn_rules_of
 from spiel_games.kuhn_rules import BET
@@ -296,7 +297,7 @@ def test_unsupported_game():
     ("kuhn_poker(players=10)", "a depth limit needs exactly 2 players, got 10"),
     ("first_sealed_auction(max_value=3)", "a depth limit needs a zero-sum or constant-sum game"),
     # Goofspiel with hidden bids has no public observation and no registered public-state view.
-    ("turn_based_simultaneous_game(game=goofspiel(num_cards=3,imp_info=True,points_order=descending))",
+    (helpers.HIDDEN_BIDS,
      "needs the game's public states: turn_based_simultaneous_game has no public-state view"),
 ])
 def test_depth_limit_refuses_other_games_before_any_work(game_string, message):

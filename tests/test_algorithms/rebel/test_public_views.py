@@ -19,6 +19,7 @@ from algorithms.rebel.leaves.solvers import SequenceFormLPSolver
 from algorithms.rebel.public_tree import PublicTree
 from algorithms.tree.game_tree import GameTree
 from algorithms.tree.tree_layout import TreeArrays
+import helpers
 
 LIARS_DICE = "liars_dice(numdice=1,dice_sides=4)"
 
@@ -44,8 +45,7 @@ def test_liars_dice_public_states_are_the_bids():
 
 
 def test_a_game_without_a_view_is_refused_naming_the_games_with_one():
-  game = pyspiel.load_game("turn_based_simultaneous_game(game=goofspiel(num_cards=3,"
-                           "imp_info=True,points_order=descending))")
+  game = pyspiel.load_game(helpers.HIDDEN_BIDS)
   with pytest.raises(ValueError, match="has no public-state view .*; games with one: "
                      "kuhn_poker, kuhn_poker_ante, leduc_poker, liars_dice$"):
     public_views.public_state_function(game)

@@ -23,6 +23,7 @@ from experiments.commands.rebel_agent import self_play
 from experiments.commands.rebel_agent import stakes
 from experiments.harness import plotting
 from experiments.harness import report
+import helpers
 
 
 @pytest.fixture(scope="module")
@@ -288,6 +289,5 @@ def test_game_runs_measurement_7_alone_and_a_game_without_view_is_refused(tmp_pa
   folder = tmp_path / "rebel-agent"
   assert (folder / "rebel_agent_paper_table.csv").exists()
   assert not (folder / "rebel_agent.csv").exists()  # The Kuhn measurements did not run.
-  hidden = ("turn_based_simultaneous_game(game=goofspiel(num_cards=3,imp_info=True,"
-            "points_order=descending))")
-  assert cli.main(["rebel-agent", "--quick", "--game", hidden, "--out", str(tmp_path)]) == 2
+  assert cli.main(["rebel-agent", "--quick", "--game", helpers.HIDDEN_BIDS,
+                   "--out", str(tmp_path)]) == 2

@@ -204,8 +204,7 @@ def test_a_dying_dask_scheduler_is_one_line_and_keeps_finished_jobs(tmp_path):
 def test_a_crashing_job_is_reported_and_the_rest_goes_on(tmp_path):
   # A depth-limited CFR-AVG needs public states, which goofspiel with hidden bids lacks: the job
   # raises once it has walked the tree.
-  game = ("turn_based_simultaneous_game(game=goofspiel(num_cards=3,imp_info=True,"
-          "points_order=descending))")
+  game = helpers.HIDDEN_BIDS
   done = cli("convergence", "--game", game, "--solver", "our_cfr", "--solver", "cfr_avg_d1",
              "--iterations", "10", "--out", tmp_path)
   assert done.returncode == 1 and "Traceback" not in done.stdout + done.stderr

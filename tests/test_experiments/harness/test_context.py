@@ -13,6 +13,7 @@ from experiments.harness import context
 from experiments.harness import game_loader
 from experiments.harness import jobs
 from experiments.harness import provenance
+from helpers import HIDDEN_BIDS
 from helpers import RecordingExecutor
 from helpers import numbers
 from helpers import sweep_jobs
@@ -73,10 +74,6 @@ def test_unreadable_or_foreign_result_files_are_recomputed(tmp_path):
   recording = RecordingExecutor()
   context.Context("t", tmp_path, executor=recording).run_jobs([job])
   assert recording.ran == [job] and not list(folder.glob("*.tmp"))
-
-
-HIDDEN_BIDS = ("turn_based_simultaneous_game(game=goofspiel(num_cards=3,imp_info=True,"
-               "points_order=descending))")
 
 
 def test_a_failing_job_is_recorded_and_the_sweep_goes_on(tmp_path):
