@@ -6,6 +6,7 @@ the CLI has returned, a stop signal is ignored (Python's teardown would otherwis
 silently, status -2, after a complete run). The script ``kuhn-experiments`` runs it too.
 """
 
+import os
 import signal
 import sys
 import time
@@ -24,7 +25,8 @@ def _stopped(signum, frame):
 
 
 def entry(prog: str = "kuhn-experiments") -> int:
-  """Loads the CLI and runs it (``experiments.cli.main``); the exit status.
+  """Loads the CLI and runs it (``experiments.cli.main``); the exit status. A signal while the
+  CLI loads ends the process at once, with one line and status 128 + the signal's number.
 
   A signal while the CLI loads may surface as another exception (NumPy turns an interrupted
   import of its C parts into an ImportError): after a signal, any exception of the import is
@@ -39,8 +41,11 @@ def entry(prog: str = "kuhn-experiments") -> int:
       raise
     signum = _RECEIVED[0]
     print(f"{prog}: {'interrupted' if signum == signal.SIGINT else signal.Signals(signum).name}"
-          " while starting; nothing was run", file=sys.stderr)
-    return 128 + signum
+          " while starting; nothing was run", file=sys.stderr, flush=True)
+    # Nothing ran, so nothing is left to write: leave without Python's teardown, which can abort
+    # (status -6, "PyThreadState_Get ... GIL released") on a C extension whose import the signal
+    # cut short.
+    os._exit(128 + signum)
   finally:
     for signum, handler in previous.items():
       signal.signal(signum, handler)
