@@ -102,6 +102,7 @@ FIGURES = (
     ("rebel-agent", "rebel_agent_error.png"),
     ("rebel-agent", "rebel_agent_self_play.png"),
     ("rebel-agent", "rebel_agent_stakes.png"),
+    ("rebel-agent", "rebel_agent_paper_curve.png"),
     (three_player_large.NAME, three_player_large.captions.DECK_FIGURE),
     (three_player_large.NAME, three_player_large.captions.POT_FIGURE),
     (three_player_large.NAME, three_player_large.captions.VALUES_FIGURE),

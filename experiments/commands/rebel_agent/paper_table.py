@@ -112,7 +112,7 @@ PLANS = {
     "default": PaperPlan((PaperRun(LD_1X4, 64, 16),), 2, 1024, 5, 1e-5),
     "full": PaperPlan((PaperRun(LD_1X4, 512, 64), PaperRun(LD_1X5, 16, 8),
                        PaperRun(LD_1X6, 16, 4), PaperRun(LD_2X3, 16, 2),
-                       PaperRun(LEDUC, 16, 8)), 2, 1024, 5, 1e-5),
+                       PaperRun(LEDUC, 64, 16)), 2, 1024, 5, 1e-5),
 }
 
 
