@@ -34,16 +34,16 @@ def _paragraphs(lines) -> str:
 def _placeholders(source: str, key: str, text: str) -> Tuple[str, ...]:
   """The names of ``text``'s placeholders, each a plain name with an optional format spec."""
   try:
-    fields = [(name, conversion) for _, name, _, conversion in string.Formatter().parse(text)
-              if name is not None]
+    fields = [(name, spec, conversion) for _, name, spec, conversion
+              in string.Formatter().parse(text) if name is not None]
   except ValueError as e:
     raise ValueError(
         f"{source}: template '{key}': {e} (a literal brace is written {{{{ or }}}})") from None
-  for name, conversion in fields:
-    if not name.isidentifier() or conversion is not None:
+  for name, spec, conversion in fields:
+    if not name.isidentifier() or conversion is not None or "{" in spec:
       raise ValueError(f"{source}: template '{key}': placeholder {{{name}}} is not a plain name "
                        "(allowed: {name} or {name:format spec})")
-  return tuple(dict.fromkeys(name for name, _ in fields))
+  return tuple(dict.fromkeys(name for name, _, _ in fields))
 
 
 class Templates:
@@ -108,6 +108,15 @@ class Templates:
 
 def load(package: str, name: str = CAPTIONS_FILE) -> Templates:
   """The templates of the markdown file ``name`` in ``package`` (e.g. a command's ``__package__``),
-  read from the installed package."""
+  read from the installed package.
+
+  Raises:
+    ValueError: the package has no such file, or the file does not fit (``Templates``).
+  """
   source = f"{package.replace('.', '/')}/{name}"
-  return Templates(source, importlib.resources.files(package).joinpath(name).read_text("utf-8"))
+  try:
+    markdown = importlib.resources.files(package).joinpath(name).read_text("utf-8")
+  except FileNotFoundError:
+    raise ValueError(f"{source}: not found (installed with the package when pyproject.toml's "
+                     "package-data names it)") from None
+  return Templates(source, markdown)

@@ -78,6 +78,8 @@ def test_a_missing_template_or_value_is_a_one_line_error(texts, call, message):
      "pkg/captions.md: template 'a': placeholder {plan.deck} is not a plain name"),
     ("## a\nthe {deck!r} cards",
      "pkg/captions.md: template 'a': placeholder {deck} is not a plain name"),
+    ("## a\nthe {deck:{width}} cards",
+     "pkg/captions.md: template 'a': placeholder {deck} is not a plain name"),
     ("## a\nan open { brace", "pkg/captions.md: template 'a': "),
 ])
 def test_a_file_that_does_not_fit_is_a_one_line_error(markdown, message):
@@ -91,3 +93,8 @@ def test_load_reads_the_file_installed_with_the_package():
   texts = templates.load("experiments.commands.rebel_agent")
   assert texts.source == "experiments/commands/rebel_agent/captions.md"
   assert texts["paper"].startswith("Full-game CFR and fictitious play: ")
+
+
+def test_a_package_without_the_file_is_a_one_line_error():
+  with pytest.raises(ValueError, match=r"^experiments/harness/captions\.md: not found \("):
+    templates.load("experiments.harness")
