@@ -17,9 +17,7 @@ import matplotlib.lines
 import numpy as np
 import pandas as pd
 
-from experiments.commands.three_player.captions import FAMILY_CAPTION
-from experiments.commands.three_player.captions import NASH_CONV_CAPTION
-from experiments.commands.three_player.captions import values_caption
+from experiments.commands.three_player.captions import CAPTIONS
 from experiments.commands.three_player.frames import value_runs
 from experiments.commands.three_player.plan import FAMILY_GAMES
 from experiments.commands.three_player.plan import PLAYERS
@@ -224,21 +222,20 @@ def save_figures(curves: pd.DataFrame, runs: pd.DataFrame, game_strings: Sequenc
     The figures' file names and their captions, in the same order.
   """
   figures, captions = [], []
+
+  def save(figure: matplotlib.figure.Figure, name: str, caption: str, **values) -> None:
+    plotting.save_figure(figure, out / name)
+    figures.append(name)
+    captions.append(CAPTIONS.fill(caption, figure=name, **values))
+
   played = [g for g in game_strings if (curves.game == g).any()]
   if played:
-    plotting.save_figure(plot_nash_conv(curves, played, solvers),
-                         out / "three_player_nash_conv.png")
-    figures.append("three_player_nash_conv.png")
-    captions.append(NASH_CONV_CAPTION)
+    save(plot_nash_conv(curves, played, solvers), "three_player_nash_conv.png", "nash_conv_figure")
   if not value_runs(runs, FAMILY_GAMES).empty:
-    plotting.save_figure(plot_family(runs, solvers), out / "three_player_family.png")
-    figures.append("three_player_family.png")
-    captions.append(FAMILY_CAPTION)
+    save(plot_family(runs, solvers), "three_player_family.png", "family_figure")
   for game in played:
     if game not in FAMILY_GAMES and not references.has_kuhn3_family(
         game_loader.load_game(game, two_player_zero_sum=False)):
-      name = f"three_player_values_{plotting.slug(game)}.png"
-      plotting.save_figure(plot_values(runs, game, solvers), out / name)
-      figures.append(name)
-      captions.append(values_caption(name, game))
+      save(plot_values(runs, game, solvers), f"three_player_values_{plotting.slug(game)}.png",
+           "values_figure", game=game)
   return figures, captions
