@@ -25,7 +25,7 @@ reproducible.
 ReBeL's agent asks its network at every leaf and has no exact value anywhere (``one_player_exact``
 False, the default; True answers leaves where one player acts by the exact best response, this
 project's shortcut). The models have ReBeL's layout by default, one value per player and card
-(``value_network.LeafDomain.outputs``), and the targets are each player's root values.
+(``leaf_domain.LeafDomain.outputs``), and the targets are each player's root values.
 
 Where this follows the paper and the released code, and where it does not:
 
@@ -77,7 +77,7 @@ class BootstrapSelfPlay:
     game: the game; lookahead: the agent's d.
     options: episodes, search iterations, exploration, Adam steps per round, seed.
     training: the networks' options.
-    outputs: the models' layout (``value_network.OUTPUTS``): ReBeL's "infostate" (one value per
+    outputs: the models' layout (``leaf_domain.OUTPUTS``): ReBeL's "infostate" (one value per
       player and card) or "deal".
     one_player_exact: the exact best response at leaves where one player acts below (this
       project's shortcut, ``ValueFunctionLeafSolver``); False: the network at every leaf, as
