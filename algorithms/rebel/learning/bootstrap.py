@@ -127,13 +127,14 @@ class BootstrapSelfPlay:
     """The current model of every depth."""
     return {d: self.trainers[d].model({"bootstrap_rounds": self.rounds}) for d in self.depths}
 
-  def agent(self, iterations: int) -> ReBeLAgent:
-    """ReBeL's agent with the current models' values at its leaves."""
+  def agent(self, iterations: int, cache_size: int = 0) -> ReBeLAgent:
+    """ReBeL's agent with the current models' values at its leaves (``cache_size``: the
+    agent's, searches it keeps)."""
     solver = ValueFunctionLeafSolver(ByLeaf(list(self.models().values())),
                                      one_player_exact=self.one_player_exact,
                                      split_ties=splits_ties())
     return ReBeLAgent(self.game, lookahead=self.lookahead, iterations=iterations,
-                      leaf_solver=solver)
+                      leaf_solver=solver, cache_size=cache_size)
 
   def play_episode(self, agent: ReBeLAgent) -> List[tuple]:
     """One episode from the root to the end of the game; its (depth, leaf index, deal belief,
