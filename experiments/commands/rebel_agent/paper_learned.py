@@ -20,7 +20,9 @@ stated gap), median over seeds. Per seed (``learned_seed``):
 
 Rows: game, seed, kind ("learned" or "exact"), exploitability (plug-in), lower_bound, reference,
 cpu_seconds (self-play's for "learned": its training; the estimate's in ``estimate_seconds``),
-episodes (self-play's, 0 for "exact"), searches (the estimate's).
+episodes (self-play's, 0 for "exact"), searches (the estimate's). ``ratios`` puts each seed's
+learned/exact ratios side by side, of the plug-in (the target's) and of the lower bound, with
+their medians.
 """
 
 import dataclasses
@@ -28,6 +30,7 @@ import time
 from typing import Dict, List, Tuple
 
 from open_spiel.python.algorithms import exploitability
+import pandas as pd
 
 from algorithms.rebel.agent.behaviour import tabular_policy
 from algorithms.rebel.agent.estimate import estimate_exploitability
@@ -57,8 +60,8 @@ class LearnedPlan:
   game: str = paper_table.LD_1X4
   lookahead: int = 2
   iterations: int = 16
-  replicates: int = 8
-  rounds: int = 40
+  replicates: int = 32
+  rounds: int = 100
   episodes: int = 32
   train_steps: int = 200
   hidden: Tuple[int, ...] = (128, 128)
@@ -99,3 +102,19 @@ def learned_seed(plan: LearnedPlan, seed: int) -> List[Dict[str, object]]:
                     "lower_bound": exact["lower_bound"], "reference": exact["reference"],
                     "cpu_seconds": 0.0, "estimate_seconds": exact["cpu_seconds"],
                     "episodes": 0, "searches": exact["searches"]}]
+
+
+def ratios(rows: pd.DataFrame) -> pd.DataFrame:
+  """Per game and seed, learned / exact of the plug-in and of the lower bound; then a row per
+  game with the medians over its seeds (seed "median")."""
+  keys = ["game", "seed"]
+  by_kind = {kind: rows[rows.kind == kind].set_index(keys) for kind in (LEARNED, EXACT)}
+  learned, exact = by_kind[LEARNED], by_kind[EXACT].loc[by_kind[LEARNED].index]
+  out = pd.DataFrame({"learned": learned.exploitability, "exact": exact.exploitability,
+                      "ratio": learned.exploitability / exact.exploitability,
+                      "learned lower bound": learned.lower_bound,
+                      "exact lower bound": exact.lower_bound,
+                      "lower-bound ratio": learned.lower_bound / exact.lower_bound}).reset_index()
+  medians = out.groupby("game", sort=False).median(numeric_only=True).reset_index()
+  medians["seed"] = "median"
+  return pd.concat([out.astype({"seed": object}), medians[out.columns]], ignore_index=True)
