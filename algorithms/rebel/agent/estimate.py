@@ -107,6 +107,9 @@ class ExploitabilityEstimate:
       confidence bound of the agent's exploitability at level (1 + confidence) / 2.
     standard_error: s / sqrt(n) of ``value``.
     plug_in: e(X^), the exploitability of the fitted behaviour (biased upward).
+    plug_in_curve: ((n, e(X^_n)), ...), the plug-in of the mean of the first n fit replicates
+      for n = 1, 2, 4, ... and ``fit_replicates``: how the upward bias falls as more sampled
+      strategies are averaged (one draw of the sequence; not monotone in general).
     behaviour: float array (G,), the fitted behaviour strategy (X^ as a behaviour strategy).
     responses: float array (G,), b^: player 0's pure best response to X^_1 on player 0's
       sequences, player 1's to X^_0 on player 1's.
@@ -120,6 +123,7 @@ class ExploitabilityEstimate:
   interval: Tuple[float, float]
   standard_error: float
   plug_in: float
+  plug_in_curve: Tuple[Tuple[int, float], ...]
   behaviour: np.ndarray
   responses: np.ndarray
   replicates: int
@@ -206,8 +210,12 @@ def estimate_exploitability(agent: ReBeLAgent, replicates: int = 30,
   z = response_exploitability(agent, responses, plans[fit_replicates:])
   value, error = float(z.mean()), float(z.std(ddof=1) / np.sqrt(replicates))
   half = float(stats.t.ppf((1 + confidence) / 2, replicates - 1)) * error
+  evaluator = TreeEvaluator(full)
+  sizes = sorted({2 ** k for k in range(int(np.log2(fit_replicates)) + 1)} | {fit_replicates})
+  curve = tuple((n, evaluator.exploitability(plan_to_policy(agent, plans[:n].mean(axis=0))))
+                for n in sizes[:-1]) + ((fit_replicates, evaluator.exploitability(behaviour)),)
   return ExploitabilityEstimate(
       value=value, interval=(value - half, value + half), standard_error=error,
-      plug_in=TreeEvaluator(full).exploitability(behaviour), behaviour=behaviour,
+      plug_in=curve[-1][1], plug_in_curve=curve, behaviour=behaviour,
       responses=responses, replicates=int(replicates), fit_replicates=int(fit_replicates),
       exact_levels=int(exact_levels), confidence=float(confidence), searches=searches)

@@ -73,6 +73,7 @@ from experiments.commands.rebel_agent import stakes
 from experiments.commands.rebel_agent import tasks
 from experiments.commands.rebel_agent.figures import plot_convergence
 from experiments.commands.rebel_agent.figures import plot_errors
+from experiments.commands.rebel_agent.figures import plot_paper_curve
 from experiments.commands.rebel_agent.figures import plot_self_play
 from experiments.commands.rebel_agent.figures import plot_stakes
 from experiments.commands.rebel_agent.plan import EXACT
@@ -310,18 +311,23 @@ def target_table(frame: pd.DataFrame, self_ratios: Optional[pd.DataFrame],
 
 def paper_table_part(plan7: paper_table.PaperPlan, value: Callable[[tasks.Key], Any],
                      ctx: Context) -> ReportSection:
-  """Measurement 7 (``paper_table``): its CSVs written, its text and its checks."""
+  """Measurement 7 (``paper_table``): its CSVs and figure written, its text and its checks."""
   files = Outputs(ctx.out)
-  data = files.table(pd.DataFrame(tasks.paper_table_rows(plan7, value)),
-                     "rebel_agent_paper_table.csv")
+  data, curve = paper_table.split_rows(tasks.paper_table_rows(plan7, value))
+  data = files.table(data, "rebel_agent_paper_table.csv")
+  curve = files.table(curve, "rebel_agent_paper_curve.csv")
   summary = files.table(paper_table.table(data), "rebel_agent_paper_table_summary.csv")
+  files.figure(plot_paper_curve(curve, data[data.method != paper_table.AGENT], paper_table.PAPER),
+               "rebel_agent_paper_curve.png")
+  runs = "; ".join(f"{run.game}: T = {run.iterations}, {run.replicates} strategies"
+                   for run in plan7.runs)
   text = [
       f"**Measurement 7: ReBeL's agent on the paper's Liar's Dice table** (lookahead "
-      f"{plan7.lookahead}, T = {plan7.iterations}, {plan7.replicates} sampled strategies per "
-      f"estimate, {plan7.seeds} seeds; leaves solved together to a union gap of "
-      f"{plan7.leaf_tolerance:g} times the largest payoff; baselines after "
-      f"{plan7.baseline_iterations} iterations; exploitability = NashConv / 2):",
-      tables.markdown_table(summary, 3, missing="no published number"), captions.CAPTIONS["paper"]]
+      f"{plan7.lookahead}, {plan7.weighting} weighting; {runs}; {plan7.seeds} seeds; leaves "
+      f"solved together to a union gap of {plan7.leaf_tolerance:g} times the largest payoff; "
+      f"baselines after {plan7.baseline_iterations} iterations; exploitability = NashConv / 2):",
+      tables.markdown_table(summary, 3, missing="no published number"), captions.CAPTIONS["paper"],
+      captions.CAPTIONS["paper_curve"]]
   return files.section("ReBeL's agent on the paper's Liar's Dice table", text,
                        paper_table.paper_checks(data))
 

@@ -184,3 +184,37 @@ def plot_stakes(frame: pd.DataFrame, plan: StakesPlan) -> matplotlib.figure.Figu
                f"ante/bet {min(plan.trained):g} to {max(plan.trained):g} (trained on "
                f"{', '.join(f'{r:g}' for r in plan.trained)})")
   return fig
+
+
+def plot_paper_curve(curve: pd.DataFrame, baselines: pd.DataFrame,
+                     paper: Dict[str, float]) -> matplotlib.figure.Figure:
+  """One panel per game: the paper protocol's estimate (the exploitability of the average of n
+  sampled strategies) against n, median and min-max band over the seeds, log-log; full-game CFR
+  after its iterations (black) and the paper's ReBeL number (dashed grey) where it has one."""
+  games = list(dict.fromkeys(curve.game))
+  cols = min(2, len(games))
+  rows = (len(games) + cols - 1) // cols
+  fig, axes = plotting.subplots(rows, cols, figsize=(5.6 * cols, 3.8 * rows + 1.0))
+  flat = [axes[k // cols][k % cols] for k in range(rows * cols)]
+  for ax in flat[len(games):]:
+    ax.set_visible(False)
+  for game, ax in zip(games, flat):
+    data = curve[curve.game == game]
+    runs = data.pivot_table(index="seed", columns="strategies", values="exploitability")
+    plotting.line_with_band(ax, runs.columns.to_numpy(), runs.to_numpy(),
+                            label=f"ReBeL, exact leaves (median, {len(runs)} seeds)",
+                            color=COLORS[EXACT], marker="o")
+    cfr = baselines[(baselines.game == game) & (baselines.method == "full-game CFR")]
+    if len(cfr):
+      ax.axhline(float(cfr.exploitability.iloc[0]), color=plotting.BLACK, linewidth=1.2,
+                 label=f"full-game CFR, {int(cfr.iterations.iloc[0]):,} iterations")
+    if game in paper:
+      ax.axhline(paper[game], color=plotting.REFERENCE_COLOR, linestyle="--", linewidth=1.2,
+                 label="the paper's ReBeL (1,024 strategies)")
+    plotting.log_log(ax, "sampled strategies averaged", "exploitability = NashConv / 2")
+    ax.set_title(f"{game}, T = {int(data['T'].iloc[0])} rounds", fontsize=9)
+    _same_ticks(ax)
+  plotting.legend_below(fig, ncol=3)
+  fig.suptitle("ReBeL's agent scored as the paper scores it, against the sampled strategies "
+               "averaged")
+  return fig

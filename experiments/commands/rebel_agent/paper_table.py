@@ -11,16 +11,24 @@ view, ``algorithms.rebel.public_views``):
   (``algorithms.rebel.fictitious_play``, OpenSpiel's XFP iterates) after ``baseline_iterations``,
   each by OpenSpiel's ``exploitability.exploitability`` (NashConv / 2), checked against the
   project's ``TreeEvaluator`` and, for CFR's value, against the sequence-form LP's game value;
-* the agent (``ReBeLAgent``'s default, CFR-D with linear averaging, at the plan's lookahead and
-  T) with its leaves solved together to a stated accuracy (``leaves.forest``; the largest bound
-  on a leaf's gap is reported, and a leaf call that the iteration cap stopped above the
+* the agent as ReBeL's released evaluation runs it (facebookresearch/rebel,
+  csrc/liars_dice/recursive_eval.cc with ``--cfr``, and scripts/eval_all.py: ``mdp_depth`` 2,
+  ``subgame_iters`` 1,024, ``num_repeats`` 1,024): ``ReBeLAgent`` with CFR-D searches at the
+  plan's lookahead, Linear CFR (the released ``linear_update`` weights the regrets and the
+  average by t, ``weighting="linear_cfr"``), alternating updates, T rounds (the released code
+  counts single-player steps: its 1,024 are T = 512 rounds), the drawn round's current policy
+  played and passed on, a new search at every leaf of the previous one; with its leaves
+  solved together to a stated accuracy (``leaves.forest``; the largest bound on a leaf's gap is
+  reported, and a leaf call that the iteration cap stopped above the
   tolerance fails a check), one row per seed of its draws
   (``agent.estimate.estimate_exploitability`` with every draw sampled): "paper protocol" is the
   exploitability of the average of ``replicates`` sampled strategies, each a fresh draw at every
   search (ReBeL's released evaluation: biased upward, the more so the fewer the replicates),
   checked against OpenSpiel's exploitability of the same policy; "lower bound" is the lower end
   of the 95% interval of the exploitability by fixed best responses to that average (from another
-  ``replicates`` replicates), at most the agent's own exploitability.
+  ``replicates`` replicates), at most the agent's own exploitability. The paper protocol's
+  estimate after 1, 2, 4, ... of the strategies (``split_rows``'s curve) shows how its upward
+  bias falls with the strategies averaged.
 
 The paper's numbers of ReBeL (CFR-D) (``PAPER``) are those of its Liar's Dice table as secondary
 summaries give them: the table itself was not readable here.
@@ -28,7 +36,7 @@ summaries give them: the table itself was not readable here.
 
 import dataclasses
 import time
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from open_spiel.python.algorithms import exploitability
 import pandas as pd
@@ -50,9 +58,20 @@ LD_1X4 = "liars_dice(numdice=1,dice_sides=4)"
 LD_1X5 = "liars_dice(numdice=1,dice_sides=5)"
 LD_1X6 = "liars_dice(numdice=1,dice_sides=6)"
 LD_2X3 = "liars_dice(numdice=2,dice_sides=3)"
+LEDUC = "leduc_poker"
 CFR, FP, AGENT = "full-game CFR", "full-game FP", "ReBeL (CFR-D)"
 # ReBeL (CFR-D) in the paper's Liar's Dice table, as secondary summaries give it.
 PAPER = {LD_1X4: 0.017, LD_1X5: 0.015, LD_1X6: 0.024, LD_2X3: 0.017}
+
+
+@dataclasses.dataclass(frozen=True)
+class PaperRun:
+  """One game of measurement 7: the agent's T (rounds of alternating updates; the released code
+  counts single-player steps, 2T) and the sampled strategies of each estimate."""
+
+  game: str
+  iterations: int
+  replicates: int
 
 
 @dataclasses.dataclass(frozen=True)
@@ -60,9 +79,11 @@ class PaperPlan:
   """Measurement 7's budget.
 
   Attributes:
-    games: the games; lookahead: d of every search; iterations: T of every search.
+    runs: the games with their T and replicates (the paper's settings where affordable).
+    lookahead: d of every search.
+    weighting: the agent's weighting (``ReBeLAgent``): "linear_cfr", the released code's
+      ``linear_update`` (Linear CFR: the regrets and the average weighted by t).
     baseline_iterations: the iterations of full-game CFR and FP.
-    replicates: the sampled strategies of each estimate (and as many for its fit).
     seeds: the seeds of the agent's draws, one row each.
     leaf_tolerance: the stopping gap of the union of a search's leaves (``leaves.forest``), in
       units of the game's largest payoff (1 in Liar's Dice, 13 chips in Leduc poker).
@@ -70,27 +91,40 @@ class PaperPlan:
       stops there fails the accuracy check).
   """
 
-  games: Tuple[str, ...]
+  runs: Tuple[PaperRun, ...]
   lookahead: int
-  iterations: int
   baseline_iterations: int
-  replicates: int
   seeds: int
   leaf_tolerance: float
-  leaf_max_iterations: int = 10_000
+  weighting: str = "linear_cfr"
+  leaf_max_iterations: int = 50_000
+
+  @property
+  def games(self) -> Tuple[str, ...]:
+    return tuple(run.game for run in self.runs)
 
 
+# The paper's search: 1,024 single-player steps = T = 512 rounds; its estimate averages 1,024
+# sampled strategies. Only 1 die of 4 faces comes near that here (about 2.4 CPU s per strategy
+# at T = 512); the larger games run at T = 16 (1x6f: 72 s per strategy, 2x3f: 210 s).
 PLANS = {
-    "quick": PaperPlan((LD_1X4,), 2, 16, 1024, 2, 5, 1e-5),
-    "default": PaperPlan((LD_1X4,), 2, 128, 1024, 4, 5, 1e-5),
-    "full": PaperPlan((LD_1X4, LD_1X5), 2, 1024, 1024, 8, 5, 1e-5),
+    "quick": PaperPlan((PaperRun(LD_1X4, 16, 2),), 2, 1024, 5, 1e-5),
+    "default": PaperPlan((PaperRun(LD_1X4, 64, 16),), 2, 1024, 5, 1e-5),
+    "full": PaperPlan((PaperRun(LD_1X4, 512, 64), PaperRun(LD_1X5, 16, 8),
+                       PaperRun(LD_1X6, 16, 4), PaperRun(LD_2X3, 16, 2),
+                       PaperRun(LEDUC, 16, 8)), 2, 1024, 5, 1e-5),
 }
 
 
 def plan_for(budget: str, games: Optional[Sequence[str]]) -> PaperPlan:
-  """The budget's plan, on ``games`` instead of its own when given (``--game``)."""
+  """The budget's plan, on ``games`` instead of its own when given (``--game``: each at the
+  budget's first T and replicates)."""
   plan = PLANS[budget]
-  return plan if not games else dataclasses.replace(plan, games=tuple(games))
+  if not games:
+    return plan
+  first = plan.runs[0]
+  return dataclasses.replace(plan, runs=tuple(dataclasses.replace(first, game=game)
+                                              for game in games))
 
 
 def check_public_game(text: str) -> None:
@@ -127,13 +161,15 @@ def baselines(game: str, iterations: int) -> pd.DataFrame:
 
 
 def agent_seed(game: str, lookahead: int, iterations: int, replicates: int, seed: int,
-               leaf_tolerance: float, leaf_max_iterations: int) -> Dict[str, float]:
-  """The agent's row for one seed of its draws (module docstring)."""
+               leaf_tolerance: float, leaf_max_iterations: int,
+               weighting: str = "linear_cfr") -> Dict[str, Any]:
+  """The agent's row for one seed of its draws (module docstring), with the paper protocol's
+  estimate after every power of two of the sampled strategies (``plug_in_curve``)."""
   loaded = game_loader.load_game(game)
   tolerance = leaf_tolerance * loaded.max_utility()
   leaves = ForestCFRLeafSolver(tolerance=tolerance, max_iterations=leaf_max_iterations)
   agent = ReBeLAgent(loaded, lookahead=lookahead, iterations=iterations, leaf_solver=leaves,
-                     cache_size=1_000_000)
+                     weighting=weighting, cache_size=1_000_000)
   start = time.process_time()
   estimate = estimate_exploitability(agent, replicates=replicates, exact_levels=0, seed=seed)
   seconds = time.process_time() - start
@@ -143,7 +179,19 @@ def agent_seed(game: str, lookahead: int, iterations: int, replicates: int, seed
           "policy_value": float("nan"), "lower_bound": float(estimate.interval[0]),
           "replicates": replicates, "searches": agent.searches_run,
           "leaf_gap": leaves.largest_gap, "cpu_seconds": seconds,
-          "capped_leaf_calls": leaves.capped_calls}
+          "capped_leaf_calls": leaves.capped_calls,
+          "plug_in_curve": [list(point) for point in estimate.plug_in_curve]}
+
+
+def split_rows(rows: Sequence[Dict[str, Any]]) -> Tuple[pd.DataFrame, pd.DataFrame]:
+  """Measurement 7's rows as two frames: one row per baseline and per agent seed, and the paper
+  protocol's estimate against the sampled strategies averaged (a row per game, seed and count,
+  from the agent rows' ``plug_in_curve``)."""
+  data = pd.DataFrame([{k: v for k, v in r.items() if k != "plug_in_curve"} for r in rows])
+  curve = pd.DataFrame([{"game": r["game"], "seed": r["seed"], "T": r["iterations"],
+                         "strategies": int(n), "exploitability": float(value)}
+                        for r in rows if "plug_in_curve" in r for n, value in r["plug_in_curve"]])
+  return data, curve
 
 
 def paper_checks(data: pd.DataFrame) -> List[Check]:
@@ -178,7 +226,7 @@ def table(data: pd.DataFrame) -> pd.DataFrame:
     paper = PAPER.get(game, float("nan"))
     rows.append({"game": game, CFR: float(by[CFR]["exploitability"].iloc[0]),
                  FP: float(by[FP]["exploitability"].iloc[0]),
-                 "T": int(by[AGENT]["iterations"].iloc[0]),
+                 "T (rounds)": int(by[AGENT]["iterations"].iloc[0]),
                  "replicates": int(by[AGENT]["replicates"].iloc[0]),
                  "ReBeL, paper protocol (median)": median,
                  "range over seeds": f"[{agent.min():.4g}, {agent.max():.4g}]",

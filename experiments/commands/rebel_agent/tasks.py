@@ -287,15 +287,15 @@ def _add(out: Dict[Key, Task], key: Key, function, estimate: float, **arguments)
 def paper_table_tasks(plan: paper_table.PaperPlan) -> Dict[Key, Task]:
   """Measurement 7's tasks: per game the baselines, per game and seed the agent."""
   out: Dict[Key, Task] = {}
-  seconds = _PAPER_SECONDS_PER_T_AND_REPLICATE * plan.iterations * plan.replicates
-  for game in plan.games:
-    _add(out, ("paper-baselines", game), paper_table.baselines, 1.0, game=game,
+  for run in plan.runs:
+    _add(out, ("paper-baselines", run.game), paper_table.baselines, 1.0, game=run.game,
          iterations=plan.baseline_iterations)
+    seconds = _PAPER_SECONDS_PER_T_AND_REPLICATE * run.iterations * run.replicates
     for seed in range(plan.seeds):
-      _add(out, ("paper-agent", game, seed), paper_table.agent_seed, seconds, game=game,
-           lookahead=plan.lookahead, iterations=plan.iterations, replicates=plan.replicates,
+      _add(out, ("paper-agent", run.game, seed), paper_table.agent_seed, seconds, game=run.game,
+           lookahead=plan.lookahead, iterations=run.iterations, replicates=run.replicates,
            seed=seed, leaf_tolerance=plan.leaf_tolerance,
-           leaf_max_iterations=plan.leaf_max_iterations)
+           leaf_max_iterations=plan.leaf_max_iterations, weighting=plan.weighting)
   return out
 
 

@@ -21,6 +21,7 @@ from algorithms.cfr import tree_passes
 from algorithms.rebel.agent.agent import ReBeLAgent
 from algorithms.rebel.agent.behaviour import behaviour_strategy
 from algorithms.rebel.agent.behaviour import mixed_plans
+from algorithms.rebel.agent.behaviour import plan_to_policy
 from algorithms.rebel.agent.behaviour import search_count
 from algorithms.rebel.agent.behaviour import tabular_policy
 from algorithms.rebel.agent.estimate import estimate_exploitability
@@ -122,6 +123,21 @@ def test_responses_best_respond_to_the_fitted_behaviour():
     assert value == pytest.approx(reference, abs=ROUNDING)
   assert estimate.plug_in == pytest.approx(
       exploitability.exploitability(agent.game, fitted), abs=ROUNDING)
+
+
+def test_plug_in_curve_is_openspiels_exploitability_of_each_prefix_mean():
+  # Reference: OpenSpiel's exploitability of the mean of the first n fit replicates, drawn again
+  # from the same seed (the estimate draws fit and evaluation replicates in one walk).
+  agent = _agent(KUHN, 1, 10)
+  estimate = estimate_exploitability(agent, replicates=3, fit_replicates=5, exact_levels=0,
+                                     seed=4)
+  plans, _ = mixed_plans(agent, 5 + 3, 0, np.random.default_rng(4))
+  assert [n for n, _ in estimate.plug_in_curve] == [1, 2, 4, 5]
+  for n, value in estimate.plug_in_curve:
+    policy = tabular_policy(agent, plan_to_policy(agent, plans[:n].mean(axis=0)))
+    assert value == pytest.approx(exploitability.exploitability(agent.game, policy),
+                                  abs=ROUNDING)
+  assert estimate.plug_in == estimate.plug_in_curve[-1][1]
 
 
 def test_estimate_search_count():

@@ -265,6 +265,14 @@ def test_quick_run_measures_the_papers_liars_dice_table(quick_run):
   summary = pd.read_csv(folder / "rebel_agent_paper_table_summary.csv")
   assert list(summary.game) == list(plan.games)
   assert summary["paper's ReBeL (CFR-D)"].iloc[0] == paper_table.PAPER[paper_table.LD_1X4]
+  # The curve's last point per seed is the agent row's estimate (the same policy's OpenSpiel
+  # exploitability, checked by the run), after 1, 2, ... strategies up to the plan's count.
+  curve = pd.read_csv(folder / "rebel_agent_paper_curve.csv")
+  agent = rows[rows.method == paper_table.AGENT].set_index("seed")
+  for seed, points in curve.groupby("seed"):
+    assert list(points.strategies) == [1, 2]
+    assert points.exploitability.iloc[-1] == pytest.approx(agent.exploitability[seed], abs=1e-12)
+  assert (folder / "rebel_agent_paper_curve.png").exists()
 
 
 def test_paper_table_baselines_are_openspiels_cfr_and_xfp():
