@@ -11,7 +11,8 @@ stated gap), median over seeds. Per seed (``learned_seed``):
 * self-play seeded by the seed: ``rounds`` rounds of ``episodes`` episodes of searches with T
   iterations, each round followed by ``train_steps`` Adam steps of each depth's network on its
   replay buffer (one network per cut: depths d, 2d, ...);
-* the learned agent and the exact-leaf agent (same game, lookahead and T) measured by the same
+* the learned agent and the exact-leaf agent (same game, lookahead, T and averaging: by default
+  Linear CFR, as measurement 7 runs ReBeL's released evaluation) measured by the same
   estimator with the same seed: ``estimate_exploitability(agent, replicates, exact_levels=0,
   seed)``, its plug-in (the paper's protocol: the exploitability of the average of
   ``replicates`` sampled strategies, biased upward) and the lower end of its 95% interval
@@ -54,6 +55,7 @@ class LearnedPlan:
     rounds, episodes, train_steps: self-play's rounds, episodes per round, Adam steps per round.
     hidden: the networks' hidden widths; batch_size: their minibatch.
     exploration: self-play's exploring player's random-action probability.
+    weighting: both agents' averaging (``ReBeLAgent``), self-play's searches included.
     leaf_tolerance, leaf_max_iterations: the exact leaves' (``paper_table.PaperPlan``).
   """
 
@@ -67,8 +69,9 @@ class LearnedPlan:
   hidden: Tuple[int, ...] = (128, 128)
   batch_size: int = 128
   exploration: float = 0.25
-  leaf_tolerance: float = 1e-5
-  leaf_max_iterations: int = 10_000
+  weighting: str = paper_table.PLANS["default"].weighting
+  leaf_tolerance: float = paper_table.PLANS["default"].leaf_tolerance
+  leaf_max_iterations: int = paper_table.PLANS["default"].leaf_max_iterations
 
 
 def learned_seed(plan: LearnedPlan, seed: int) -> List[Dict[str, object]]:
@@ -81,7 +84,7 @@ def learned_seed(plan: LearnedPlan, seed: int) -> List[Dict[str, object]]:
                               episodes_per_round=plan.episodes, train_steps=plan.train_steps,
                               seed=seed),
       training=TrainingOptions(hidden=plan.hidden, batch_size=plan.batch_size),
-      outputs="infostate")
+      outputs="infostate", weighting=plan.weighting)
   for _ in range(plan.rounds):
     play.run_round()
   training_seconds = time.process_time() - start
@@ -96,7 +99,8 @@ def learned_seed(plan: LearnedPlan, seed: int) -> List[Dict[str, object]]:
              "cpu_seconds": training_seconds, "estimate_seconds": seconds,
              "episodes": plan.rounds * plan.episodes, "searches": agent.searches_run}
   exact = paper_table.agent_seed(plan.game, plan.lookahead, plan.iterations, plan.replicates,
-                                 seed, plan.leaf_tolerance, plan.leaf_max_iterations)
+                                 seed, plan.leaf_tolerance, plan.leaf_max_iterations,
+                                 weighting=plan.weighting)
   return [learned, {"game": plan.game, "seed": seed, "kind": EXACT,
                     "exploitability": exact["exploitability"],
                     "lower_bound": exact["lower_bound"], "reference": exact["reference"],

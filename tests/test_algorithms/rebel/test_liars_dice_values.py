@@ -146,8 +146,9 @@ def test_self_play_on_liars_dice_asks_no_exact_solver(monkeypatch):
   run = BootstrapSelfPlay(pyspiel.load_game(LD_1X2), 2,
                           SelfPlayOptions(search_iterations=5, episodes_per_round=32,
                                           train_steps=5, seed=3),
-                          TrainingOptions(hidden=(8, 8), batch_size=16), outputs="infostate")
-  assert run.depths == [2, 4]
+                          TrainingOptions(hidden=(8, 8), batch_size=16), outputs="infostate",
+                          weighting="linear_cfr")
+  assert run.depths == [2, 4] and run.agent(5).weighting == "linear_cfr"
   new = run.run_round()
   assert sum(new.values()) > 0
   for depth in run.depths:
