@@ -16,6 +16,7 @@ from open_spiel.python.algorithms import exploitability
 import pyspiel
 import pytest
 
+from algorithms.rebel import public_views
 from algorithms.rebel.agent.agent import ReBeLAgent
 from algorithms.rebel.agent.agent import exact_leaf_solver
 from algorithms.rebel.agent.agent import splits_ties
@@ -74,6 +75,16 @@ def test_kuhn_private_states_are_the_cards_and_the_deals_the_rules():
     for leaf in tree.leaves:
       for r, node in enumerate(leaf.root_nodes):
         assert tuple(leaf.private_states[r]) == tuple(tree.tree.history(int(node))[:2])
+
+
+def test_private_states_that_are_not_the_information_states_are_refused(monkeypatch):
+  # A view that gives every history the same private state: at a public state of 1x2f two roots
+  # in different information sets of a player would share its label; the cut checks and refuses.
+  monkeypatch.setattr(public_views, "private_state_function",
+                      lambda game: lambda history: ("same", "same"))
+  with pytest.raises(ValueError, match=r"^liars_dice: player 0's private states at the cut's "
+                     r"roots are not its information states less the public state"):
+    PublicTree.from_game(pyspiel.load_game(LD_1X2), 2)
 
 
 def test_the_deal_layout_and_stakes_stay_kuhn_only():
