@@ -21,7 +21,7 @@ from algorithms.rebel.public_tree import PublicTree
 from spiel_games import kuhn_poker_ante
 from spiel_games.kuhn_rules import KuhnRules
 
-# The output layouts (module docstring): one value per player and card, or one per deal.
+# The output layouts (value_network's docstring): one value per player and card, or per deal.
 OUTPUTS = ("infostate", "deal")
 # Relative slack of the stakes range check (a ratio computed from a game string's floats).
 STAKES_TOLERANCE = 1e-9
@@ -56,7 +56,7 @@ class LeafDomain:
     deal_states: the deals, pairs of private states (``PublicTree.deal_states``), (D, 2).
     unit: the value unit: ante + bet for Kuhn poker, the largest payoff for another game.
     stakes: None for a model of ``game`` alone; else (lowest, highest) ante/bet ratio of the
-      family of games that differ from ``game`` only in the stakes (module docstring).
+      family of games that differ from ``game`` only in the stakes (value_network's docstring).
     outputs: "infostate" (V_i(c) per player and card) or "deal" (u_0(d) per deal).
   """
 
