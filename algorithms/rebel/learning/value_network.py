@@ -1,4 +1,9 @@
-"""A value function over the leaf public belief states of a depth-limited cut of a Kuhn game.
+"""A value function over the leaf public belief states of a depth-limited cut of a game.
+
+The text below speaks of Kuhn poker's cards; for any game a card is a player's private state
+(``public_views.private_states``: in Liar's Dice its dice) and a deal a pair of them
+(``leaf_domain.LeafDomain``). The "infostate" layout serves every game with a public-state view;
+the "deal" layout and the stakes families are Kuhn poker's.
 
 ReBeL (Brown, Bakhtin, Lerer, Gong, "Combining Deep Reinforcement Learning and Search for
 Imperfect-Information Games", NeurIPS 2020, arXiv 2007.13544, Section 4) replaces the exact
