@@ -24,6 +24,7 @@ from algorithms.rebel.agent.behaviour import behaviour_strategy
 from algorithms.rebel.agent.behaviour import tabular_policy
 from algorithms.rebel.learning.leaf_domain import LeafDomain
 from algorithms.rebel.learning.value_network import InfostateProjection
+from algorithms.rebel.learning.value_network import PBSValueFunction
 from algorithms.rebel.learning.value_network import cut_of
 from algorithms.rebel.leaves import forest
 from algorithms.rebel.leaves import solvers
@@ -140,7 +141,7 @@ def test_perfect_infostate_values_reproduce_the_exact_agent_on_liars_dice(
 torch = pytest.importorskip("torch")
 
 
-def test_self_play_on_liars_dice_asks_no_exact_solver(monkeypatch):
+def test_self_play_on_liars_dice_asks_no_exact_solver(monkeypatch, tmp_path):
   # Algorithm 1 with the network at every leaf of liars_dice 1x2f: no exact leaf solver is ever
   # called, the targets are each player's values per deal (4 deals), and the end-of-game searches
   # (no leaf below) give zero-sum targets.
@@ -177,3 +178,9 @@ def test_self_play_on_liars_dice_asks_no_exact_solver(monkeypatch):
   leaf = PublicTree.from_game(pyspiel.load_game(LD_1X2), 2).leaves[0]
   values = model.root_values(leaf, np.full(leaf.num_roots, 1.0 / leaf.num_roots))
   assert values.shape == (leaf.num_roots, 2) and np.all(np.isfinite(values))
+  # The file keeps the model: loaded for its game and cut, it answers the same values.
+  model.save(str(tmp_path / "model.npz"))
+  loaded = PBSValueFunction.load(str(tmp_path / "model.npz"), pyspiel.load_game(LD_1X2), 2)
+  np.testing.assert_array_equal(loaded.root_values(leaf, np.full(4, 0.25)), values)
+  with pytest.raises(ValueError, match="model is for game"):
+    PBSValueFunction.load(str(tmp_path / "model.npz"), pyspiel.load_game(LD_1X3), 2)
