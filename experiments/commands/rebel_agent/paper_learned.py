@@ -22,8 +22,8 @@ stated gap), median over seeds. Per seed (``learned_seed``):
 Rows: game, seed, kind ("learned" or "exact"), exploitability (plug-in), lower_bound, reference,
 cpu_seconds (self-play's for "learned": its training; the estimate's in ``estimate_seconds``),
 episodes (self-play's, 0 for "exact"), searches (the estimate's). ``ratios`` puts each seed's
-learned/exact ratios side by side, of the plug-in (the target's) and of the lower bound, with
-their medians.
+learned/exact ratio of the plug-in (the target's) beside both lower bounds, with their medians
+(a ratio of lower bounds is not formed: a lower bound can be near 0 or below it).
 """
 
 import dataclasses
@@ -109,7 +109,7 @@ def learned_seed(plan: LearnedPlan, seed: int) -> List[Dict[str, object]]:
 
 
 def ratios(rows: pd.DataFrame) -> pd.DataFrame:
-  """Per game and seed, learned / exact of the plug-in and of the lower bound; then a row per
+  """Per game and seed, learned / exact of the plug-in, and both lower bounds; then a row per
   game with the medians over its seeds (seed "median")."""
   keys = ["game", "seed"]
   by_kind = {kind: rows[rows.kind == kind].set_index(keys) for kind in (LEARNED, EXACT)}
@@ -117,8 +117,7 @@ def ratios(rows: pd.DataFrame) -> pd.DataFrame:
   out = pd.DataFrame({"learned": learned.exploitability, "exact": exact.exploitability,
                       "ratio": learned.exploitability / exact.exploitability,
                       "learned lower bound": learned.lower_bound,
-                      "exact lower bound": exact.lower_bound,
-                      "lower-bound ratio": learned.lower_bound / exact.lower_bound}).reset_index()
+                      "exact lower bound": exact.lower_bound}).reset_index()
   medians = out.groupby("game", sort=False).median(numeric_only=True).reset_index()
   medians["seed"] = "median"
   return pd.concat([out.astype({"seed": object}), medians[out.columns]], ignore_index=True)
