@@ -63,7 +63,7 @@ class LearnedPlan:
   lookahead: int = 2
   iterations: int = 16
   replicates: int = 32
-  rounds: int = 100
+  rounds: int = 200
   episodes: int = 32
   train_steps: int = 200
   hidden: Tuple[int, ...] = (128, 128)
