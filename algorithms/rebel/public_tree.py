@@ -68,9 +68,14 @@ class LeafSubgame:
     node_root: int array, root index of each leaf node (-1 for the chance root).
     node_chance: float array, chance probability from the node's root, pi_c(n) / pi_c(h).
     acting_players: the players with an information set in the leaf.
-    deals: for a game with registered public beliefs (``game_shortcuts``; Kuhn poker), the
-      index of each root's private deal in the game's list of deals; else None.
-    beliefs: that game's ``PublicBeliefs``, else None.
+    private_states: int array (R, 2), each player's private state at each root (its index in
+      ``PublicTree.private_labels``; ``public_views.private_states``).
+    deals: int array (R,), each root's deal: the index of its pair of private states in
+      ``deal_states``.
+    deal_states: int array (D, 2), the cut's deals, each a pair of private states, in
+      lexicographic order (Kuhn poker: ``KuhnRules.deals()``, every ordered pair of cards).
+    beliefs: for a game with registered public beliefs (``game_shortcuts``; Kuhn poker), its
+      ``PublicBeliefs``, else None.
   """
 
   index: int
@@ -86,7 +91,9 @@ class LeafSubgame:
   node_root: np.ndarray
   node_chance: np.ndarray
   acting_players: Tuple[int, ...]
-  deals: Optional[np.ndarray]
+  private_states: np.ndarray
+  deals: np.ndarray
+  deal_states: np.ndarray
   beliefs: Optional[PublicBeliefs]
 
   @property
@@ -144,6 +151,9 @@ class PublicTree:
     arrays: its ``TreeArrays``.
     depth_limit: k.
     leaves: the leaf subgames, in order of their first root in the tree walk.
+    private_labels: each player's private states at the leaf roots, as labels
+      (``public_views.private_states``), in their natural order (Kuhn poker: the cards).
+    deal_states: int array (D, 2), the deals of the leaf roots (``LeafSubgame.deal_states``).
     seq_leaf: int array (G,), leaf of each global sequence (-1 for the trunk and the empty ones).
     trunk_terminals: int array, the terminals in the trunk.
   """
@@ -152,6 +162,8 @@ class PublicTree:
   arrays: TreeArrays
   depth_limit: int
   leaves: Tuple[LeafSubgame, ...]
+  private_labels: Tuple[Tuple[str, ...], Tuple[str, ...]]
+  deal_states: np.ndarray
   seq_leaf: np.ndarray
   trunk_terminals: np.ndarray
 
@@ -205,8 +217,11 @@ class PublicTree:
       if member[n] < 0 and member[parent] >= 0:
         member[n], root_of[n] = 0, root_of[parent]
     beliefs = leaves[0].beliefs if leaves else None
+    private = _RootPrivateStates(
+        np.concatenate([leaf.private_states for leaf in leaves]).reshape(-1, 2),
+        np.concatenate([leaf.deals for leaf in leaves]).astype(np.int64), self.deal_states)
     return _leaf(self.arrays, 0, "|".join(leaf.public_state for leaf in leaves), roots, member,
-                 root_of, tree.node_chance_reach, beliefs, name=-1)
+                 root_of, tree.node_chance_reach, beliefs, private, name=-1)
 
 
 def _cut(arrays: TreeArrays, k: int) -> PublicTree:
@@ -220,13 +235,14 @@ def _cut(arrays: TreeArrays, k: int) -> PublicTree:
     action_depth[n] = action_depth[parent[n]] + int(is_player[parent[n]])
   roots = [n for n in range(1, tree.num_nodes)
            if action_depth[n] == k and is_player[parent[n]] and tree.node_player[n] != TERMINAL]
-  public_of_root = []
+  public_of_root, states = [], [tree.state_at(n) for n in roots]
   if roots:
     try:
       public_state = public_views.public_state_function(game)
     except ValueError as e:
       raise ValueError(f"a depth limit needs the game's public states: {e}") from None
-    public_of_root = [public_state(tree.state_at(n)) for n in roots]
+    public_of_root = [public_state(state) for state in states]
+  labels, private = _private_states(tree, roots, states, public_of_root, name)
   leaf_index = {s: i for i, s in enumerate(dict.fromkeys(public_of_root))}
   leaf_of = np.full(tree.num_nodes, -1, dtype=np.int64)
   root_of = np.full(tree.num_nodes, -1, dtype=np.int64)
@@ -258,17 +274,61 @@ def _cut(arrays: TreeArrays, k: int) -> PublicTree:
   beliefs = shortcuts.public_beliefs(game) if shortcuts else None
   leaves = []
   for public_state, index in leaf_index.items():
-    leaf_roots = np.array([n for n, s in zip(roots, public_of_root) if s == public_state])
-    leaves.append(_leaf(arrays, index, public_state, leaf_roots, leaf_of, root_of,
-                        tree.node_chance_reach, beliefs))
+    mine = np.array([s == public_state for s in public_of_root])
+    leaves.append(_leaf(arrays, index, public_state, np.array(roots)[mine], leaf_of, root_of,
+                        tree.node_chance_reach, beliefs, private.of(mine)))
   terminal_leaf = leaf_of[tree.terminal_node]
   return PublicTree(tree=tree, arrays=arrays, depth_limit=k, leaves=tuple(leaves),
+                    private_labels=labels, deal_states=private.deal_states,
                     seq_leaf=seq_leaf, trunk_terminals=np.flatnonzero(terminal_leaf < 0))
+
+
+@dataclasses.dataclass(frozen=True)
+class _RootPrivateStates:
+  """Roots' private states (R, 2), their deals (R,) and the cut's deals (D, 2)."""
+
+  private_states: np.ndarray
+  deals: np.ndarray
+  deal_states: np.ndarray
+
+  def of(self, mine: np.ndarray) -> "_RootPrivateStates":
+    return _RootPrivateStates(self.private_states[mine], self.deals[mine], self.deal_states)
+
+
+def _private_states(tree: GameTree, roots, states, public_of_root,
+                    name: str) -> Tuple[Tuple[Tuple[str, ...], ...], _RootPrivateStates]:
+  """Each player's private state at every root (``public_views.private_states``): the labels of
+  each player in natural order, and the roots' states and deals.
+
+  Raises:
+    ValueError: if at some public state the labels are not the roots' information states minus
+      the public part (two roots of one public state share player i's label exactly when they
+      share player i's information state).
+  """
+  private_of = public_views.private_state_function(tree.game)
+  root_labels = [private_of(tree.history(int(n)))[:2] for n in roots]
+  labels, columns = [], []
+  for i in (0, 1):
+    own = sorted({r[i] for r in root_labels}, key=public_views.natural_key)
+    index = {label: j for j, label in enumerate(own)}
+    labels.append(tuple(own))
+    columns.append(np.array([index[r[i]] for r in root_labels], dtype=np.int64))
+    infostates = [state.information_state_string(i) for state in states]
+    pairs = set(zip(public_of_root, (r[i] for r in root_labels), infostates))
+    if len(pairs) != len({(p, s) for p, _, s in pairs}) or \
+        len(pairs) != len({(p, label) for p, label, _ in pairs}):
+      raise ValueError(f"{name}: player {i}'s private states at the cut's roots are not its "
+                       "information states less the public state (private information dealt "
+                       "after the opening chance moves is not supported)")
+  private = np.stack(columns, axis=1) if roots else np.zeros((0, 2), dtype=np.int64)
+  deal_states, deals = np.unique(private, axis=0, return_inverse=True)
+  return (labels[0], labels[1]), _RootPrivateStates(private, deals.reshape(-1), deal_states)
 
 
 def _leaf(arrays: TreeArrays, index: int, public_state: str, roots: np.ndarray,
           leaf_of: np.ndarray, root_of: np.ndarray, chance_reach: np.ndarray,
-          beliefs: Optional[PublicBeliefs], name: Optional[int] = None) -> LeafSubgame:
+          beliefs: Optional[PublicBeliefs], private: _RootPrivateStates,
+          name: Optional[int] = None) -> LeafSubgame:
   """Builds the leaf's ``GameTree`` (chance root + the subtrees of its roots) and mappings: the
   nodes where ``leaf_of`` is ``index``; ``name`` is the leaf's index (``index`` if None)."""
   tree = arrays.tree
@@ -322,9 +382,6 @@ def _leaf(arrays: TreeArrays, index: int, public_state: str, roots: np.ndarray,
   for pl in (0, 1):
     full_seq[leaf_arrays.global_seq[pl][1:]] = arrays.global_seq[pl][seq_maps[pl]]
   root_seq = np.stack([arrays.global_seq[pl][tree.node_seq[roots, pl]] for pl in (0, 1)], axis=1)
-  deals = None
-  if beliefs is not None:
-    deals = np.array([beliefs.deal_index(tree.history(int(n))) for n in roots])
   return LeafSubgame(
       index=index if name is None else name, public_state=public_state, root_nodes=roots,
       root_seq=root_seq,
@@ -332,7 +389,8 @@ def _leaf(arrays: TreeArrays, index: int, public_state: str, roots: np.ndarray,
       terminal_root=node_root[terminal_nodes], full_terminal=full_terminal, full_seq=full_seq,
       node_root=node_root, node_chance=node_chance,
       acting_players=tuple(pl for pl in (0, 1) if players[pl].num_infosets),
-      deals=deals, beliefs=beliefs)
+      private_states=private.private_states, deals=private.deals,
+      deal_states=private.deal_states, beliefs=beliefs)
 
 
 def _local_sequences(p: PlayerSequences, sets: np.ndarray, row_offset: int):

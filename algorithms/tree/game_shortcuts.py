@@ -14,7 +14,7 @@ the package ``algorithms.tree`` imports, so it is in place whenever a tree can b
 """
 
 import dataclasses
-from typing import Callable, Dict, Hashable, Optional, Protocol, Sequence
+from typing import Callable, Dict, Hashable, Optional, Protocol
 
 import numpy as np
 import pyspiel
@@ -25,11 +25,9 @@ from algorithms.tree.card_tree3 import AnyCardTree
 class PublicBeliefs(Protocol):
   """A game's own view of a belief over the roots of a public state (one private deal each)."""
 
-  def deal_index(self, history: Sequence[int]) -> int:
-    """The index, in the game's list of private deals, of the deal that starts ``history``."""
-
   def belief_state(self, public_state: str, deals: np.ndarray, belief: np.ndarray) -> object:
-    """The belief (weights ``belief`` over deals ``deals``) as the game's belief-state object."""
+    """The belief (weights ``belief`` over ``deals``, indices in the game's list of private deals,
+    ``public_tree.LeafSubgame.deals``) as the game's belief-state object."""
 
 
 @dataclasses.dataclass(frozen=True)

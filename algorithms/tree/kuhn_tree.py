@@ -32,7 +32,7 @@ the referee game's ``PublicBeliefState``.
 import dataclasses
 import fractions
 import types
-from typing import Dict, List, Optional, Sequence, Tuple, Union
+from typing import Dict, List, Optional, Tuple, Union
 
 import numpy as np
 import pyspiel
@@ -323,14 +323,11 @@ class KuhnPublicBeliefs:
 
   def __init__(self, rules: KuhnRules):
     self._rules = rules
-    self._deals = {deal: i for i, deal in enumerate(rules.deals())}
-
-  def deal_index(self, history: Sequence[int]) -> int:
-    return self._deals[tuple(history[:self._rules.num_players])]
+    self._num_deals = len(rules.deals())
 
   def belief_state(self, public_state: str, deals: np.ndarray,
                    belief: np.ndarray) -> PublicBeliefState:
-    joint = [fractions.Fraction(0)] * len(self._deals)
+    joint = [fractions.Fraction(0)] * self._num_deals
     for deal, b in zip(deals, belief):
       joint[deal] += fractions.Fraction(float(b))  # Exact conversion of the float.
     total = sum(joint)

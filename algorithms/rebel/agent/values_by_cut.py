@@ -2,7 +2,7 @@
 
 The agent's searches end at several depths (a search from the game root cut after d actions has
 leaves at depth d, the search from one of those at depth 2d, ...), while a ``PBSValueFunction``
-is trained for the leaves of one cut (``learning.value_network.LeafDomain``). ``ByLeaf`` joins
+is trained for the leaves of one cut (``learning.leaf_domain.LeafDomain``). ``ByLeaf`` joins
 value functions of several cuts of one game: the value at a leaf is that of the value function
 whose cut holds the leaf's public state (ReBeL's single network takes the public state as an
 input; here each cut has its own).

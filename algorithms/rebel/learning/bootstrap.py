@@ -25,7 +25,7 @@ reproducible.
 ReBeL's agent asks its network at every leaf and has no exact value anywhere (``one_player_exact``
 False, the default; True answers leaves where one player acts by the exact best response, this
 project's shortcut). The models have ReBeL's layout by default, one value per player and card
-(``value_network.LeafDomain.outputs``), and the targets are each player's root values.
+(``leaf_domain.LeafDomain.outputs``), and the targets are each player's root values.
 
 Where this follows the paper and the released code, and where it does not:
 
@@ -77,7 +77,7 @@ class BootstrapSelfPlay:
     game: the game; lookahead: the agent's d.
     options: episodes, search iterations, exploration, Adam steps per round, seed.
     training: the networks' options.
-    outputs: the models' layout (``value_network.OUTPUTS``): ReBeL's "infostate" (one value per
+    outputs: the models' layout (``leaf_domain.OUTPUTS``): ReBeL's "infostate" (one value per
       player and card) or "deal".
     one_player_exact: the exact best response at leaves where one player acts below (this
       project's shortcut, ``ValueFunctionLeafSolver``); False: the network at every leaf, as
@@ -86,6 +86,8 @@ class BootstrapSelfPlay:
       for the supervised diagnostic: the same episodes, each visited PBS labelled by that
       solver's values instead of the search's (DAgger on self-play's PBSs: how far the
       bootstrapped targets stay from labels without error).
+    weighting: the agent's averaging (``ReBeLAgent``'s option): "linear" (the default) or
+      "linear_cfr" (ReBeL's released evaluation), in self-play's searches and ``agent``'s.
 
   Attributes:
     game: the game; depths: the cuts' depths d, 2d, ...; trainers, buffers: per depth.
@@ -95,7 +97,8 @@ class BootstrapSelfPlay:
   def __init__(self, game: pyspiel.Game, lookahead: int = 1,
                options: Optional[SelfPlayOptions] = None,
                training: TrainingOptions = TrainingOptions(), outputs: str = "infostate",
-               one_player_exact: bool = False, labeller: Optional[LeafSolver] = None):
+               one_player_exact: bool = False, labeller: Optional[LeafSolver] = None,
+               weighting: str = "linear"):
     options = options if options is not None else SelfPlayOptions()
     if not 0 <= options.exploration <= 1:
       raise ValueError(f"exploration must be in [0, 1], got {options.exploration}")
@@ -104,6 +107,7 @@ class BootstrapSelfPlay:
     self.options = options
     self.one_player_exact = bool(one_player_exact)
     self.labeller = labeller
+    self.weighting = weighting
     self.depths: List[int] = []
     self.trainers: Dict[int, Trainer] = {}
     depth = lookahead
@@ -127,13 +131,14 @@ class BootstrapSelfPlay:
     """The current model of every depth."""
     return {d: self.trainers[d].model({"bootstrap_rounds": self.rounds}) for d in self.depths}
 
-  def agent(self, iterations: int) -> ReBeLAgent:
-    """ReBeL's agent with the current models' values at its leaves."""
+  def agent(self, iterations: int, cache_size: int = 0) -> ReBeLAgent:
+    """ReBeL's agent with the current models' values at its leaves (``cache_size``: the
+    agent's, searches it keeps)."""
     solver = ValueFunctionLeafSolver(ByLeaf(list(self.models().values())),
                                      one_player_exact=self.one_player_exact,
                                      split_ties=splits_ties())
     return ReBeLAgent(self.game, lookahead=self.lookahead, iterations=iterations,
-                      leaf_solver=solver)
+                      leaf_solver=solver, weighting=self.weighting, cache_size=cache_size)
 
   def play_episode(self, agent: ReBeLAgent) -> List[tuple]:
     """One episode from the root to the end of the game; its (depth, leaf index, deal belief,

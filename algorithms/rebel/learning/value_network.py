@@ -1,4 +1,9 @@
-"""A value function over the leaf public belief states of a depth-limited cut of a Kuhn game.
+"""A value function over the leaf public belief states of a depth-limited cut of a game.
+
+The text below speaks of Kuhn poker's cards; for any game a card is a player's private state
+(``public_views.private_states``: in Liar's Dice its dice) and a deal a pair of them
+(``leaf_domain.LeafDomain``). The "infostate" layout serves every game with a public-state view;
+the "deal" layout and the stakes families are Kuhn poker's.
 
 ReBeL (Brown, Bakhtin, Lerer, Gong, "Combining Deep Reinforcement Learning and Search for
 Imperfect-Information Games", NeurIPS 2020, arXiv 2007.13544, Section 4) replaces the exact
@@ -66,17 +71,16 @@ description that names it (``leaves.specs``) records both, so a run with learned
 rebuilt, and refuses a file whose weights changed.
 """
 
-import dataclasses
-import functools
 from typing import Dict, Optional, Sequence, Tuple
 
 import numpy as np
 import pyspiel
-from scipy import sparse
 from scipy import special
 
 from algorithms.file_formats import checkpoint
 from algorithms.rebel import leaf_step
+from algorithms.rebel.learning.leaf_domain import LeafDomain
+from algorithms.rebel.learning.leaf_domain import stakes_of
 from algorithms.rebel.leaves import specs
 from algorithms.rebel.public_tree import LeafSubgame
 from algorithms.rebel.public_tree import PublicTree
@@ -88,225 +92,17 @@ KIND = "pbs-value-function"
 # one game) and 2 still load, as per-deal models.
 MODEL_VERSION = 3
 SUPPORTED_VERSIONS = (1, 2, 3)
-# The output layouts (module docstring): one value per player and card, or one per deal.
-OUTPUTS = ("infostate", "deal")
 LAYER_NORM_EPS = 1e-5  # PyTorch's nn.LayerNorm default.
-# Relative slack of the stakes range check (a ratio computed from a game string's floats).
-STAKES_TOLERANCE = 1e-9
 
 
-def stakes_of(rules: KuhnRules) -> np.ndarray:
-  """The stakes (ante, bet) of a game's rules, as an array (2,)."""
-  return np.array([rules.ante, rules.bet], dtype=np.float64)
-
-
-def without_stakes(rules: KuhnRules) -> KuhnRules:
-  """The rules with ante = bet = 1: equal for two games that differ only in their stakes."""
-  return dataclasses.replace(rules, ante=1.0, bet=1.0)
-
-
-@dataclasses.dataclass(frozen=True)
-class LeafDomain:
-  """What a value function is for: a Kuhn game (or its stakes family), a depth limit, its leaves
-  and deals.
-
-  Attributes:
-    game: the game string (``str(game)``) the cut was built from.
-    depth_limit: the cut's k.
-    leaves: the leaf public states, in ``PublicTree.leaves`` order.
-    rules: the game's ``KuhnRules``.
-    stakes: None for a model of ``game`` alone; else (lowest, highest) ante/bet ratio of the
-      family of games that differ from ``game`` only in the stakes (module docstring).
-    outputs: "infostate" (V_i(c) per player and card) or "deal" (u_0(d) per deal).
-  """
-
-  game: str
-  depth_limit: int
-  leaves: Tuple[str, ...]
-  rules: KuhnRules
-  stakes: Optional[Tuple[float, float]] = None
-  outputs: str = "deal"
-
-  def __post_init__(self):
-    if self.outputs not in OUTPUTS:
-      raise ValueError(f"outputs must be one of {', '.join(OUTPUTS)}, got {self.outputs!r}")
-    if self.stakes is not None:
-      low, high = (float(r) for r in self.stakes)
-      if not 0 < low <= high < np.inf:
-        raise ValueError(f"stakes must be a range (lowest, highest) of ante/bet ratios with "
-                         f"0 < lowest <= highest < inf, got {self.stakes!r}")
-      object.__setattr__(self, "stakes", (low, high))
-
-  @functools.cached_property
-  def num_deals(self) -> int:
-    return len(self.rules.deals())
-
-  @functools.cached_property
-  def deal_cards(self) -> np.ndarray:
-    """Each deal's cards (D, 2): column i is player i's card."""
-    return np.array(self.rules.deals(), dtype=np.int64).reshape(-1, 2)
-
-  @functools.cached_property
-  def _card_sums(self) -> sparse.csr_matrix:
-    """The sparse (2N, D) matrix whose row i N + c sums a deal vector over {d: c_i(d) = c}."""
-    deck, deals = self.rules.deck_size, np.arange(self.num_deals)
-    rows = np.concatenate([self.deal_cards[:, 0], deck + self.deal_cards[:, 1]])
-    return sparse.csr_matrix((np.ones(2 * self.num_deals), (rows, np.concatenate([deals, deals]))),
-                             shape=(2 * deck, self.num_deals))
-
-  @property
-  def num_outputs(self) -> int:
-    """K: 2N values per player and card ("infostate") or D per deal ("deal")."""
-    return 2 * self.rules.deck_size if self.outputs == "infostate" else self.num_deals
-
-  @property
-  def input_size(self) -> int:
-    """L + 2N ("infostate") or L + D ("deal"), and one more input (rho) for a family model."""
-    beliefs = 2 * self.rules.deck_size if self.outputs == "infostate" else self.num_deals
-    return len(self.leaves) + beliefs + (self.stakes is not None)
-
-  def card_sums(self, per_deal: np.ndarray) -> np.ndarray:
-    """sum_{d: c_i(d) = c} x(d) for each player i and card c, (n, 2N), of rows x (n, D)."""
-    return np.asarray(self._card_sums @ np.atleast_2d(per_deal).T).T
-
-  def targets(self, beliefs: np.ndarray, values: np.ndarray,
-              units: np.ndarray) -> Tuple[np.ndarray, Optional[np.ndarray]]:
-    """The training targets (n, K) in units of ante + bet, and where they are defined (n, K)
-    (None: everywhere).
-
-    "deal": u_0(d) / unit. "infostate": V_i(c) / unit = sum_{d: c_i(d) = c} beta(d) u_i(d) /
-    (m_i(c) unit), defined where the belief mass m_i(c) > 0.
-
-    Args:
-      beliefs: (n, D) beliefs over the deals.
-      values: (n, D) player 0's per-deal values (u_1 = -u_0), or (n, D, 2) each player's.
-      units: (n,) each example's ante + bet.
-    """
-    values = np.asarray(values, dtype=np.float64)
-    if self.outputs == "deal":
-      return (values if values.ndim == 2 else values[..., 0]) / units[:, None], None
-    per_player = values if values.ndim == 3 else np.stack([values, -values], axis=-1)
-    deck = self.rules.deck_size
-    mass = self.card_sums(beliefs)
-    weighted = np.concatenate([self.card_sums(beliefs * per_player[..., i])[:, i * deck:
-                                                                             (i + 1) * deck]
-                               for i in (0, 1)], axis=1)
-    defined = mass > 0
-    return np.where(defined, weighted / np.where(defined, mass, 1.0), 0.0) / units[:, None], \
-        defined
-
-  def per_deal(self, outputs: np.ndarray) -> np.ndarray:
-    """The network's outputs (n, K) as per-deal values: (n, D) u_0 ("deal"), or (n, D, 2)
-    u_i(d) = V_i(c_i(d)) ("infostate")."""
-    if self.outputs == "deal":
-      return outputs
-    deck = self.rules.deck_size
-    return np.stack([outputs[:, self.deal_cards[:, 0]],
-                     outputs[:, deck + self.deal_cards[:, 1]]], axis=-1)
-
-  @classmethod
-  def of(cls, public_tree: PublicTree, stakes: Optional[Tuple[float, float]] = None,
-         outputs: str = "deal") -> "LeafDomain":
-    """The leaf domain of a ``PublicTree`` (with ``stakes``: for its family of stakes) whose
-    models have the ``outputs`` layout.
-
-    Raises:
-      ValueError: for a game that is not a Kuhn variant, a cut without a leaf or a bad range.
-    """
-    game = public_tree.tree.game
-    rules = kuhn_poker_ante.rules_of(game)
-    if rules is None:
-      raise ValueError(f"a PBS value function needs a Kuhn poker game (kuhn_poker or "
-                       f"kuhn_poker_ante), got {game}")
-    if not public_tree.leaves:
-      raise ValueError(f"{game} cut at depth {public_tree.depth_limit} has no leaf: "
-                       "nothing for a value function to evaluate")
-    return cls(game=str(game), depth_limit=public_tree.depth_limit,
-               leaves=tuple(leaf.public_state for leaf in public_tree.leaves), rules=rules,
-               stakes=stakes, outputs=outputs)
-
-  def check(self, rules: KuhnRules, what: str) -> None:
-    """Raises a one-line ValueError naming ``what`` unless the domain covers a game's ``rules``:
-    the model's own game, or for a family model the same game up to stakes whose ante/bet ratio
-    lies in the trained range."""
-    if self.stakes is None:
-      if rules != self.rules:
-        raise ValueError(f"{what} belongs to another game than the model's {self.game}")
-      return
-    if without_stakes(rules) != without_stakes(self.rules):
-      raise ValueError(f"{what} belongs to a game that differs from the model's {self.game} in "
-                       "more than the stakes (deck, rule set or players)")
-    low, high = self.stakes
-    ratio = rules.ante / rules.bet
-    if not low * (1 - STAKES_TOLERANCE) <= ratio <= high * (1 + STAKES_TOLERANCE):
-      raise ValueError(f"{what} has stakes ante/bet = {ratio:g}, outside the range "
-                       f"[{low:g}, {high:g}] the model was trained on (a learned value function "
-                       "is not used beyond its training stakes)")
-
-  def check_stakes(self, stakes: Optional[np.ndarray], num: int) -> np.ndarray:
-    """The stakes (ante, bet) of ``num`` examples as an array (num, 2), checked.
-
-    None means the domain's own game (refused for a family model, which needs each example's).
-
-    Raises:
-      ValueError: for stakes the domain does not cover (``check``) or a bad shape.
-    """
-    if stakes is None:
-      if self.stakes is not None:
-        raise ValueError("a stakes-conditioned model needs the stakes (ante, bet) of every "
-                         "example")
-      return np.tile(stakes_of(self.rules), (num, 1))
-    stakes = np.asarray(stakes, dtype=np.float64)
-    if stakes.shape != (num, 2):
-      raise ValueError(f"stakes must be an array ({num}, 2) of (ante, bet), got shape "
-                       f"{stakes.shape}")
-    for ante, bet in np.unique(stakes, axis=0):
-      self.check(dataclasses.replace(self.rules, ante=float(ante), bet=float(bet)),
-                 f"an example with ante {ante:g}, bet {bet:g}")
-    return stakes
-
-  def units(self, stakes: Optional[np.ndarray], num: int) -> np.ndarray:
-    """The value unit ante + bet (the largest payoff) of each example (num,)."""
-    return self.check_stakes(stakes, num).sum(axis=1)
-
-  def leaf_index(self, leaf: LeafSubgame) -> int:
-    """The position of ``leaf`` among the cut's leaves; ValueError if it is not one of them."""
-    if leaf.public_state not in self.leaves:
-      raise ValueError(f"leaf {leaf.public_state!r} is not a leaf of the cut "
-                       f"(leaves: {', '.join(self.leaves)})")
-    return self.leaves.index(leaf.public_state)
-
-  def features(self, leaf_index: np.ndarray, beliefs: np.ndarray,
-               stakes: Optional[np.ndarray] = None) -> np.ndarray:
-    """Network inputs (n, input_size): one-hot of the leaf, the belief (over the deals, or each
-    player's over its cards: ``card_sums``), and for a family model rho = ante / (ante + bet) of
-    each example's stakes (n, 2) (``check_stakes``).
-    """
-    return self.encode(leaf_index, beliefs, self.check_stakes(stakes, len(leaf_index)))
-
-  def encode(self, leaf_index: np.ndarray, beliefs: np.ndarray,
-             stakes: np.ndarray) -> np.ndarray:
-    """``features`` with stakes (n, 2) already checked (``check_stakes``)."""
-    leaf_index = np.asarray(leaf_index, dtype=np.int64)
-    out = np.zeros((len(leaf_index), self.input_size), dtype=np.float32)
-    out[np.arange(len(leaf_index)), leaf_index] = 1.0
-    beliefs = np.atleast_2d(beliefs)
-    if self.outputs == "infostate":
-      beliefs = self.card_sums(beliefs)
-    out[:, len(self.leaves):len(self.leaves) + beliefs.shape[1]] = beliefs
-    if self.stakes is not None:
-      out[:, -1] = stakes[:, 0] / stakes.sum(axis=1)
-    return out
-
-
-def leaf_rules(leaf: LeafSubgame) -> KuhnRules:
-  """The ``KuhnRules`` of the Kuhn game a leaf belongs to (its deals index ``rules.deals()``)."""
+def leaf_rules(leaf: LeafSubgame) -> Optional[KuhnRules]:
+  """The ``KuhnRules`` of the Kuhn game a leaf belongs to, None for another game."""
   return kuhn_poker_ante.rules_of(leaf.tree.game)
 
 
 def deal_belief(leaf: LeafSubgame, belief: np.ndarray) -> np.ndarray:
-  """A belief over the leaf's roots as a belief over the deals (``KuhnRules.deals`` order)."""
-  out = np.zeros(len(leaf_rules(leaf).deals()))
+  """A belief over the leaf's roots as a belief over the cut's deals (``deal_states`` order)."""
+  out = np.zeros(len(leaf.deal_states))
   np.add.at(out, leaf.deals, belief)
   return out
 
@@ -368,7 +164,8 @@ class InfostateProjection:
   V_i(c) = sum_{h: c_i(h) = c} beta(h) u_i(h) / sum_{h: c_i(h) = c} beta(h) the conditional
   expectation of the wrapped value function's values u_i (``leaf_step.player_values``), 0 for a
   card without belief mass. Wrapping the exact leaf solver's values gives the perfect value
-  function of an "infostate" model: what such a network answers when it has no error.
+  function of an "infostate" model: what such a network answers when it has no error. The
+  private states are the leaf's (``LeafSubgame.private_states``: cards, dice).
   """
 
   def __init__(self, value_function):
@@ -377,13 +174,11 @@ class InfostateProjection:
   def root_values(self, leaf: LeafSubgame, belief: np.ndarray) -> np.ndarray:
     values = leaf_step.player_values(self.value_function.root_values(leaf, belief),
                                      float(leaf.tree.utility_sum))
-    rules = leaf_rules(leaf)
-    cards = np.array(rules.deals(), dtype=np.int64)[leaf.deals]
+    cards = leaf.private_states
     out = np.zeros_like(values)
     for i in (0, 1):
-      mass = np.bincount(cards[:, i], weights=belief, minlength=rules.deck_size)
-      weighted = np.bincount(cards[:, i], weights=belief * values[:, i],
-                             minlength=rules.deck_size)
+      mass = np.bincount(cards[:, i], weights=belief)
+      weighted = np.bincount(cards[:, i], weights=belief * values[:, i])
       card_values = np.where(mass > 0, weighted / np.where(mass > 0, mass, 1.0), 0.0)
       out[:, i] = card_values[cards[:, i]]
     return out
@@ -423,8 +218,8 @@ class PBSValueFunction:
     self.info = dict(info or {})
     self.path: Optional[str] = None
     self._check_shapes(where)
-    # id(leaf) -> (leaf, its index, its stakes (1, 2), its unit ante + bet), checked once.
-    self._leaves: Dict[int, Tuple[LeafSubgame, int, np.ndarray, float]] = {}
+    # id(leaf) -> (leaf, its index, its stakes (1, 2) or None, its unit), checked once.
+    self._leaves: Dict[int, Tuple[LeafSubgame, int, Optional[np.ndarray], float]] = {}
 
   def digest(self) -> str:
     """The digest of the weights, as a saved file's header holds it (``checkpoint.digest``)."""
@@ -471,13 +266,13 @@ class PBSValueFunction:
     Raises:
       ValueError: for stakes the model does not cover (``LeafDomain.check``).
     """
-    stakes = self.domain.check_stakes(stakes, len(leaf_index))
-    out = self.normalised_values(leaf_index, beliefs, stakes).astype(np.float64)
-    units = stakes.sum(axis=1)
+    out = self.normalised_values(leaf_index, beliefs, self.domain.check_stakes(
+        stakes, len(leaf_index))).astype(np.float64)
+    units = self.domain.units(stakes, len(leaf_index))
     return out * units.reshape((-1,) + (1,) * (out.ndim - 1))
 
   def normalised_values(self, leaf_index: np.ndarray, beliefs: np.ndarray,
-                        stakes: np.ndarray) -> np.ndarray:
+                        stakes: Optional[np.ndarray]) -> np.ndarray:
     """Per-deal values ((n, D) or (n, D, 2), ``LeafDomain.per_deal``) in units of ante + bet at
     inputs already checked (stakes (n, 2), ``LeafDomain.check_stakes``): the network at
     ``LeafDomain.encode``'s features."""
@@ -493,10 +288,16 @@ class PBSValueFunction:
     """
     entry = self._leaves.get(id(leaf))
     if entry is None or entry[0] is not leaf:
-      rules = leaf_rules(leaf)
-      self.domain.check(rules, f"leaf {leaf.public_state!r}")
-      stakes = stakes_of(rules)[None]
-      entry = (leaf, self.domain.leaf_index(leaf), stakes, float(stakes.sum()))
+      rules, stakes, unit = leaf_rules(leaf), None, self.domain.unit
+      if rules is None or self.domain.rules is None:
+        if str(leaf.tree.game) != self.domain.game:
+          raise ValueError(f"leaf {leaf.public_state!r} belongs to another game than the model's "
+                           f"{self.domain.game}")
+      else:
+        self.domain.check(rules, f"leaf {leaf.public_state!r}")
+        stakes = stakes_of(rules)[None]
+        unit = float(stakes.sum())
+      entry = (leaf, self.domain.leaf_index(leaf), stakes, unit)
       self._leaves[id(leaf)] = entry
     _, index, stakes, unit = entry
     beliefs = np.zeros((1, self.domain.num_deals))
@@ -510,7 +311,7 @@ class PBSValueFunction:
     """Writes the model atomically (``checkpoint.write_checkpoint``)."""
     header = {"kind": KIND, "model_version": MODEL_VERSION, "game": self.domain.game,
               "depth_limit": self.domain.depth_limit, "leaves": list(self.domain.leaves),
-              "deals": [list(d) for d in self.domain.rules.deals()], "hidden": list(self.hidden),
+              "deals": [list(d) for d in self.domain.deal_states], "hidden": list(self.hidden),
               "stakes": None if self.domain.stakes is None else list(self.domain.stakes),
               "outputs": self.domain.outputs, "info": self.info}
     checkpoint.write_checkpoint(path, header, self.params)

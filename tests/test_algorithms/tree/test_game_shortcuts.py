@@ -89,7 +89,7 @@ def test_leaf_beliefs_come_from_the_registry():
   pbs = leaf.pbs(np.full(leaf.num_roots, 1.0 / leaf.num_roots))
   assert pbs.belief == tuple([pbs.belief[0]] * 6) and sum(pbs.belief) == 1
   leduc = PublicTree.cut(TreeArrays(GameTree.from_game(pyspiel.load_game("leduc_poker"))), 1)
-  assert leduc.leaves[0].deals is None
+  assert leduc.leaves[0].beliefs is None  # Its deals are the cut's (public_views.private_states).
   with pytest.raises(ValueError, match="registered public beliefs"):
     leduc.leaves[0].pbs(np.ones(leduc.leaves[0].num_roots))
 
