@@ -67,6 +67,7 @@ import pandas as pd
 from experiments.commands.rebel_agent import captions
 from experiments.commands.rebel_agent import learned as learned_measurement
 from experiments.commands.rebel_agent import learned_section
+from experiments.commands.rebel_agent import paper_learned
 from experiments.commands.rebel_agent import paper_table
 from experiments.commands.rebel_agent import self_play
 from experiments.commands.rebel_agent import stakes
@@ -332,6 +333,20 @@ def paper_table_part(plan7: paper_table.PaperPlan, value: Callable[[tasks.Key], 
                        paper_table.paper_checks(data))
 
 
+def paper_learned_part(plan: paper_learned.LearnedPlan, value: Callable[[tasks.Key], Any],
+                       ctx: Context) -> ReportSection:
+  """Measurement 7's learned leaves (``paper_learned``): its CSVs, table and checks."""
+  files = Outputs(ctx.out)
+  rows = files.table(pd.concat([value(("paper-learned", plan.game, seed))
+                               for seed in range(plan.seeds)], ignore_index=True),
+                     "rebel_agent_paper_learned.csv")
+  table = files.table(paper_learned.ratios(rows), "rebel_agent_paper_learned_ratios.csv")
+  text = [captions.paper_learned_intro(plan),
+      tables.markdown_table(table, 3)]
+  return files.section("ReBeL's agent with learned leaves on Liar's Dice", text,
+                       paper_learned.learned_checks(plan, rows, table))
+
+
 def self_play_part(plan: Plan, value: Callable[[tasks.Key], Any],
                    ctx: Context) -> Tuple[ReportSection, pd.DataFrame]:
   """Measurement 3 (``self_play``): its section, and its learned / exact ratios for the
@@ -397,8 +412,10 @@ def run(args: argparse.Namespace, ctx: Context) -> ReportSection:
     return paper_table_part(plan7, run_tasks(ctx, tasks.paper_table_tasks(plan7)), ctx)
   torch = torch_available()
   learn = LEARNED in plan.leaf_solvers and torch
+  plan7_learned = paper_learned.PLANS[budget] if torch else None
   value = run_tasks(ctx, {**tasks.measurement_tasks(budget, plan, learn, torch, ctx.seed),
-                          **tasks.paper_table_tasks(plan7)})
+                          **tasks.paper_table_tasks(plan7),
+                          **(tasks.paper_learned_tasks(plan7_learned) if plan7_learned else {})})
   if learn:
     for setting in plan.settings:
       unpack_files(value(("learned", setting.game, setting.lookahead))["files"],
@@ -434,6 +451,8 @@ def run(args: argparse.Namespace, ctx: Context) -> ReportSection:
         plan6, pd.concat([value(key) for key in tasks.learned_keys(plan6)], ignore_index=True),
         value(("learned-timing",)), ctx.out))
   parts.append(paper_table_part(plan7, value, ctx))
+  if plan7_learned is not None:
+    parts.append(paper_learned_part(plan7_learned, value, ctx))
   # The targets need every part's results: their CSV is written, and listed, last.
   target_files = Outputs(ctx.out)
   targets = target_files.table(target_table(frame, self_ratios, plan.stakes, ratios, timing,

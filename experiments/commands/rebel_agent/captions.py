@@ -1,7 +1,8 @@
 """The rebel-agent experiment's words: the caption of every table and figure of its report
 section (``CAPTIONS``, from ``captions.md`` beside this file) and the sentences that introduce
-measurements 3 and 4, its templates filled from their plans."""
+measurements 3 and 4 and measurement 7's learned leaves, its templates filled from their plans."""
 
+from experiments.commands.rebel_agent.paper_learned import LearnedPlan
 from experiments.commands.rebel_agent.plan import StakesPlan
 from experiments.commands.rebel_agent.self_play import SelfPlayPlan
 from experiments.harness import templates
@@ -18,6 +19,14 @@ def self_play_intro(plan: SelfPlayPlan) -> str:
   return CAPTIONS.fill("self_play_intro", hidden=plan.hidden, rounds=plan.rounds,
                        episodes=plan.episodes, search_iterations=plan.search_iterations,
                        train_steps=plan.train_steps)
+
+
+def paper_learned_intro(plan: LearnedPlan) -> str:
+  """The text before measurement 7's learned-leaf table: the game, self-play and the estimate."""
+  return CAPTIONS.fill(
+      "paper_learned", game=plan.game, lookahead=plan.lookahead, iterations=plan.iterations,
+      weighting=plan.weighting, rounds=plan.rounds, episodes=plan.episodes,
+      replicates=plan.replicates, seeds=plan.seeds)
 
 
 def stakes_intro(plan: StakesPlan) -> str:

@@ -48,6 +48,7 @@ from algorithms.rebel.leaves.solvers import SequenceFormLPSolver
 from experiments.commands.rebel_agent import leaf_solvers
 from experiments.commands.rebel_agent import learned as learned_measurement
 from experiments.commands.rebel_agent import measure
+from experiments.commands.rebel_agent import paper_learned
 from experiments.commands.rebel_agent import paper_table
 from experiments.commands.rebel_agent import self_play as self_play_measurement
 from experiments.commands.rebel_agent import stakes
@@ -253,6 +254,7 @@ _LEARNED_TIMING_SECONDS = 20.0
 # Measurement 7's agent per seed, per T and replicate (and its fit's): 14 s at T = 128 and 8
 # replicates on liars_dice 1x4f.
 _PAPER_SECONDS_PER_T_AND_REPLICATE = 0.015
+_PAPER_LEARNED_SECONDS = 0.036  # CPU seconds of self-play per episode at T = 16 (1x4f).
 
 
 @functools.lru_cache(maxsize=None)
@@ -296,6 +298,16 @@ def paper_table_tasks(plan: paper_table.PaperPlan) -> Dict[Key, Task]:
            lookahead=plan.lookahead, iterations=run.iterations, replicates=run.replicates,
            seed=seed, leaf_tolerance=plan.leaf_tolerance,
            leaf_max_iterations=plan.leaf_max_iterations, weighting=plan.weighting)
+  return out
+
+
+def paper_learned_tasks(plan: paper_learned.LearnedPlan) -> Dict[Key, Task]:
+  """Measurement 7's learned leaves: one task per seed (self-play, then both agents)."""
+  out: Dict[Key, Task] = {}
+  for seed in range(plan.seeds):
+    _add(out, ("paper-learned", plan.game, seed), paper_learned.learned_task,
+         _PAPER_LEARNED_SECONDS * plan.rounds * plan.episodes, seed=seed,
+         **dataclasses.asdict(plan))
   return out
 
 

@@ -100,6 +100,7 @@ def _large_deck(budget):
 
 def _rebel_agent(budget):
   from experiments.commands.rebel_agent import captions
+  from experiments.commands.rebel_agent import paper_learned
   from experiments.commands.rebel_agent import plan
   chosen = plan.PLANS[budget]
   self_play = captions.self_play_intro(chosen.self_play)
@@ -108,7 +109,12 @@ def _rebel_agent(budget):
           f"T = {chosen.self_play.search_iterations}") in self_play
   assert f"**Measurement 4: {chosen.stakes.deck} cards" in stakes
   assert f"and {captions.ratios(chosen.stakes.unseen)} (never seen)" in stakes
-  return [self_play, stakes]
+  # The default budget runs no learned leaves on Liar's Dice: its template with the full plan.
+  learned = paper_learned.PLANS[budget] or paper_learned.PLANS["full"]
+  intro = captions.paper_learned_intro(learned)
+  assert (f"on {learned.game}** (lookahead {learned.lookahead}, T = {learned.iterations}" in intro
+          and f"for {learned.rounds} rounds of {learned.episodes} episodes" in intro)
+  return [self_play, stakes, intro]
 
 
 def _rebel_learned(budget):

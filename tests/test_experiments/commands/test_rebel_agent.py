@@ -17,6 +17,7 @@ import pytest
 from algorithms.rebel.learning.value_network import PBSValueFunction
 from experiments import cli
 from experiments.commands import rebel_agent
+from experiments.commands.rebel_agent import paper_learned
 from experiments.commands.rebel_agent import paper_table
 from experiments.commands.rebel_agent import plan as plan_lib
 from experiments.commands.rebel_agent import self_play
@@ -273,6 +274,20 @@ def test_quick_run_measures_the_papers_liars_dice_table(quick_run):
     assert list(points.strategies) == [1, 2]
     assert points.exploitability.iloc[-1] == pytest.approx(agent.exploitability[seed], abs=1e-12)
   assert (folder / "rebel_agent_paper_curve.png").exists()
+
+
+def test_quick_run_measures_learned_leaves_on_liars_dice(quick_run):
+  # Measurement 7's learned leaves (a tiny plan in the quick budget): per seed the learned and
+  # the exact-leaf agent, each plug-in checked against OpenSpiel's exploitability by the run,
+  # and the ratios table with its median row.
+  pytest.importorskip("torch")
+  code, folder = quick_run
+  assert code == 0
+  plan = paper_learned.PLANS["quick"]
+  rows = pd.read_csv(folder / "rebel_agent_paper_learned.csv")
+  assert list(rows.kind) == [paper_learned.LEARNED, paper_learned.EXACT] * plan.seeds
+  ratios = pd.read_csv(folder / "rebel_agent_paper_learned_ratios.csv")
+  assert list(ratios.seed.astype(str)) == [str(s) for s in range(plan.seeds)] + ["median"]
 
 
 def test_paper_table_baselines_are_openspiels_cfr_and_xfp():
