@@ -109,7 +109,7 @@ class PaperPlan:
 # at T = 512); the larger games run at T = 16 (1x6f: 72 s per strategy, 2x3f: 210 s).
 PLANS = {
     "quick": PaperPlan((PaperRun(LD_1X4, 16, 2),), 2, 1024, 5, 1e-5),
-    "default": PaperPlan((PaperRun(LD_1X4, 64, 16),), 2, 1024, 5, 1e-5),
+    "default": PaperPlan((PaperRun(LD_1X4, 32, 16),), 2, 1024, 5, 1e-5),
     "full": PaperPlan((PaperRun(LD_1X4, 512, 64), PaperRun(LD_1X5, 16, 8),
                        PaperRun(LD_1X6, 16, 4), PaperRun(LD_2X3, 16, 2),
                        PaperRun(LEDUC, 64, 16)), 2, 1024, 5, 1e-5),
