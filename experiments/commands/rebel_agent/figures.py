@@ -23,9 +23,9 @@ STITCHED = {"linestyle": (0, (4, 2)), "marker": "x", "markersize": 5, "linewidth
             "zorder": 3}
 
 
-def _panels(settings: Sequence[Setting], legend_height: float):
-  """A figure with one panel per setting, two per row (unused panels hidden), and the pairs
-  (setting, axes)."""
+def _panels(settings: Sequence, legend_height: float):
+  """A figure with one panel per setting (or game), two per row (unused panels hidden), and the
+  pairs (setting, axes)."""
   cols = min(2, len(settings))
   rows = (len(settings) + cols - 1) // cols
   fig, axes = plotting.subplots(rows, cols, figsize=(5.6 * cols, 3.6 * rows + legend_height))
@@ -191,14 +191,8 @@ def plot_paper_curve(curve: pd.DataFrame, baselines: pd.DataFrame,
   """One panel per game: the paper protocol's estimate (the exploitability of the average of n
   sampled strategies) against n, median and min-max band over the seeds, log-log; full-game CFR
   after its iterations (black) and the paper's ReBeL number (dashed grey) where it has one."""
-  games = list(dict.fromkeys(curve.game))
-  cols = min(2, len(games))
-  rows = (len(games) + cols - 1) // cols
-  fig, axes = plotting.subplots(rows, cols, figsize=(5.6 * cols, 3.8 * rows + 1.0))
-  flat = [axes[k // cols][k % cols] for k in range(rows * cols)]
-  for ax in flat[len(games):]:
-    ax.set_visible(False)
-  for game, ax in zip(games, flat):
+  fig, panels = _panels(list(dict.fromkeys(curve.game)), 1.2)
+  for game, ax in panels:
     data = curve[curve.game == game]
     runs = data.pivot_table(index="seed", columns="strategies", values="exploitability")
     plotting.line_with_band(ax, runs.columns.to_numpy(), runs.to_numpy(),
