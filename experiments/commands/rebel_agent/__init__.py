@@ -320,13 +320,8 @@ def paper_table_part(plan7: paper_table.PaperPlan, value: Callable[[tasks.Key], 
   summary = files.table(paper_table.table(data), "rebel_agent_paper_table_summary.csv")
   files.figure(plot_paper_curve(curve, data[data.method != paper_table.AGENT], paper_table.PAPER),
                "rebel_agent_paper_curve.png")
-  runs = "; ".join(f"{run.game}: T = {run.iterations}, {run.replicates} strategies"
-                   for run in plan7.runs)
   text = [
-      f"**Measurement 7: ReBeL's agent on the paper's Liar's Dice table** (lookahead "
-      f"{plan7.lookahead}, {plan7.weighting} weighting; {runs}; {plan7.seeds} seeds; leaves "
-      f"solved together to a union gap of {plan7.leaf_tolerance:g} times the largest payoff; "
-      f"baselines after {plan7.baseline_iterations} iterations; exploitability = NashConv / 2):",
+      captions.paper_intro(plan7),
       tables.markdown_table(summary, 3, missing="no published number"), captions.CAPTIONS["paper"],
       captions.CAPTIONS["paper_curve"]]
   return files.section("ReBeL's agent on the paper's Liar's Dice table", text,
@@ -460,9 +455,9 @@ def run(args: argparse.Namespace, ctx: Context) -> ReportSection:
   text = [
       intro, captions.CAPTIONS["variants"],
       tables.markdown_table(variant_table(variants), 3, missing="T not measured here"),
-      "Measurements 1 and 2 (the paper's agent, leaf solvers compared):",
+      captions.CAPTIONS["summary_heading"],
       tables.markdown_table(summary, 3, missing="T not measured for this cut"),
-      "The issue's targets (reported, not checks; a miss is a finding):",
+      captions.CAPTIONS["targets_heading"],
       tables.markdown_table(targets, 3),
       captions.CAPTIONS["convergence"],
       tables.markdown_table(error_view, 3, missing="not a perturbation"),

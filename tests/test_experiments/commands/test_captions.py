@@ -100,7 +100,9 @@ def _large_deck(budget):
 
 def _rebel_agent(budget):
   from experiments.commands.rebel_agent import captions
+  from experiments.commands.rebel_agent import learned as learned_leaves
   from experiments.commands.rebel_agent import paper_learned
+  from experiments.commands.rebel_agent import paper_table
   from experiments.commands.rebel_agent import plan
   chosen = plan.PLANS[budget]
   self_play = captions.self_play_intro(chosen.self_play)
@@ -114,7 +116,19 @@ def _rebel_agent(budget):
   intro = captions.paper_learned_intro(learned)
   assert (f"on {learned.game}** (lookahead {learned.lookahead}, T = {learned.iterations}" in intro
           and f"for {learned.rounds} rounds of {learned.episodes} episodes" in intro)
-  return [self_play, stakes, intro]
+  plan7 = paper_table.plan_for(budget, None)
+  paper = captions.paper_intro(plan7)
+  assert all(f"{run.game}: T = {run.iterations}, {run.replicates} strategies" in paper
+             for run in plan7.runs)
+  assert f"union gap of {plan7.leaf_tolerance:g} times" in paper
+  # Measurement 6 (none at the default budget): the full plan, whose ratios are drawn (the
+  # clause on drawn ratios), and the quick one, whose are not.
+  sixes = [learned_leaves.PLANS["full"], learned_leaves.PLANS["quick"]]
+  six = [captions.learned_intro(p) for p in sixes]
+  for p, text in zip(sixes, six):
+    assert f"after {p.rounds} on-policy rounds, {p.seeds} training seeds" in text
+    assert (f"at {p.sampled} ratios drawn afresh" in text) == bool(p.sampled)
+  return [self_play, stakes, intro, paper] + six
 
 
 def _rebel_learned(budget):
