@@ -88,6 +88,8 @@ class BootstrapSelfPlay:
       bootstrapped targets stay from labels without error).
     weighting: the agent's averaging (``ReBeLAgent``'s option): "linear" (the default) or
       "linear_cfr" (ReBeL's released evaluation), in self-play's searches and ``agent``'s.
+    tremble: the agent's tremble (``ReBeLAgent``'s option), in self-play's searches and
+      ``agent``'s.
 
   Attributes:
     game: the game; depths: the cuts' depths d, 2d, ...; trainers, buffers: per depth.
@@ -98,7 +100,7 @@ class BootstrapSelfPlay:
                options: Optional[SelfPlayOptions] = None,
                training: TrainingOptions = TrainingOptions(), outputs: str = "infostate",
                one_player_exact: bool = False, labeller: Optional[LeafSolver] = None,
-               weighting: str = "linear"):
+               weighting: str = "linear", tremble: float = leaf_step.TREMBLE):
     options = options if options is not None else SelfPlayOptions()
     if not 0 <= options.exploration <= 1:
       raise ValueError(f"exploration must be in [0, 1], got {options.exploration}")
@@ -108,6 +110,7 @@ class BootstrapSelfPlay:
     self.one_player_exact = bool(one_player_exact)
     self.labeller = labeller
     self.weighting = weighting
+    self.tremble = tremble
     self.depths: List[int] = []
     self.trainers: Dict[int, Trainer] = {}
     depth = lookahead
@@ -138,7 +141,8 @@ class BootstrapSelfPlay:
                                      one_player_exact=self.one_player_exact,
                                      split_ties=splits_ties())
     return ReBeLAgent(self.game, lookahead=self.lookahead, iterations=iterations,
-                      leaf_solver=solver, weighting=self.weighting, cache_size=cache_size)
+                      leaf_solver=solver, weighting=self.weighting, tremble=self.tremble,
+                      cache_size=cache_size)
 
   def play_episode(self, agent: ReBeLAgent) -> List[tuple]:
     """One episode from the root to the end of the game; its (depth, leaf index, deal belief,

@@ -46,7 +46,8 @@ def paper_intro(plan: PaperPlan) -> str:
   runs = "; ".join(f"{run.game}: T = {run.iterations}, {run.replicates} strategies"
                    for run in plan.runs)
   return CAPTIONS.fill("paper_intro", lookahead=plan.lookahead, weighting=plan.weighting,
-                       runs=runs, seeds=plan.seeds, leaf_tolerance=plan.leaf_tolerance,
+                       tremble=plan.tremble, runs=runs, seeds=plan.seeds,
+                       leaf_tolerance=plan.leaf_tolerance,
                        baseline_iterations=plan.baseline_iterations)
 
 

@@ -57,7 +57,8 @@ class LearnedPlan:
     rounds, episodes, train_steps: self-play's rounds, episodes per round, Adam steps per round.
     hidden: the networks' hidden widths; batch_size: their minibatch.
     exploration: self-play's exploring player's random-action probability.
-    weighting: both agents' averaging (``ReBeLAgent``), self-play's searches included.
+    weighting, tremble: both agents' averaging and tremble (``ReBeLAgent``), self-play's
+      searches included.
     leaf_tolerance, leaf_max_iterations: the exact leaves' (``paper_table.PaperPlan``).
   """
 
@@ -72,6 +73,7 @@ class LearnedPlan:
   batch_size: int = 128
   exploration: float = 0.25
   weighting: str = paper_table.PLANS["default"].weighting
+  tremble: float = paper_table.PLANS["default"].tremble
   leaf_tolerance: float = paper_table.PLANS["default"].leaf_tolerance
   leaf_max_iterations: int = paper_table.PLANS["default"].leaf_max_iterations
   seeds: int = 5
@@ -100,7 +102,7 @@ def learned_seed(plan: LearnedPlan, seed: int) -> List[Dict[str, object]]:
                               episodes_per_round=plan.episodes, train_steps=plan.train_steps,
                               seed=seed),
       training=TrainingOptions(hidden=plan.hidden, batch_size=plan.batch_size),
-      outputs="infostate", weighting=plan.weighting)
+      outputs="infostate", weighting=plan.weighting, tremble=plan.tremble)
   for _ in range(plan.rounds):
     play.run_round()
   training_seconds = time.process_time() - start
@@ -116,7 +118,7 @@ def learned_seed(plan: LearnedPlan, seed: int) -> List[Dict[str, object]]:
              "episodes": plan.rounds * plan.episodes, "searches": agent.searches_run}
   exact = paper_table.agent_seed(plan.game, plan.lookahead, plan.iterations, plan.replicates,
                                  seed, plan.leaf_tolerance, plan.leaf_max_iterations,
-                                 weighting=plan.weighting)
+                                 plan.weighting, plan.tremble)
   return [learned, {"game": plan.game, "seed": seed, "kind": EXACT,
                     "exploitability": exact["exploitability"],
                     "lower_bound": exact["lower_bound"], "reference": exact["reference"],

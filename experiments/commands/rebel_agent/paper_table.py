@@ -17,7 +17,9 @@ view, ``algorithms.rebel.public_views``):
   plan's lookahead, Linear CFR (the released ``linear_update`` weights the regrets and the
   average by t, ``weighting="linear_cfr"``), alternating updates, T rounds (the released code
   counts single-player steps: its 1,024 are T = 512 rounds), the drawn round's current policy
-  played and passed on, a new search at every leaf of the previous one; with its leaves
+  played and passed on, a new search at every leaf of the previous one, leaf beliefs from the
+  untrembled reaches (the released code adds 1e-80 to every reach as it normalises a belief:
+  ``tremble`` 0, where the project's agent trembles by 1e-6 by default); with its leaves
   solved together to a stated accuracy (``leaves.forest``; the largest bound on a leaf's gap is
   reported, and a leaf call that the iteration cap stopped above the
   tolerance fails a check), one row per seed of its draws
@@ -89,6 +91,8 @@ class PaperPlan:
       units of the game's largest payoff (1 in Liar's Dice, 13 chips in Leduc poker).
     leaf_max_iterations: the most CFR iterations of one leaf call, whatever the gap (a call that
       stops there fails the accuracy check).
+    tremble: the agent's tremble (``ReBeLAgent``): 0, the released code's (its beliefs add
+      1e-80 to each reach, csrc/liars_dice/subgame_solving.h's ``kReachSmoothingEps``).
   """
 
   runs: Tuple[PaperRun, ...]
@@ -98,6 +102,7 @@ class PaperPlan:
   leaf_tolerance: float
   weighting: str = "linear_cfr"
   leaf_max_iterations: int = 50_000
+  tremble: float = 0.0
 
   @property
   def games(self) -> Tuple[str, ...]:
@@ -161,15 +166,15 @@ def baselines(game: str, iterations: int) -> pd.DataFrame:
 
 
 def agent_seed(game: str, lookahead: int, iterations: int, replicates: int, seed: int,
-               leaf_tolerance: float, leaf_max_iterations: int,
-               weighting: str = "linear_cfr") -> Dict[str, Any]:
+               leaf_tolerance: float, leaf_max_iterations: int, weighting: str,
+               tremble: float) -> Dict[str, Any]:
   """The agent's row for one seed of its draws (module docstring), with the paper protocol's
   estimate after every power of two of the sampled strategies (``plug_in_curve``)."""
   loaded = game_loader.load_game(game)
   tolerance = leaf_tolerance * loaded.max_utility()
   leaves = ForestCFRLeafSolver(tolerance=tolerance, max_iterations=leaf_max_iterations)
   agent = ReBeLAgent(loaded, lookahead=lookahead, iterations=iterations, leaf_solver=leaves,
-                     weighting=weighting, cache_size=1_000_000)
+                     weighting=weighting, tremble=tremble, cache_size=1_000_000)
   start = time.process_time()
   estimate = estimate_exploitability(agent, replicates=replicates, exact_levels=0, seed=seed)
   seconds = time.process_time() - start

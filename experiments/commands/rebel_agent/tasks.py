@@ -297,7 +297,8 @@ def paper_table_tasks(plan: paper_table.PaperPlan) -> Dict[Key, Task]:
       _add(out, ("paper-agent", run.game, seed), paper_table.agent_seed, seconds, game=run.game,
            lookahead=plan.lookahead, iterations=run.iterations, replicates=run.replicates,
            seed=seed, leaf_tolerance=plan.leaf_tolerance,
-           leaf_max_iterations=plan.leaf_max_iterations, weighting=plan.weighting)
+           leaf_max_iterations=plan.leaf_max_iterations, weighting=plan.weighting,
+           tremble=plan.tremble)
   return out
 
 

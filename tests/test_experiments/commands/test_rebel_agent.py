@@ -14,7 +14,11 @@ import pandas as pd
 import pyspiel
 import pytest
 
+from algorithms.rebel import leaf_step
+from algorithms.rebel.agent.agent import ReBeLAgent
+from algorithms.rebel.agent.estimate import estimate_exploitability
 from algorithms.rebel.learning.value_network import PBSValueFunction
+from algorithms.rebel.leaves.forest import ForestCFRLeafSolver
 from experiments import cli
 from experiments.commands import rebel_agent
 from experiments.commands.rebel_agent import paper_learned
@@ -303,6 +307,24 @@ def test_paper_table_baselines_are_openspiels_cfr_and_xfp():
   assert rows.loc[paper_table.CFR, "exploitability"] == pytest.approx(
       exploitability.exploitability(game, solver.average_policy()), abs=1e-12)
   assert 0 < rows.loc[paper_table.FP, "exploitability"] < 1
+
+
+def test_paper_protocol_agent_forms_beliefs_without_trembles():
+  # ReBeL's released code forms a leaf belief from the reaches plus 1e-80 each
+  # (csrc/liars_dice/subgame_solving.h, kReachSmoothingEps): measurement 7's agent runs untrembled
+  # at every budget, and agent_seed's row is the estimate of a ReBeLAgent with tremble 0 (the
+  # same seed's sampled strategies), not of the project's default tremble.
+  assert all(p.tremble == 0.0 for p in paper_table.PLANS.values())
+  game_string = "liars_dice(numdice=1,dice_sides=3)"  # On 2 faces the trembles change nothing.
+  row = paper_table.agent_seed(game_string, 2, 8, 2, 0, 1e-5, 50_000, "linear_cfr", 0.0)
+  game = pyspiel.load_game(game_string)
+  estimates = {}
+  for tremble in (0.0, leaf_step.TREMBLE):
+    agent = ReBeLAgent(game, lookahead=2, iterations=8, weighting="linear_cfr", tremble=tremble,
+                       leaf_solver=ForestCFRLeafSolver(tolerance=1e-5, max_iterations=50_000))
+    estimates[tremble] = estimate_exploitability(agent, replicates=2, exact_levels=0, seed=0)
+  assert row["exploitability"] == pytest.approx(estimates[0.0].plug_in, abs=1e-9)
+  assert abs(estimates[leaf_step.TREMBLE].plug_in - estimates[0.0].plug_in) > 1e-6
 
 
 def test_game_runs_measurement_7_alone_and_a_game_without_view_is_refused(tmp_path):
