@@ -52,6 +52,7 @@ from algorithms.rebel.agent.behaviour import tabular_policy
 from algorithms.rebel.agent.estimate import estimate_exploitability
 from algorithms.rebel.fictitious_play import FictitiousPlaySolver
 from algorithms.rebel.leaves.forest import ForestCFRLeafSolver
+from experiments.commands.rebel_agent import measure
 from experiments.harness import checks
 from experiments.harness import game_loader
 from experiments.harness.checks import Check
@@ -108,6 +109,9 @@ class PaperPlan:
   def games(self) -> Tuple[str, ...]:
     return tuple(run.game for run in self.runs)
 
+
+# Hands the agent plays against itself, every search run, for its CPU time per hand.
+HANDS_TIMED = 4
 
 # The paper's search: 1,024 single-player steps = T = 512 rounds; its estimate averages 1,024
 # sampled strategies. Only 1 die of 4 faces comes near that here (about 2.4 CPU s per strategy
@@ -169,12 +173,19 @@ def agent_seed(game: str, lookahead: int, iterations: int, replicates: int, seed
                leaf_tolerance: float, leaf_max_iterations: int, weighting: str,
                tremble: float) -> Dict[str, Any]:
   """The agent's row for one seed of its draws (module docstring), with the paper protocol's
-  estimate after every power of two of the sampled strategies (``plug_in_curve``)."""
+  estimate after every power of two of the sampled strategies (``plug_in_curve``) and the CPU
+  time of a hand it plays against itself (``measure.cpu_per_hand``: ``HANDS_TIMED`` hands, every
+  search run, on an agent of its own)."""
   loaded = game_loader.load_game(game)
-  tolerance = leaf_tolerance * loaded.max_utility()
-  leaves = ForestCFRLeafSolver(tolerance=tolerance, max_iterations=leaf_max_iterations)
-  agent = ReBeLAgent(loaded, lookahead=lookahead, iterations=iterations, leaf_solver=leaves,
-                     weighting=weighting, tremble=tremble, cache_size=1_000_000)
+
+  def new_agent(cache_size: int) -> ReBeLAgent:
+    leaves = ForestCFRLeafSolver(tolerance=leaf_tolerance * loaded.max_utility(),
+                                 max_iterations=leaf_max_iterations)
+    return ReBeLAgent(loaded, lookahead=lookahead, iterations=iterations, leaf_solver=leaves,
+                      weighting=weighting, tremble=tremble, cache_size=cache_size)
+
+  agent = new_agent(1_000_000)
+  leaves = agent.leaf_solver
   start = time.process_time()
   estimate = estimate_exploitability(agent, replicates=replicates, exact_levels=0, seed=seed)
   seconds = time.process_time() - start
@@ -184,6 +195,7 @@ def agent_seed(game: str, lookahead: int, iterations: int, replicates: int, seed
           "policy_value": float("nan"), "lower_bound": float(estimate.interval[0]),
           "replicates": replicates, "searches": agent.searches_run,
           "leaf_gap": leaves.largest_gap, "cpu_seconds": seconds,
+          "cpu_per_hand": measure.cpu_per_hand(new_agent(0), HANDS_TIMED, seed),
           "capped_leaf_calls": leaves.capped_calls,
           "plug_in_curve": [list(point) for point in estimate.plug_in_curve]}
 
@@ -222,7 +234,8 @@ def paper_checks(data: pd.DataFrame) -> List[Check]:
 def table(data: pd.DataFrame) -> pd.DataFrame:
   """A row per game: the baselines, the agent's median over the seeds with its range, the
   median lower bound, the paper's ReBeL (CFR-D) and the difference, and the agent's CPU time per
-  search (its estimates' CPU time over the searches they ran, the best responses included)."""
+  search (its estimates' CPU time over the searches they ran, the best responses included) and
+  per hand against itself (the median over the seeds)."""
   rows = []
   for game, group in data.groupby("game", sort=False):
     by = {m: g for m, g in group.groupby("method")}
@@ -239,5 +252,6 @@ def table(data: pd.DataFrame) -> pd.DataFrame:
                  "paper's ReBeL (CFR-D)": paper, "ours - paper": median - paper,
                  "seeds": len(agent),
                  "CPU s per search": float(by[AGENT]["cpu_seconds"].sum() /
-                                           by[AGENT]["searches"].sum())})
+                                           by[AGENT]["searches"].sum()),
+                 "CPU s per hand (median)": float(by[AGENT]["cpu_per_hand"].median())})
   return pd.DataFrame(rows)

@@ -270,6 +270,7 @@ def test_quick_run_measures_the_papers_liars_dice_table(quick_run):
   summary = pd.read_csv(folder / "rebel_agent_paper_table_summary.csv")
   assert list(summary.game) == list(plan.games)
   assert summary["paper's ReBeL (CFR-D)"].iloc[0] == paper_table.PAPER[paper_table.LD_1X4]
+  assert (summary["CPU s per search"] > 0).all() and (summary["CPU s per hand (median)"] > 0).all()
   # The curve's last point per seed is the agent row's estimate (the same policy's OpenSpiel
   # exploitability, checked by the run), after 1, 2, ... strategies up to the plan's count.
   curve = pd.read_csv(folder / "rebel_agent_paper_curve.csv")
