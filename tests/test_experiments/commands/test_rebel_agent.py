@@ -317,11 +317,11 @@ def test_paper_protocol_agent_forms_beliefs_without_trembles():
   # same seed's sampled strategies), not of the project's default tremble.
   assert all(p.tremble == 0.0 for p in paper_table.PLANS.values())
   game_string = "liars_dice(numdice=1,dice_sides=3)"  # On 2 faces the trembles change nothing.
-  row = paper_table.agent_seed(game_string, 2, 8, 2, 0, 1e-5, 50_000, "linear_cfr", 0.0)
+  row = paper_table.agent_seed(game_string, 2, 4, 2, 0, 1e-5, 50_000, "linear_cfr", 0.0)
   game = pyspiel.load_game(game_string)
   estimates = {}
   for tremble in (0.0, leaf_step.TREMBLE):
-    agent = ReBeLAgent(game, lookahead=2, iterations=8, weighting="linear_cfr", tremble=tremble,
+    agent = ReBeLAgent(game, lookahead=2, iterations=4, weighting="linear_cfr", tremble=tremble,
                        leaf_solver=ForestCFRLeafSolver(tolerance=1e-5, max_iterations=50_000))
     estimates[tremble] = estimate_exploitability(agent, replicates=2, exact_levels=0, seed=0)
   assert row["exploitability"] == pytest.approx(estimates[0.0].plug_in, abs=1e-9)
