@@ -42,6 +42,7 @@ from experiments.harness import references
 from experiments.harness import solver_check
 from experiments.harness import solver_registry
 from experiments.harness import tables
+from experiments.harness import templates
 from experiments.harness.checks import Check
 from experiments.harness.context import Context
 from experiments.harness.section import ReportSection
@@ -60,6 +61,9 @@ ITERATIONS = arguments.Budget(default=1000, quick=300)
 VALUE = "value / bet"
 R_GRID = np.geomspace(0.08, 4.0, 300)
 DECK_SIZE = 3  # The deck of the closed forms (``kuhn_equilibria``).
+# The report's words (paragraphs, the figures' captions and titles), in ``ante_sweep.md`` beside
+# this file.
+CAPTIONS = templates.load(__package__, "ante_sweep.md")
 
 
 def sweep_games(antes: Sequence[float], bets: Sequence[float],
@@ -123,22 +127,6 @@ SWEEP_MARKERS = {
     "bet": {"marker": "^", "facecolors": "none", "edgecolors": plotting.BLACK, "s": 44,
             "linewidths": 1.0},
 }
-LIMIT_CAPTION = (
-    "**Figures** (one per rule set: the value against r = ante / bet on a log axis). Blue line: "
-    "the value of the continuous limit (N -> infinity; continuous_kuhn), the reference of the "
-    "decks too large for the sequence-form LP; filled circles vary the ante at bet 1, open "
-    "triangles the bet at ante 1. What to see: the solved values lie on the limit up to "
-    "O(1/N), and both sweeps coincide where they reach the same r (the value / bet depends on r "
-    "only).")
-CAPTION = (
-    "**Figures** (one per rule set, one panel per checked frequency and the value, against "
-    "r = ante / bet on a log axis). Blue line: the closed form; shaded band: an equilibrium "
-    "family (every point in it is an equilibrium); thick vertical segment: the family at a "
-    "point regime (r = 1/2, and Kuhn's r = 1 in the standard game); dotted lines: regime "
-    "boundaries, named in the strip above each panel. What to see: every solved point (filled "
-    "circles vary the ante at bet 1, open triangles the bet at ante 1) lies on the line or in "
-    "the band, and where both sweeps reach the same r their markers coincide: the equilibrium "
-    "depends on r only.")
 # Names of the regimes (kuhn_equilibria.Regime.name) in the figures.
 REGIME_NAMES = {"passive": "passive", "passive_edge": "edge", "p1_bluffs": "P1 bluffs",
                 "kuhn": "Kuhn", "both_bluff": "both bluff", "bluffing": "bluffing"}
@@ -203,10 +191,16 @@ def plot_rule_set(curves: pd.DataFrame, solved: pd.DataFrame, simplified: bool,
   for ax in axes.flat[len(names):]:
     ax.axis("off")
   plotting.legend_below(fig, ncol=2)
-  rule_set = "simplified" if simplified else "standard"
-  fig.suptitle(f"{rule_set} Kuhn poker: solved vs closed form" if three_cards else
-               f"{rule_set} Kuhn poker, {deck_size} cards: solved value vs the continuous limit")
+  fig.suptitle(figure_title(simplified, deck_size))
   return fig
+
+
+def figure_title(simplified: bool, deck_size: int = DECK_SIZE) -> str:
+  """A rule set's figure title: against the closed form on three cards, else the limit."""
+  rule_set = "simplified" if simplified else "standard"
+  if deck_size == DECK_SIZE:
+    return CAPTIONS.fill("figure_title", rule_set=rule_set)
+  return CAPTIONS.fill("limit_figure_title", rule_set=rule_set, deck=deck_size)
 
 
 def report_table(solved: pd.DataFrame, simplified: bool,
@@ -224,6 +218,24 @@ def report_table(solved: pd.DataFrame, simplified: bool,
              "regime": "regime", VALUE: "game value / bet (player 0)"}
   headers.update({q: f"{title} [{q}]" for q, title in names.items() if q != VALUE})
   return table[[*keys, *names]].rename(columns=headers)
+
+
+def report_markdown(solved: pd.DataFrame, solver: str, iterations: int, antes: Sequence[float],
+                    bets: Sequence[float], deck: int = DECK_SIZE) -> str:
+  """The section's text: the run (``solver``'s label, T, the stakes, the deck), each rule set's
+  table (``report_table``) and the figures' caption."""
+  games = (f"on kuhn_poker_ante with {deck} cards" if deck != DECK_SIZE else
+           "on kuhn_poker_ante")
+  explained = (CAPTIONS["three_card_note"] if deck == DECK_SIZE else
+               CAPTIONS.fill("deck_note", band=deck_thresholds.VALUE_BAND, deck=deck))
+  return (
+      CAPTIONS.fill("intro", solver=solver, iterations=iterations, games=games,
+                    antes=", ".join(map(str, antes)), bets=", ".join(map(str, bets)))
+      + f" {explained}\n\n"
+      + "\n\n".join(f"**{'Simplified' if simplified else 'Standard'} rules.**\n\n"
+                     + tables.markdown_table(report_table(solved, simplified, deck), digits=4)
+                     for simplified in (False, True) if (solved.simplified == simplified).any())
+      + "\n\n" + CAPTIONS["figures" if deck == DECK_SIZE else "limit_figures"])
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -273,25 +285,8 @@ def run(args: argparse.Namespace, ctx: Context) -> ReportSection:
   found: List[Check] = []
   for result in results:
     found += references.solver_run_checks(result, references.compute_reference(result.job.game))
-  games = (f"on kuhn_poker_ante with {deck} cards" if deck != DECK_SIZE else
-           "on kuhn_poker_ante")
-  explained = (
-      "Probabilities are of bet/call at the information state in brackets (cards 0 = J, "
-      "1 = Q, 2 = K; p = check, b = bet); the simplified game has only two checked states "
-      "(player 0's check ends the hand, and the other choices are forced or dominated)."
-      if deck == DECK_SIZE else
-      "The checked frequencies are three-card information states: this deck's value is checked "
-      "against the sequence-form LP where the tree is small enough, else against the continuous "
-      f"limit within {deck_thresholds.VALUE_BAND:g} (ante + bet) / {deck} plus the "
-      "policy's NashConv.")
-  markdown = (
-      f"{solver_registry.get_solver(args.solver).label}, T = {iterations}, {games} "
-      f"over antes {', '.join(map(str, antes))} (bet 1) and bets {', '.join(map(str, bets))} "
-      f"(ante 1), both rule sets. {explained}\n\n"
-      + "\n\n".join(f"**{'Simplified' if simplified else 'Standard'} rules.**\n\n"
-                     + tables.markdown_table(report_table(solved, simplified, deck), digits=4)
-                     for simplified in (False, True) if (solved.simplified == simplified).any())
-      + "\n\n" + (CAPTION if deck == DECK_SIZE else LIMIT_CAPTION))
+  markdown = report_markdown(solved, solver_registry.get_solver(args.solver).label, iterations,
+                             antes, bets, deck)
   title = ("Ante sweep: solved strategies and values against closed forms" if deck == DECK_SIZE
            else f"Ante sweep, {deck} cards: solved values against the references")
   return ReportSection(title=title,

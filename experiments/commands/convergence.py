@@ -47,6 +47,7 @@ from experiments.harness import references
 from experiments.harness import solver_registry
 from experiments.harness import solver_runs
 from experiments.harness import tables
+from experiments.harness import templates
 from experiments.harness.checks import Check
 from experiments.harness.context import Context
 from experiments.harness.section import ReportSection
@@ -70,17 +71,9 @@ OTHER_GAMES = arguments.Budget(default=DEFAULT_GAMES[0][1], quick=DEFAULT_GAMES[
 SEEDS = arguments.Budget(default=3, quick=2)
 NUM_MEASURING_POINTS = 20
 UNIT = "chips per hand"  # Of the exploitability: the games' payoffs are chips.
-CAPTION = (
-    "**Figures** (one per game; left: against iterations T, right: against the solver's own "
-    "time, the CPU time of the thread running its iterations, with the measurements and the "
-    "process's first call of the engine's compiled kernel outside it; both log-log, "
-    "exploitability in chips per hand). Colour = algorithm, look "
-    "= implementation: OpenSpiel's Python solvers are wide solid lines, ours dashed with open "
-    "circles, OpenSpiel's C++ dotted with crosses. What to see: where two implementations of "
-    "one algorithm compute the same iterates, their curves coincide on the left (the legend "
-    "says \"identical to ... to 1e-9\": the circles sit on the wide line) and separate on the "
-    "right, by their speed; CFR+ falls below the dashed grey O(1/sqrt(T)) guide, the rate of "
-    "CFR's regret bound; the sampled solvers' band shows the spread over seeds.")
+# The report's words (paragraphs, notes, the figures' caption), in ``convergence.md`` beside this
+# file.
+CAPTIONS = templates.load(__package__, "convergence.md")
 # The report's summary table: column -> header.
 SUMMARY_HEADERS = {
     "measure": "measure", "iterations": "iterations T", "seeds": "seeds",
@@ -235,10 +228,8 @@ def tie_note(tied: Dict[str, List[str]], frame: pd.DataFrame) -> str:
   against each other, with what the figures' legends say of them in this run."""
   if not tied:
     return ""
-  text = (" Implementations of one algorithm (OpenSpiel's and ours) are not checked against "
-          "each other on " + ", ".join(f"{g} (tie at {', '.join(t)})" for g, t in tied.items())
-          + ": two actions tie exactly at the uniform first iterate, so rounding may decide what "
-          "each plays next, and both runs are correct CFR.")
+  text = " " + CAPTIONS.fill("tie_note", games=", ".join(
+      f"{g} (tie at {', '.join(t)})" for g, t in tied.items()))
   for game in tied:
     same = identical_curves(frame[frame.game == game])
     pairs = [(solver, reference) for solver, reference in SAME_ALGORITHM
@@ -255,6 +246,21 @@ def tie_note(tied: Dict[str, List[str]], frame: pd.DataFrame) -> str:
           "figure's legend says \"identical to\")")
     text += f" In this run, on {game}: " + "; ".join(parts) + "."
   return text
+
+
+def report_markdown(summary: pd.DataFrame, num_seeds: int, seed: int, n_player: Sequence[str],
+                    ties: str, skipped: Sequence[str]) -> str:
+  """The section's text: the opening (``num_seeds`` seeds from ``seed``; the games measured by
+  NashConv, ``n_player``; the note on ties, ``tie_note``), the summary table, the games too
+  large for an exact value (``skipped``) and the figures' caption."""
+  return (
+      CAPTIONS.fill("intro", num_seeds=num_seeds, first_seed=seed, last_seed=seed + num_seeds - 1)
+      + (" " + CAPTIONS.fill("n_player_note", games=", ".join(n_player)) if n_player else "")
+      + ties
+      + "\n\n" + tables.markdown_table(summary, digits=3)
+      + ("\n\n" + CAPTIONS.fill("no_game_value", limit=game_loader.LP_MAX_HISTORIES,
+                                 games=", ".join(skipped)) if skipped else "")
+      + "\n\n" + CAPTIONS["figures"])
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -320,19 +326,7 @@ def run(args: argparse.Namespace, ctx: Context) -> ReportSection:
       seconds=("seconds", "median")).reset_index().rename(columns=SUMMARY_HEADERS)
   skipped = [g for g, _ in budgets if game_loader.histories(g) > game_loader.LP_MAX_HISTORIES]
   n_player = sorted(set(frame.game[frame.measure == measures.NASH_CONV]))
-  markdown = (
-      "Exploitability (OpenSpiel's, NashConv/2) of each solver's average policy, on log-log "
-      "axes against iterations and against the solver's own time (measurements excluded). "
-      f"Sampled solvers: median and min-max band over {num_seeds} seeds "
-      f"({ctx.seed}..{ctx.seed + num_seeds - 1})."
-      + (" Games that are not two-player zero-sum (" + ", ".join(n_player) + ") have no "
-         "exploitability: their curves and the measure column are NashConv (the sum of the "
-         "players' best-response gains), CFR's O(1/sqrt(T)) bound does not apply to them and "
-         "they have no game value to check." if n_player else "")
-      + tie_note(tied_games(sorted(set(frame.game))), frame)
-      + "\n\n" + tables.markdown_table(summary, digits=3)
-      + ("\n\nNo exact game value (closed form or LP) for games above "
-         f"{game_loader.LP_MAX_HISTORIES:,} histories: " + ", ".join(skipped) if skipped else "")
-      + "\n\n" + CAPTION)
+  markdown = report_markdown(summary, num_seeds, ctx.seed, n_player,
+                             tie_note(tied_games(sorted(set(frame.game))), frame), skipped)
   return ReportSection(title="Convergence of CFR solvers", markdown=markdown, figures=figures,
                        tables=["convergence.csv"], checks=final_checks(results))

@@ -34,6 +34,7 @@ from experiments.harness import checks
 from experiments.harness import game_loader
 from experiments.harness import policies
 from experiments.harness import tables
+from experiments.harness import templates
 from experiments.harness.context import Context
 from experiments.harness.section import ReportSection
 
@@ -49,6 +50,8 @@ DEFAULT_GAME = "kuhn_poker_ante"
 DEFAULT_P0 = "cfr:1000"
 DEFAULT_P1 = "equilibrium"
 CONFIDENCE = 0.95  # Simultaneous over the checked players (Bonferroni).
+# The report's words, in ``head_to_head.md`` beside this file.
+CAPTIONS = templates.load(__package__, "head_to_head.md")
 
 
 def checked_players(game: pyspiel.Game) -> int:
@@ -147,13 +150,11 @@ def summary_frame(result: Result) -> pd.DataFrame:
 def summary_markdown(result: Result, checked: int) -> str:
   players = len(result.names)
   outside = [p for p in range(checked) if not result.exact_in_interval(p)]
-  verdict = ("lies in its interval" if not outside else
-             f"of player(s) {', '.join(map(str, outside))} lies OUTSIDE the interval (expected "
-             "in about one seeded run in twenty; try another --seed or more --hands)")
+  verdict = (CAPTIONS["inside"] if not outside else
+             CAPTIONS.fill("outside", players=", ".join(map(str, outside))))
   seats = ", ".join(f"`{n}` (player {p})" for p, n in enumerate(result.names))
   lines = [
-      f"{seats} on `{result.game}`, {len(result.returns)} hands played with OpenSpiel's "
-      "`evaluate_bots`.",
+      CAPTIONS.fill("intro", seats=seats, game=result.game, hands=len(result.returns)),
       "",
       f"| player | policy | mean (chips per hand) | {CONFIDENCE:.0%} interval (chips per hand) "
       "| exact expected value (chips per hand) | hands won | hands drawn | hands lost |",
@@ -164,13 +165,11 @@ def summary_markdown(result: Result, checked: int) -> str:
     lines.append(f"| {p} | `{name}` | {mean:+.4f} | [{mean - half:+.4f}, {mean + half:+.4f}] | "
                  f"{result.exact[p]:+.4f} | {wins} | {draws} | {losses} |")
   scope = "player 0" if checked == 1 else f"players 0-{checked - 1}"
-  fixed = (f" (player {players - 1}'s return is fixed by the others' in a constant-sum game)"
-           if players > checked else "")
+  fixed = (" " + CAPTIONS.fill("constant_sum", player=players - 1) if players > checked else "")
   return "\n".join(lines + [
       "",
-      f"Intervals: simultaneous {CONFIDENCE:.0%} over {scope}{fixed} (Bonferroni, z = "
-      f"{result.z:.3f}). The exact expected value (`expected_game_score.policy_value`) "
-      f"{verdict}."])
+      CAPTIONS.fill("intervals", confidence=CONFIDENCE, scope=scope, fixed=fixed, z=result.z,
+                    verdict=verdict)])
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -36,6 +36,7 @@ from experiments.harness import plotting
 from experiments.harness import references
 from experiments.harness import solver_registry
 from experiments.harness import tables
+from experiments.harness import templates
 from experiments.harness.checks import Check
 from experiments.harness.context import Context
 from experiments.harness.section import ReportSection
@@ -51,13 +52,9 @@ OPENSPIEL_CFR = "cfr"  # The reference of the full-game uniform run.
 ITERATIONS = arguments.Budget(default=1000, quick=100)
 TABLE_ITERATIONS = (100, 1000, 3000)
 NUM_MEASURING_POINTS = 16
-CAPTION = (
-    "**Figure** (one panel per game and depth limit; exploitability in chips per hand against "
-    "iterations, log-log). Colour = algorithm (black: full-game CFR, sky blue: CFR-D, green: "
-    "CFR-AVG, vermillion: modified CFR-AVG); solid: uniform averaging, dashed: linear; dashed "
-    "grey: the O(1/sqrt(T)) guide. What to see: CFR-D and CFR-AVG go down with full-game CFR, "
-    "while modified CFR-AVG levels off; a panel marked \"no leaf\" has nothing below its cut, "
-    "so every algorithm is full-game CFR there and its curves are drawn once.")
+# The report's words (paragraphs, the figure's caption and title), in ``rebel.md`` beside this
+# file.
+CAPTIONS = templates.load(__package__, "rebel.md")
 
 
 def settings(depths: Sequence[int]) -> List[str]:
@@ -163,8 +160,7 @@ def plot(frame: pd.DataFrame, game_strings: Sequence[str],
   order = [f"{a}, {w}" for a in (FULL_GAME, "CFR-D", "CFR-AVG", "modified CFR-AVG")
            for w in plotting.WEIGHTING_STYLES]
   plotting.legend_below(fig, ncol=5, order=order + [plotting.SQRT_GUIDE])
-  fig.suptitle("Exploitability of the average policy: CFR-D, CFR-AVG and modified CFR-AVG at a "
-               "depth limit, and full-game CFR")
+  fig.suptitle(CAPTIONS["figure_title"])
   return fig
 
 
@@ -205,6 +201,17 @@ def leafless_cuts(game_strings: Sequence[str], depths: Sequence[int]) -> List[st
           if not has_leaf(game, depth)]
 
 
+def report_markdown(table: pd.DataFrame, leafless: Sequence[str]) -> str:
+  """The section's text: the opening, ``summary_table``'s table, the cuts without a leaf
+  (``leafless_cuts``) and the figure's caption."""
+  return (
+      CAPTIONS["intro"] + "\n\n"
+      + tables.markdown_table(report_headers(table), digits=3,
+                              missing="the run was too short for its clock to measure")
+      + ("\n\n" + CAPTIONS.fill("leafless_note", cuts=", ".join(leafless)) if leafless else "")
+      + "\n\n" + CAPTIONS["figure"])
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
   parser.add_argument("--iterations", type=arguments.positive_int, metavar="T",
                       help=ITERATIONS.help("iterations per run")[:-1] + "; the table reports "
@@ -225,15 +232,7 @@ def run(args: argparse.Namespace, ctx: Context) -> ReportSection:
   table = summary_table(frame, iterations)
   tables.write_csv(table, ctx.out / "rebel_table.csv")
   plotting.save_figure(plot(frame, selected, depths), ctx.out / "rebel.png")
-  leafless = leafless_cuts(selected, depths)
-  markdown = (
-      "Exact exploitability of the average policy (full-game policy: trunk average plus the "
-      "reach-weighted leaf continuations), exact sequence-form LP at every leaf. Depth k = the "
-      "trunk holds the first k betting actions.\n\n"
-      + tables.markdown_table(report_headers(table), digits=3,
-                              missing="the run was too short for its clock to measure")
-      + ("\n\nCuts without a non-terminal leaf (the algorithms reduce to CFR there): "
-         + ", ".join(leafless) if leafless else "") + "\n\n" + CAPTION)
-  return ReportSection(title="ReBeL: CFR-AVG, CFR-D and modified CFR-AVG", markdown=markdown,
+  return ReportSection(title="ReBeL: CFR-AVG, CFR-D and modified CFR-AVG",
+                       markdown=report_markdown(table, leafless_cuts(selected, depths)),
                        figures=["rebel.png"], tables=["rebel.csv", "rebel_table.csv"],
                        checks=rebel_checks(results))

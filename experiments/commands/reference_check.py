@@ -77,6 +77,7 @@ from experiments.harness import solver_check
 from experiments.harness import solver_kinds
 from experiments.harness import solver_registry
 from experiments.harness import tables
+from experiments.harness import templates
 from experiments.harness.checks import Check
 from experiments.harness.context import Context
 from experiments.harness.section import ReportSection
@@ -95,6 +96,8 @@ REFERENCE_GAMES = solver_check.REFERENCE_GAMES
 QUICK_GAMES = solver_check.QUICK_GAMES
 ITERATIONS = solver_check.ITERATIONS
 LEDUC_ITERATIONS = solver_check.LEDUC_ITERATIONS
+# The report's words, in ``reference_check.md`` beside this file.
+CAPTIONS = templates.load(__package__, "reference_check.md")
 
 
 def _exact_gap(values: Sequence[Any], reference: Sequence[Any]) -> float:
@@ -473,36 +476,34 @@ def run(args: argparse.Namespace, ctx: Context) -> ReportSection:
                        for r in computed if r.get("players", 2) == 2],
                       columns=["game", "regime", "closed-form value", "LP value"])
   families = [r for r in computed if r.get("family") is not None]
-  markdown = (
-      "Checks passed per game: of the references (golden file; closed form against LP; the "
-      "three-player family's exact certificates) and of each solver's run:\n\n"
+  return ReportSection(title="Reference check: solvers against closed forms and the LP",
+                       markdown=report_markdown(pass_fail, refs, summary, outside, families,
+                                                more_players),
+                       tables=[PASS_FAIL_TABLE, "solvers.csv", N_PLAYER_TABLE, "strategies.csv"],
+                       checks=found)
+
+
+def report_markdown(pass_fail: pd.DataFrame, refs: pd.DataFrame, summary: pd.DataFrame,
+                    outside: Sequence[solver_check.ReferenceReport],
+                    families: Sequence[Dict[str, Any]], more_players: pd.DataFrame) -> str:
+  """The section's text: the checks passed (``pass_fail_frame``), the references (``refs``), the
+  two-player runs (``summary``), the solvers from outside (``outside``) and the games with more
+  than two players (``families``, their references with a family; ``more_players``, their
+  runs)."""
+  return (
+      CAPTIONS["pass_fail_intro"] + "\n\n"
       + tables.markdown_table(pass_fail) + "\n\n"
-      "References recomputed and compared with the golden file "
-      f"`experiments/harness/golden/{references.GOLDEN_PATH.name}` (regenerate: "
-      f"`{references.REGENERATE_COMMAND}`):\n\n"
-      + tables.markdown_table(refs.rename(columns=REFERENCE_HEADERS), digits=8)
-      + "\n\nSolvers' average policies after T iterations: exploitability (OpenSpiel; tolerance "
-      "(max - min utility) / (16 sqrt(T))), value against the reference (tolerance: the "
-      "policy's NashConv), bluff and call frequencies against the closed-form family "
-      f"(tolerance 1/sqrt(T)). Sampled solvers run {solver_registry.SAMPLED_BUDGET_FACTOR}x the "
-      "iterations, are not run on Leduc, and are checked with the model of their sampling "
-      "scheme (constants measured per scheme; docs/bring_your_own_solver.md). Chance-sampling "
-      f"CFR: one seed, {solver_kinds.CHANCE_SAMPLING_FACTOR:g}x the exploitability and "
-      f"{solver_kinds.CHANCE_SAMPLING_STRATEGY_FACTOR:g}x the strategy tolerance (its strategies "
-      "converge slowly where the equilibrium pins a frequency only weakly, e.g. P0's K bet at "
-      f"ante 0.75). MCCFR: {solver_kinds.MCCFR_SEEDS} seeds, the run of median exploitability "
-      f"checked with {solver_kinds.MCCFR_FACTOR:g}x the exploitability tolerance (measured on "
-      "outcome sampling, the sampler with the widest spread); its frequencies are not checked "
-      "(outcome sampling's stay up to 1 away from the family at T = 2000 and 4000 where the "
-      "equilibrium pins them only weakly). The table shows the checked run and the range over "
-      "seeds.\n\n"
+      + CAPTIONS.fill("references_intro", golden=references.GOLDEN_PATH.name,
+                      command=references.REGENERATE_COMMAND) + "\n\n"
+      + tables.markdown_table(refs.rename(columns=REFERENCE_HEADERS), digits=8) + "\n\n"
+      + CAPTIONS.fill("solvers_intro", sampled_factor=solver_registry.SAMPLED_BUDGET_FACTOR,
+                      chance_factor=solver_kinds.CHANCE_SAMPLING_FACTOR,
+                      chance_strategy_factor=solver_kinds.CHANCE_SAMPLING_STRATEGY_FACTOR,
+                      mccfr_seeds=solver_kinds.MCCFR_SEEDS,
+                      mccfr_factor=solver_kinds.MCCFR_FACTOR) + "\n\n"
       + tables.markdown_table(summary.rename(columns=SOLVER_HEADERS), digits=5)
       + _external_markdown(outside)
       + (_n_player_markdown(families, more_players) if families or len(more_players) else ""))
-  return ReportSection(title="Reference check: solvers against closed forms and the LP",
-                       markdown=markdown,
-                       tables=[PASS_FAIL_TABLE, "solvers.csv", N_PLAYER_TABLE, "strategies.csv"],
-                       checks=found)
 
 
 def _external_markdown(found: Sequence[solver_check.ReferenceReport]) -> str:
@@ -519,38 +520,19 @@ def _external_markdown(found: Sequence[solver_check.ReferenceReport]) -> str:
            + "".join(f"; {g.status} on {g.game}: {g.skipped or g.error or g.cut}"
                      for g in r.games if g.skipped or g.error or g.cut)
            for r in found]
-  return "\n\nSolvers from outside the project (`--solver package.module:Name`):\n\n" + (
-      "\n".join(lines))
+  return "\n\n" + CAPTIONS["external_intro"] + "\n\n" + "\n".join(lines)
 
 
 def _n_player_markdown(families: Sequence[Dict[str, Any]], frame: pd.DataFrame) -> str:
   """The report text of the games with more than two players."""
-  text = ("\n\n**More than two players.** Exploitability is replaced by NashConv (the sum of "
-          "the players' best-response gains), computed on the game tree and by OpenSpiel's "
-          "`exploitability.nash_conv`, which must agree.")
+  text = "\n\n" + CAPTIONS["n_player_intro"]
   if families:
     family = families[0]["family"]
     formulas = family["value_formulas"]
-    text += (
-        " On three-player Kuhn poker at ante = bet = 1 the reference is the "
-        "Szafron-Gibson-Sturtevant family (AAMAS 2013; `algorithms.exact.kuhn3_equilibria`): "
-        "values "
-        f"P0 = {formulas['player_0']}, P1 = {formulas['player_1']}, P2 = "
-        f"{formulas['player_2']} with beta = {formulas['beta']} in [0, 1/4]. "
-        f"{len(family['members'])} members are recorded in the golden file and certified on "
-        "every run (exact NashConv 0 and exact values by a best response in fractions; "
-        "OpenSpiel's NashConv 0 up to rounding).")
-  text += (
-      " Tolerances (no theorem: CFR has no n-player guarantee; measured constants): NashConv at "
-      "most (max - min utility) / (8 sqrt(T)), the two-player tolerance as NashConv (CFR reaches "
-      "0.36 of it at T = 200, 0.17 at T = 1000); every player's value within (max - min "
-      "utility) / (32 sqrt(T)) of the nearest family member's (CFR reaches 0.12 of it at "
-      f"T = 200). Chance-sampling CFR: {solver_kinds.CHANCE_SAMPLING_N_PLAYER_FACTOR:g}x both, "
-      "one seed (it reaches up to 0.49 of them over seeds 0-19). MCCFR: "
-      f"{solver_kinds.MCCFR_N_PLAYER_FACTOR:g}x both, the median run of {solver_kinds.MCCFR_SEEDS} "
-      "seeds checked (outcome sampling's reaches up to 0.68 of them over 20,000 draws of 5 of "
-      "seeds 0-39 at T = 2000 and 4000). OpenSpiel's Python "
-      "solvers run on `kuhn_poker(players=3)` only: on the Python game "
-      "`kuhn_poker_ante(players=3)` they make about 20 iterations per second.\n\n"
-      + tables.markdown_table(frame.rename(columns=SOLVER_HEADERS), digits=5))
-  return text
+    text += " " + CAPTIONS.fill("family", player_0=formulas["player_0"],
+                                player_1=formulas["player_1"], player_2=formulas["player_2"],
+                                beta=formulas["beta"], members=len(family["members"]))
+  return (text + " " + CAPTIONS.fill(
+      "n_player_tolerances", chance_factor=solver_kinds.CHANCE_SAMPLING_N_PLAYER_FACTOR,
+      mccfr_factor=solver_kinds.MCCFR_N_PLAYER_FACTOR, mccfr_seeds=solver_kinds.MCCFR_SEEDS)
+      + "\n\n" + tables.markdown_table(frame.rename(columns=SOLVER_HEADERS), digits=5))

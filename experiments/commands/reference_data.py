@@ -43,6 +43,7 @@ from experiments.harness import references
 from experiments.harness import solver_check
 from experiments.harness import solver_kinds
 from experiments.harness import solver_registry
+from experiments.harness import templates
 from spiel_games import atomic_file
 from spiel_games import kuhn_poker_ante
 from spiel_games import kuhn_rules
@@ -56,44 +57,11 @@ SCHEMA_PATH = references.GOLDEN_PATH.parent / "reference_data.schema.json"
 ACTIONS = ["check or fold", "bet or call"]
 
 Fraction = fractions.Fraction
-RULES_TEXT = (
-    "Kuhn poker (kuhn_poker, kuhn_poker_ante): each of `players` players antes `ante` chips and is "
-    "dealt one card of a deck of `deck_size` cards ranked 0 (lowest) to deck_size - 1, one per "
-    "player, without replacement, uniformly. Players act in turn from player 0, each with action "
-    "0 (check, or fold facing a bet) or 1 (bet `bet` chips, or call a bet); after a bet every "
-    "other player, in turn, calls or folds once. The hand ends when all checked or every other "
-    "player has answered the bet; the highest card among those who did not fold wins the pot. "
-    "Simplified rules (simplified = true, two players): player 0 either passes, which ends the "
-    "hand at a showdown for the antes, or bets; player 1 then calls or folds. "
-    "kuhn_poker(players=N) is ante = bet = 1 with N + 1 cards. Leduc poker is OpenSpiel's "
-    "leduc_poker (two rounds, six cards).")
-INFORMATION_STATE_FORMAT = (
-    "OpenSpiel's information-state string of the player to act: its card as a decimal number "
-    "followed by the actions so far, 'p' for action 0 (check or fold) and 'b' for action 1 (bet or "
-    "call); e.g. '0pb' is player 0 holding card 0 facing a bet after checking. Leduc poker: "
-    "OpenSpiel's leduc_poker information-state strings.")
-MEMBER_SELECTION = (
-    "The checked frequencies of a measured policy p (probability of action 1 by information "
-    "state) are compared with one member of the closed-form family: each free parameter takes p "
-    "at its information state, clipped into [low, high]; then p1_call_mid is clipped to at most "
-    "p1_bluff (the constraint p1_call_mid <= p1_bluff, regime passive_edge); the member's "
-    "probabilities are probability_of_action_1 at those parameters. A checked state passes when "
-    "|p(s) - member(s)| <= min(1, strategy_factor / sqrt(T)).")
-TOLERANCES = {
-    "exploitability": "at most exploitability_factor * utility_range / (16 sqrt(T)) (two players; "
-                      "exploitability = NashConv / 2)",
-    "value": "|u_0(average) - value| <= NashConv of the average (any profile of a two-player "
-             "zero-sum game)",
-    "frequencies": "every checked state within min(1, strategy_factor / sqrt(T)) of the member "
-                   "read off the policy (member_selection); not checked where strategy_factor "
-                   "is null",
-    "nash_conv": "more than two players: NashConv at most n_player_factor * utility_range / "
-                 "(8 sqrt(T)), from T = 100 on",
-    "family_values": "three-player Kuhn poker: max over players of |v_i(average) - v_i(nearest "
-                     "member)| at most n_player_factor * utility_range / (32 sqrt(T))",
-    "runs": "a kind with seeds > 1 runs that many seeds (each iterations_multiplier T "
-            "iterations) and checks the run of median exploitability (NashConv), or every run "
-            "with exploitability_factor_every_run when every seed must pass"}
+# The file's texts (rules, formats, tolerances in words), in ``reference_data.md`` beside this
+# file.
+CAPTIONS = templates.load(__package__, "reference_data.md")
+# The file's ``tolerances``: each checked quantity's tolerance in words (its template's key).
+TOLERANCES = ("exploitability", "value", "frequencies", "nash_conv", "family_values", "runs")
 
 
 def _pair(p: Any) -> List[str]:
@@ -223,19 +191,17 @@ def build(games: Sequence[str] = solver_check.REFERENCE_GAMES) -> Dict[str, Any]
   commit = provenance.git_commit()
   return {
       "format": FORMAT, "version": VERSION,
-      "description": "Reference equilibria of Kuhn poker variants and Leduc poker (kuhn-cfr): "
-                     "exact rationals as strings, LP values as floats; information states are "
-                     "OpenSpiel's information-state strings; actions " + ", ".join(
-                         f"{i}: {a}" for i, a in enumerate(ACTIONS)) + ".",
+      "description": CAPTIONS.fill("description", actions=", ".join(
+          f"{i}: {a}" for i, a in enumerate(ACTIONS))),
       "generated_by": f"python -m experiments {NAME}",
       "project": {"name": "kuhn-cfr", "version": _version("kuhn-cfr"),
                   "commit": None if commit is None else commit.get("commit")},
       "openspiel_version": _version("open_spiel"),
       "actions": ACTIONS,
-      "rules": RULES_TEXT,
-      "information_state_format": INFORMATION_STATE_FORMAT,
-      "member_selection": MEMBER_SELECTION,
-      "tolerances": TOLERANCES,
+      "rules": CAPTIONS["rules"],
+      "information_state_format": CAPTIONS["information_state_format"],
+      "member_selection": CAPTIONS["member_selection"],
+      "tolerances": {key: CAPTIONS[key] for key in TOLERANCES},
       "tolerance_models": tolerance_models(),
       "games": {g: game_entry(g) for g in games}}
 

@@ -42,6 +42,7 @@ from experiments.harness import checks
 from experiments.harness import jobs as jobs_lib
 from experiments.harness import plotting
 from experiments.harness import tables
+from experiments.harness import templates
 from experiments.harness.checks import Check
 from experiments.harness.context import Context
 from experiments.harness.section import ReportSection
@@ -53,6 +54,9 @@ SIDE_PROCESS = True
 HELP = "Regret matching on rock-paper-scissors: fixed opponents, self-play, modified RPS."
 
 ITERATIONS = arguments.Budget(default=10_000, quick=1_000)
+# The report's words (paragraphs, the figures' caption, long titles and labels), in ``rps.md``
+# beside this file.
+CAPTIONS = templates.load(__package__, "rps.md")
 # Fixed opponents (rock/paper/scissors percentages): two with a pure best response (scissors),
 # one close to the other, and uniform, against which every strategy is a best response.
 FIXED_OPPONENTS = {
@@ -361,7 +365,7 @@ def coinciding(run: "Run") -> str:
   if len(joint) == 1 and len(joint[0]) == len(names):
     return f"all {len(names)} lines coincide"
   return "; ".join(" and ".join(g) + " coincide" for g in joint)
-REFERENCE = "reference: equilibrium (self-play) or best response (fixed opponent)"
+REFERENCE = CAPTIONS["reference_label"]
 UNIT = "payoff per round"
 
 
@@ -410,7 +414,7 @@ def plot_strategies(runs: Sequence[Run]) -> matplotlib.figure.Figure:
     ax.axis("off")
   plotting.legend_below(fig, ncol=4, order=[
       *(runs[0].game.row_action_name(a) for a in range(runs[0].game.num_rows())), REFERENCE])
-  fig.suptitle("Regret matching on rock-paper-scissors: the learner's average strategy")
+  fig.suptitle(CAPTIONS["strategies_title"])
   return fig
 
 
@@ -446,7 +450,7 @@ def plot_exploitability(runs: Sequence[Run]) -> matplotlib.figure.Figure:
   plotting.log_log(self_play_ax, "iterations T", "NashConv", yunit=UNIT)
   plotting.log_log(fixed_ax, "iterations T", "average regret", yunit=UNIT)
   plotting.legend_below(fig, ncol=2)
-  fig.suptitle("Regret matching on rock-paper-scissors: regret and NashConv against their bounds")
+  fig.suptitle(CAPTIONS["regret_title"])
   return fig
 
 
@@ -476,31 +480,13 @@ def summary_markdown(runs: Sequence[Run]) -> str:
     rows.append(f"| {run.name} | {_fmt(run.average[-1])} | {reference} | {run.regret[-1]:.2e} "
                 f"| {float(bound):.2e} |")
   return "\n".join([
-      f"Regret matching (Hart & Mas-Colell 2000), {len(runs[0].regret)} iterations, on OpenSpiel's "
-      "`matrix_rps` and ReBeL's modified RPS (scissors wins and losses pay 2). The learner is the "
-      "row player; fixed opponents' strategies are (rock, paper, scissors) percentages. "
-      "Feedback is the expected payoff vector, except in the sampled run, where the opponent's "
-      "action is drawn each iteration.",
+      CAPTIONS.fill("intro", iterations=len(runs[0].regret)),
       "",
       *rows,
       "",
-      "Against the uniform opponent every pure strategy has expected payoff exactly 0, so every "
-      "strategy is a best response and the regret is 0 whatever the learner plays: with expected "
-      "feedback regret matching never leaves uniform, and with sampled feedback its average "
-      "drifts to wherever the noise takes it. Neither is a failure of regret matching. "
-      "Self-play starts from random (seeded) strategies, because from uniform RPS regrets stay 0. "
-      "In the sampled run the regret is measured on the sampled payoff vectors.",
+      CAPTIONS["uniform_note"],
       "",
-      "**Figures.** First: the learner's average strategy per scenario (log t axis); dashed grey "
-      "lines are where it should go, the pure best response against a fixed opponent and the "
-      "LP equilibrium in self-play. What to see: against 0/90/10 and 10/80/10 the average goes to "
-      "pure scissors; in self-play it oscillates into (1/3, 1/3, 1/3) for RPS and ReBeL's "
-      "(0.4, 0.4, 0.2) for the modified game; against the uniform opponent there is no line to "
-      "reach, every strategy being a best response. Second (log-log, payoff per round): "
-      "self-play NashConv of the average profile and fixed-opponent average regret, each under "
-      "its dotted regret-matching bound (twice the bound for NashConv); against a fixed "
-      "opponent with a pure best response the regret falls like 1/T, faster than the bound's "
-      "1/sqrt(T).",
+      CAPTIONS["figures"],
   ])
 
 

@@ -41,6 +41,7 @@ from experiments.harness import game_loader
 from experiments.harness import policies
 from experiments.harness import references
 from experiments.harness import tables
+from experiments.harness import templates
 from experiments.harness.checks import Check
 from experiments.harness.context import Context
 from experiments.harness.section import ReportSection
@@ -57,6 +58,8 @@ ITERATIONS = arguments.Budget(default=2000, quick=300)  # Of the default policy,
 # Why a table has no reference (``table_markdown``): a game with more than two players other than
 # three-player Kuhn poker at ante = bet = 1 (module docstring).
 NO_REFERENCE = "no equilibrium of this game is known"
+# The report's words, in ``strategy_tables.md`` beside this file.
+CAPTIONS = templates.load(__package__, "strategy_tables.md")
 
 
 def rules_of(game: pyspiel.Game) -> kuhn_rules.KuhnRules:
@@ -190,6 +193,33 @@ def table_checks(game: pyspiel.Game, name: str, pol: policy_lib.TabularPolicy,
   ]
 
 
+def report_markdown(game: pyspiel.Game, name: str, pol: policy_lib.TabularPolicy,
+                    reference: Optional[references.Reference], frame: pd.DataFrame,
+                    nash_conv: float) -> str:
+  """The section's text: the policy ``name`` beside its reference (with more than two players
+  its values and ``nash_conv``, OpenSpiel's NashConv of it, the first of ``table_checks``),
+  ``strategy_table``'s ``frame`` as a table (``table_markdown``) and the largest difference from
+  the reference."""
+  if game.num_players() == 2:
+    intro = CAPTIONS.fill("intro", name=name, game=game, source=reference.source,
+                          value=reference.value)
+  else:
+    values = policies.expected_values(game, [pol] * game.num_players())
+    intro = CAPTIONS.fill(
+        "n_player_intro", name=name, game=game, players=game.num_players(),
+        nash_conv=nash_conv, values=", ".join(f"{v:+.5f}" for v in values),
+        reference=CAPTIONS.fill("n_player_reference", source=reference.source,
+                                values=", ".join(f"{v:+.5f}" for v in reference.values))
+        if reference is not None else CAPTIONS["n_player_no_reference"])
+  lines = [intro + " " + CAPTIONS["probabilities"], "", table_markdown(frame)]
+  if reference is not None:
+    largest = frame.loc[frame["difference"].abs().idxmax()]
+    lines += ["", CAPTIONS.fill("largest_difference", difference=largest["difference"],
+                                action=largest["action"], card=largest["card"],
+                                betting=largest["betting"], player=largest["player"])]
+  return "\n".join(lines)
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
   parser.add_argument("--game", type=arguments.any_game_string, default="kuhn_poker_ante",
                       metavar="GAME_STRING", help="a Kuhn game string, any number of players "
@@ -218,23 +248,7 @@ def run(args: argparse.Namespace, ctx: Context) -> ReportSection:
   frame = strategy_table(game, pol, reference.policy if reference is not None else None)
   tables.write_csv(frame, ctx.out / "strategy_table.csv")
   found = table_checks(game, name, pol, reference)
-  if game.num_players() == 2:
-    intro = (f"The policy `{name}` on `{game}`, beside the reference equilibrium: "
-             f"{reference.source}, value {reference.value:+.6f} for player 0.")
-  else:
-    values = policies.expected_values(game, [pol] * game.num_players())
-    intro = (f"The policy `{name}` on `{game}` ({game.num_players()} players: NashConv "
-             f"{found[0].reference:.3g}, the sum of the players' best-response gains, in place "
-             "of exploitability; values " + ", ".join(f"{v:+.5f}" for v in values) + ")"
-             + (f", beside the reference equilibrium: {reference.source}, values "
-                + ", ".join(f"{v:+.5f}" for v in reference.values) + "."
-                if reference is not None else
-                "; no equilibrium of this game is known, so the table shows the policy alone."))
-  lines = [intro + " Probabilities are of each action at each information state (a player's "
-           "card and the betting so far).", "", table_markdown(frame)]
-  if reference is not None:
-    largest = frame.loc[frame["difference"].abs().idxmax()]
-    lines += ["", f"Largest difference: {largest['difference']:+.4f} ({largest['action']} with "
-              f"{largest['card']} after {largest['betting']}, player {largest['player']})."]
   return ReportSection(title=f"Strategy table: {name} on {args.game}",
-                       markdown="\n".join(lines), tables=["strategy_table.csv"], checks=found)
+                       markdown=report_markdown(game, name, pol, reference, frame,
+                                                found[0].reference),
+                       tables=["strategy_table.csv"], checks=found)

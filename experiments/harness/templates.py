@@ -1,5 +1,6 @@
 """Text templates: a command's captions, paragraphs and long labels, kept in a markdown file beside
-its code (``captions.md`` in the command's package) rather than in Python strings.
+its code (``captions.md`` in a command package, ``NAME.md`` beside a single-module command
+``NAME.py``) rather than in Python strings.
 
 The file is markdown a reader can open as it is. A line ``## key`` starts the template ``key``; its
 text is the lines below it up to the next ``## `` line. The lines of one paragraph are joined by

@@ -56,6 +56,7 @@ import tqdm
 from algorithms.exact import kuhn_equilibria
 from algorithms.exact import regret_bounds
 from experiments.commands.landscape import equilibrium_map
+from experiments.commands.landscape.captions import CAPTIONS
 from experiments.harness import arguments
 from experiments.harness import checks
 from experiments.harness import game_loader
@@ -350,13 +351,7 @@ def summary_markdown(land: Landscape, solver: str) -> str:
   distance = np.hypot(path.average_p[-1] - p_star, path.average_q[-1] - q_star)
   current_distance = np.hypot(path.current_p[-1] - p_star, path.current_q[-1] - q_star)
   return "\n".join([
-      f"`{land.game}`: player 0's expected utility over p (player 0 bets the lowest card) and q "
-      "(player 1 calls a bet with the middle card). Every other choice is dominated or forced: "
-      "player 1 calls with the highest card and folds the lowest, player 0 bets the highest card "
-      "and passes the middle one. On that face of the strategy space U is exactly bilinear, "
-      f"evaluated with OpenSpiel's `policy_value`: U(p, q) = {s.a:+.6f} {s.b:+.6f} p "
-      f"{s.c:+.6f} q {s.d:+.6f} p q. Its Hessian [[0, d], [d, 0]] has eigenvalues +-|d| = "
-      f"+-{abs(s.d):.4f}, so a critical point is a saddle.",
+      CAPTIONS.fill("intro", game=land.game, a=s.a, b=s.b, c=s.c, d=s.d, abs_d=abs(s.d)),
       "",
       "| point | p (P0 bets J) | q (P1 calls with Q) | U (chips per hand, player 0) |",
       "|---|---|---|---|",
@@ -369,20 +364,17 @@ def summary_markdown(land: Landscape, solver: str) -> str:
       f"| {solver} current after {len(path.average_p)} iterations | {path.current_p[-1]:.6f} | "
       f"{path.current_q[-1]:.6f} | {s(path.current_p[-1], path.current_q[-1]):+.6f} |",
       "",
-      f"The average strategy ends {distance:.4f} from the equilibrium (full-game NashConv "
-      f"{land.final_nash_conv:.2e}), the current strategy {current_distance:.4f}.",
+      CAPTIONS.fill("distances", distance=distance, nash_conv=land.final_nash_conv,
+                    current_distance=current_distance),
       "",
-      "**Figure** (both panels: U(p, q) in chips per hand as a heat map, red where player 0 "
-      "gains; the star is the closed-form equilibrium; the dashed lines are U's level set "
-      "through it, U = game value). Left: the arrows are the gradient of U, which has a saddle "
-      "at the star. Right: the arrows are each player's own gradient (dU/dp, -dU/dq), the "
-      "direction in which regret moves each player; grey dots are CFR's current strategy (one "
-      "iteration in k, darker later), the yellow line its average strategy from the black dot "
-      "(iteration 1). What to see: around an interior equilibrium (ante > bet / 2) the field "
-      "circles the star, so the current strategy keeps cycling around it while only the average "
-      "spirals in; below that ante the equilibrium is the pure corner (0, 0) and the field "
-      "points into it.",
+      CAPTIONS["figure"],
   ])
+
+
+def figure_title(ante: float, bet: float, solver: str) -> str:
+  """The title of ``plot``'s figure: the game and the solver whose path it draws."""
+  return CAPTIONS.fill("figure_title", game=game_loader.kuhn_game_string(ante, bet, True),
+                       solver=solver_registry.get_solver(solver).label)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -432,9 +424,7 @@ def run(args: argparse.Namespace, ctx: Context) -> ReportSection:
   tables.write_csv(grid_frame(land.surface), ctx.out / "landscape_grid.csv")
   tables.write_csv(path_frame(land.path), ctx.out / "landscape_path.csv")
   plotting.save_figure(plot(land.surface, land.path, land.equilibrium,
-                            f"{game_loader.kuhn_game_string(args.ante, args.bet, True)}: U(p, q) "
-                            "and the path of "
-                            f"{solver_registry.get_solver(args.solver).label}"),
+                            figure_title(args.ante, args.bet, args.solver)),
                        ctx.out / "landscape.png")
   solved = equilibrium_map.solve_grid(points, deck_size=args.deck_size)
   tables.write_csv(solved.frame(), ctx.out / MAP_TABLE)

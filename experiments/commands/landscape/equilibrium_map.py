@@ -50,6 +50,7 @@ from algorithms.cfr.range_engine import CardPolicy
 from algorithms.exact import continuous_kuhn
 from algorithms.exact import deck_thresholds
 from algorithms.exact import kuhn_equilibria
+from experiments.commands.landscape.captions import CAPTIONS
 from experiments.harness import arguments
 from experiments.harness import checks
 from experiments.harness import game_loader
@@ -111,17 +112,13 @@ class Coordinates:
 
 
 THREE_CARD_COORDINATES = Coordinates(
-    "solved p: player 0 bets the lowest card [0]",
-    "solved q: player 1 calls with the middle card [1b]", "probability of betting",
+    CAPTIONS["three_card_p_title"], CAPTIONS["three_card_q_title"], "probability of betting",
     "probability of calling", 0.5, (0.1, 0.2, 0.3, 0.4), (0.2, 0.4, 0.6, 0.8),
-    "contours of the solved map in the bluffing regime (p = 0.1, ..., 0.4; q = 0.2, ..., 0.8; "
-    "labelled)", "max(|p - p*|, |q - q*|): distance to the closed form")
+    CAPTIONS["three_card_contours"], CAPTIONS["three_card_distance"])
 LIMIT_COORDINATES = Coordinates(
-    "solved alpha: player 0's bluff mass (bets below the call threshold)",
-    "solved gamma: player 1's call threshold (the folding mass)", "mass of the deck",
-    "mass of the deck", 0.15, (0.02, 0.04, 0.06, 0.08, 0.1), (0.2, 0.4, 0.6, 0.8),
-    "contours of the solved map (alpha = 0.02, ..., 0.1; gamma = 0.2, ..., 0.8; labelled)",
-    "max(|alpha - alpha*|, |gamma - gamma*|): distance to the limit")
+    CAPTIONS["limit_p_title"], CAPTIONS["limit_q_title"], "mass of the deck", "mass of the deck",
+    0.15, (0.02, 0.04, 0.06, 0.08, 0.1), (0.2, 0.4, 0.6, 0.8), CAPTIONS["limit_contours"],
+    CAPTIONS["limit_distance"])
 
 
 def coordinates(deck_size: int) -> Coordinates:
@@ -338,8 +335,7 @@ def _draw_regimes(ax) -> None:
   """The closed form's regime boundary 2S = B, and the regime names on either side."""
   ax.plot([0, MAX_STAKE / 2], [0, MAX_STAKE], color="w", lw=2.6, zorder=3)
   ax.plot([0, MAX_STAKE / 2], [0, MAX_STAKE], color="k", lw=1.2, ls="--", zorder=4,
-          label="2S = B: the closed form's regime boundary (on it a family, p in [0, 1/2], "
-          "q = 0)")
+          label=CAPTIONS["boundary_label"])
   for x, y, text in ((0.3, 0.85, "passive\n2S < B"), (0.72, 0.22, "bluffing\n2S > B")):
     ax.text(x * MAX_STAKE, y * MAX_STAKE, text, ha="center", va="center", fontsize=9,
             bbox={"boxstyle": "round", "fc": "w", "ec": "0.6", "alpha": 0.85})
@@ -348,9 +344,9 @@ def _draw_regimes(ax) -> None:
 def figure_title(solved: EquilibriumMap) -> str:
   """The figure's title."""
   deck = "" if solved.deck_size == DECK_SIZE else f" with {solved.deck_size} cards"
-  return (f"Simplified Kuhn poker{deck} over (ante, bet): {len(solved.ante)} games, each solved "
-          f"by {solver_registry.get_solver(SOLVER).label} for {solved.iterations} iterations "
-          "in one batch")
+  return CAPTIONS.fill("map_title", deck=deck, games=len(solved.ante),
+                       solver=solver_registry.get_solver(SOLVER).label,
+                       iterations=solved.iterations)
 
 
 SOLVED_CONTOURS = {"color": plotting.ORANGE, "lw": 2.6, "ls": "-"}
@@ -414,48 +410,21 @@ def plot(solved: EquilibriumMap, title: str) -> matplotlib.figure.Figure:
   return fig
 
 
-THREE_CARD_CAPTION = (
-    "Top: the solved bluff probability p and call probability q as heat maps, with contours of "
-    "the solved map (orange) under the same contours of the closed form (black dotted); bottom: "
-    "the distance max(|p - p*|, |q - q*|) to the closed form and the exploitability, on log "
-    "colour scales. The dashed line 2S = B is the closed form's regime boundary: above it "
-    "(passive) nobody bluffs or calls with the middle card; below it (bluffing) p = B / (2S + "
-    "B) and q = (2S - B) / (2S + B) depend on S / B only, so the contours are rays from the "
-    "origin. What to see: the solved contours lie on the closed form's; on the boundary itself "
-    "(a family, p in [0, 1/2]) CFR+ ends at p = 0, the dark cells along the line in the p map, "
-    "next to cells of p near 1/2 just below it (p jumps across the boundary); the distance and "
-    "the exploitability are largest in the bluffing regime, where both players mix, and shrink "
-    "roughly like 1/T (table below).")
-LIMIT_CAPTION = (
-    "Top: player 0's bluff mass alpha (the share of the deck it bets below player 1's call "
-    "threshold) and player 1's call threshold gamma (the share of the deck that folds to a bet) "
-    "as heat maps, with contours of the solved map (orange) under the same contours of von "
-    "Neumann's continuous limit alpha* = S B / ((S + B)(4S + B)), gamma* = B (3S + B) / ((S + "
-    "B)(4S + B)) (black dotted); bottom: the distance max(|alpha - alpha*|, |gamma - gamma*|) "
-    "and the exploitability, on log colour scales. Both depend on S / B only, so the contours "
-    "are rays from the origin, and unlike three cards there is one regime: player 0 bluffs at "
-    "every stake. What to see: the solved contours lie on the limit's; the distance is about one "
-    "card's mass, 1 / N, largest where a threshold falls inside the weakest card (small bets, "
-    "gamma* near 0).")
-
-
 def caption(solved: EquilibriumMap) -> str:
   """The figure's caption and the timing line for the report section."""
   last = solved.convergence.iloc[-1]
   three_cards = solved.deck_size == DECK_SIZE
   deck = "" if three_cards else f", deck_size={solved.deck_size}"
   return "\n".join([
-      f"**Equilibrium map** ({solved.points} x {solved.points} = {len(solved.ante)} games "
-      f"kuhn_poker_ante(ante=S, bet=B{deck}, simplified=True), S and B in "
-      f"{MAX_STAKE / solved.points:g}..{MAX_STAKE:g} chips, "
-      f"{solver_registry.get_solver(SOLVER).label} for "
-      f"{solved.iterations} iterations each, all games in one batch). "
-      + (THREE_CARD_CAPTION if three_cards else LIMIT_CAPTION),
+      CAPTIONS.fill("map_intro", points=solved.points, games=len(solved.ante), deck=deck,
+                    low=MAX_STAKE / solved.points, high=MAX_STAKE,
+                    solver=solver_registry.get_solver(SOLVER).label,
+                    iterations=solved.iterations)
+      + " " + CAPTIONS["three_card_map" if three_cards else "limit_map"],
       "",
-      f"Largest over the grid after T = {int(last.iterations)}: distance "
-      f"{last.max_distance:.2e} (tolerance {strategy_tolerance(solved.deck_size):g}), "
-      f"exploitability {last.max_exploitability:.2e} chips (bound {EXPLOITABILITY_BOUND:g}). "
-      "By iterations:",
+      CAPTIONS.fill("map_largest", iterations=int(last.iterations), distance=last.max_distance,
+                    tolerance=strategy_tolerance(solved.deck_size),
+                    exploitability=last.max_exploitability, bound=EXPLOITABILITY_BOUND),
       "",
       "| iterations T | largest exploitability (chips per hand) "
       "| largest distance max(abs(p - p*), abs(q - q*)) to the closed form |",
@@ -463,8 +432,7 @@ def caption(solved: EquilibriumMap) -> str:
       *(f"| {int(r.iterations)} | {r.max_exploitability:.2e} | {r.max_distance:.2e} |"
         for r in solved.convergence.itertuples()),
       "",
-      f"Timing: the batched grid ({len(solved.ante)} games x {solved.iterations} iterations, "
-      f"building the batch and measuring at {len(solved.convergence)} points included) took "
-      f"{solved.seconds:.2f} s wall time ({solved.cpu_seconds:.2f} s CPU) on this machine.",
+      CAPTIONS.fill("map_timing", games=len(solved.ante), iterations=solved.iterations,
+                    points=len(solved.convergence), seconds=solved.seconds,
+                    cpu_seconds=solved.cpu_seconds),
   ])
-

@@ -34,6 +34,7 @@ from typing import Callable, Dict, List, Optional, Sequence
 import numpy as np
 import pyspiel
 
+from experiments.commands.play import captions
 from experiments.commands.play import play_values
 from experiments.commands.play import play_view
 from experiments.commands.play.play_view import chips
@@ -182,8 +183,8 @@ class Match:
       out.append(f"  {name:<{label_width}}" + "".join(f"  {c:>{width}}" for c in row))
     out += [f"  ({text})" for text in self.values.sources]
     if any(v.best_response is None for v in self.values.seats.values()):
-      out.append(f"  (no exact best response: the tree has about "
-                 f"{self.values.tree_size:,.0f} nodes, over {play_values.MAX_EXACT_NODES:,})")
+      out.append("  " + captions.CAPTIONS.fill("no_best_response", nodes=self.values.tree_size,
+                                                limit=play_values.MAX_EXACT_NODES))
     return out
 
   def header(self) -> List[str]:
@@ -195,11 +196,10 @@ class Match:
            f"{counted(hands, 'hand')}, {seat}; seed {self.seed}", ""]
     out += self.value_table()
     if self.args.hints and not self.hints:
-      out.append(f"Hints are off: the tree has about {self.values.tree_size:,.0f} nodes, over "
-                 f"{play_values.MAX_EXACT_NODES:,}.")
+      out.append(captions.CAPTIONS.fill("hints_off", nodes=self.values.tree_size,
+                                        limit=play_values.MAX_EXACT_NODES))
     elif self.hints:
-      out += ["Hints: the exact expected chips of each move against the opponent's policy, given",
-              f"what you know, if {self.values.continuation}."]
+      out += captions.lines("hints", continuation=self.values.continuation)
     return out
 
   def show_hints(self, state: pyspiel.State, seat: int) -> None:

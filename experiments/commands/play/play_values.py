@@ -46,6 +46,7 @@ from open_spiel.python.algorithms import expected_game_score
 import pyspiel
 
 from algorithms.exact import pbs_minimax
+from experiments.commands.play import captions
 from experiments.harness import policies
 from spiel_games import kuhn_poker_referee
 
@@ -118,9 +119,7 @@ def make_opponent(game: pyspiel.Game, name: str, seed: int, progress: bool) -> O
   policies.check_name(name)
   if is_referee(game) and name in ("equilibrium", "uniform", "always-bet"):
     if name == "equilibrium":
-      return Opponent(name, MinimaxAnnouncer(game),
-                      "subgame-perfect equilibrium (exact expectiminimax, "
-                      "algorithms.exact.pbs_minimax)")
+      return Opponent(name, MinimaxAnnouncer(game), captions.CAPTIONS["minimax_opponent"])
     if name == "uniform":
       return Opponent(name, policy_lib.UniformRandomPolicy(game),
                       "uniform over the legal announcements")
@@ -134,7 +133,7 @@ def make_opponent(game: pyspiel.Game, name: str, seed: int, progress: bool) -> O
   if name == "uniform":
     description = "uniform over the legal actions"
   elif name == "always-bet":
-    description = "always the last legal action (in Kuhn poker: bet, and call every bet)"
+    description = captions.CAPTIONS["always_bet_opponent"]
   elif name.startswith("file:"):
     description = f"policy file {name[len('file:'):]}"
   else:
@@ -199,9 +198,7 @@ class MatchValues:
         br_value = None
       self.seats[seat] = SeatValues(eq_value, br_value, game_value)
     self.sources = [f"equilibrium: {self.equilibrium_source}",
-                    "a best responder earns the game value against this opponent"
-                    if self._minimax else
-                    "exact values: OpenSpiel's policy_value and BestResponsePolicy"]
+                    captions.CAPTIONS["minimax_values" if self._minimax else "exact_values"]]
 
   @property
   def hints_available(self) -> bool:
@@ -210,9 +207,8 @@ class MatchValues:
   @property
   def continuation(self) -> str:
     """How the person is assumed to play after the hinted action."""
-    if self._minimax:
-      return "you then play the subgame-perfect equilibrium, a best response to this opponent"
-    return "you then play the best response to this opponent's policy"
+    return captions.CAPTIONS["minimax_continuation" if self._minimax
+                             else "best_response_continuation"]
 
   def hints(self, state: pyspiel.State, seat: int
             ) -> Tuple[Dict[int, float], List[Tuple[pyspiel.State, float]]]:

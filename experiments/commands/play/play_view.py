@@ -13,6 +13,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 import pyspiel
 
+from experiments.commands.play import captions
 from spiel_games import kuhn_poker_ante
 from spiel_games import kuhn_poker_referee
 from spiel_games.kuhn_rules import KuhnRules
@@ -253,10 +254,8 @@ class RefereeView(GameView):
     r = self.rules
     deck = " ".join(r.card_name(c) for c in range(r.deck_size))
     rules = ", simplified rules" if r.simplified else ""
-    return (f"Kuhn poker referee game (ReBeL): ante {r.ante:g}, bet {r.bet:g}, deck {deck}"
-            f"{rules}\nNo cards: you announce P(bet or call) for every card, in steps of "
-            f"1/{self.grid}, and the\nreferee draws your action from the announcement; "
-            "both players see the belief over the deals.")
+    return "\n".join(captions.lines("referee_title", ante=r.ante, bet=r.bet, deck=deck,
+                                    rules=rules, grid=self.grid))
 
   def _belief(self, state, seat) -> str:
     name = self.rules.card_name
@@ -331,7 +330,7 @@ class RefereeView(GameView):
 
   def end_lines(self, state, seat):
     return [line("Final belief", self._belief(state, seat)),
-            line("Outcome", "expected chips under the final belief (the referee game's payoff)")]
+            line("Outcome", captions.CAPTIONS["referee_outcome"])]
 
   def deal_record(self, state, seat):
     return f"final belief {self._belief(state, seat)}"

@@ -1,20 +1,37 @@
-"""Tests of the commands' words kept in markdown (``captions.md`` beside each command, filled in by
-its ``captions.py`` through experiments.harness.templates): every template is used, every one with
-placeholders is filled from the plans the command runs with (quick, default and full budgets),
-nothing is left unfilled, and the plan's numbers are in the text."""
+"""Tests of the commands' words kept in markdown (a package's ``captions.md``, filled in by its
+``captions.py``; ``NAME.md`` beside a single-module command ``NAME.py``, filled in by it; both
+through experiments.harness.templates): every template is used, every one with placeholders is
+filled from the plans the command runs with (quick, default and full budgets), nothing is left
+unfilled, the plan's numbers are in the text, and pyproject.toml installs every file."""
 
 import ast
+import fnmatch
 import importlib
+import itertools
 import pathlib
 import re
 import types
 
+import numpy as np
+from open_spiel.python.algorithms import exploitability
 import pandas as pd
 import pytest
 
 from algorithms.exact import deck_thresholds
+from experiments.harness import game_loader
+from experiments.harness import policies
+from experiments.harness import references
+from experiments.harness import solver_kinds
+from experiments.harness import solver_registry
+from experiments.harness import templates
+import helpers
 
-PACKAGES = ("large_deck", "rebel_agent", "rebel_learned", "three_player", "three_player_large")
+# Command packages: their words in captions.md, loaded by their captions.py.
+PACKAGES = ("landscape", "large_deck", "play", "rebel_agent", "rebel_learned", "three_player",
+            "three_player_large")
+# Single-module commands: experiments/commands/NAME.py reads NAME.md beside it.
+MODULES = ("ante_sweep", "convergence", "head_to_head", "rebel", "reference_check",
+           "reference_data", "rps", "strategy_tables")
 COMMANDS = pathlib.Path(importlib.import_module("experiments.commands").__file__).parent
 # A line that markdown would show as a list item, quote, heading or table row, not as part of the
 # paragraph around it.
@@ -22,27 +39,52 @@ BLOCK_START = re.compile(r"([-*+>#|]|\d+[.)])( |$)")
 
 
 def _captions(name):
-  return importlib.import_module(f"experiments.commands.{name}.captions")
+  """The module whose ``CAPTIONS`` holds the command's words: a package's ``captions``, or the
+  single-module command itself."""
+  return importlib.import_module(
+      f"experiments.commands.{name}" + (".captions" if name in PACKAGES else ""))
+
+
+def _markdown(name) -> pathlib.Path:
+  return COMMANDS / name / templates.CAPTIONS_FILE if name in PACKAGES else COMMANDS / f"{name}.md"
 
 
 def _strings_in_code(name):
-  """Every string constant in the package's Python files."""
+  """Every string constant in the command's Python files."""
   found = set()
-  for path in (COMMANDS / name).glob("*.py"):
+  for path in (COMMANDS / name).glob("*.py") if name in PACKAGES else [COMMANDS / f"{name}.py"]:
     found |= {node.value for node in ast.walk(ast.parse(path.read_text()))
               if isinstance(node, ast.Constant) and isinstance(node.value, str)}
   return found
 
 
-@pytest.mark.parametrize("name", PACKAGES)
+@pytest.mark.parametrize("name", PACKAGES + MODULES)
 def test_every_template_is_used_by_its_command(name):
   unused = [key for key in _captions(name).CAPTIONS if key not in _strings_in_code(name)]
-  assert not unused, f"templates of {name}/captions.md no code uses"
+  assert not unused, f"templates of {_markdown(name).name} no code uses"
 
 
-@pytest.mark.parametrize("name", PACKAGES)
+def test_every_command_with_a_markdown_file_is_tested():
+  found = {path.parent.name if path.name == templates.CAPTIONS_FILE else path.stem
+           for path in COMMANDS.glob("**/*.md")}
+  assert found == set(PACKAGES + MODULES)
+
+
+def test_pyproject_installs_every_markdown_file():
+  """A non-editable install ships the files (``templates.load`` reads the installed package)."""
+  tomllib = pytest.importorskip("tomllib")  # Python >= 3.11.
+  data = tomllib.loads((helpers.REPO / "pyproject.toml").read_text(encoding="utf-8"))
+  package_data = data["tool"]["setuptools"]["package-data"]
+  for name in PACKAGES + MODULES:
+    path = _markdown(name)
+    package = ".".join(path.parent.relative_to(helpers.REPO).parts)
+    patterns = package_data["*"] + package_data.get(package, [])
+    assert any(fnmatch.fnmatch(path.name, pattern) for pattern in patterns), path
+
+
+@pytest.mark.parametrize("name", PACKAGES + MODULES)
 def test_the_markdown_shows_each_paragraph_as_the_report_does(name):
-  lines = (COMMANDS / name / "captions.md").read_text().splitlines()
+  lines = _markdown(name).read_text().splitlines()
   body = lines[next(i for i, ln in enumerate(lines) if ln.startswith("## ")):]
   assert not [ln for ln in body if not ln.startswith("## ") and BLOCK_START.match(ln)]
   assert not [ln for ln in body if ln != ln.rstrip() or len(ln) > 100]
@@ -179,15 +221,179 @@ def _three_player_large(budget):
   return [intro]
 
 
-RENDER = {"large_deck": _large_deck, "rebel_agent": _rebel_agent, "rebel_learned": _rebel_learned,
-          "three_player": _three_player, "three_player_large": _three_player_large}
+def _ante_sweep(budget):
+  from experiments.commands import ante_sweep
+  quick = budget == "quick"
+  antes, bets = (ante_sweep.QUICK_ANTES, ante_sweep.QUICK_BETS) if quick else (ante_sweep.ANTES,
+                                                                               ante_sweep.BETS)
+  iterations = ante_sweep.ITERATIONS.resolve(None, quick)
+  label = solver_registry.get_solver(ante_sweep.DEFAULT_SOLVER).label
+  no_runs = pd.DataFrame({"simplified": []})
+  three, deck = (ante_sweep.report_markdown(no_runs, label, iterations, antes, bets, deck)
+                 for deck in (ante_sweep.DECK_SIZE, 13))
+  assert three.startswith(f"{label}, T = {iterations}, on kuhn_poker_ante over antes "
+                          + ", ".join(map(str, antes)) + " (bet 1) and bets "
+                          + ", ".join(map(str, bets)) + " (ante 1), both rule sets.")
+  assert ("on kuhn_poker_ante with 13 cards over" in deck
+          and f"within {deck_thresholds.VALUE_BAND:g} (ante + bet) / 13 plus" in deck)
+  titles = [ante_sweep.figure_title(simplified, deck)
+            for simplified in (False, True) for deck in (ante_sweep.DECK_SIZE, 13)]
+  assert titles[3] == "simplified Kuhn poker, 13 cards: solved value vs the continuous limit"
+  return [three, deck, *titles]
+
+
+def _convergence(budget):
+  from experiments.commands import convergence
+  seeds = convergence.SEEDS.resolve(None, budget == "quick")
+  three = "kuhn_poker(players=3)"
+  ties = convergence.tie_note({three: ["0", "1"]}, pd.DataFrame({"game": [], "solver": []}))
+  assert ties.startswith(" Implementations of one algorithm") and f"{three} (tie at 0, 1)" in ties
+  big = "kuhn_poker_ante(deck_size=200)"
+  report = convergence.report_markdown(pd.DataFrame({"game": [three]}), seeds, 3, [three], ties,
+                                       [big])
+  assert f"over {seeds} seeds (3..{3 + seeds - 1}). Games that are not two-player" in report
+  assert f"above {game_loader.LP_MAX_HISTORIES:,} histories: {big}" in report
+  return [ties, report]
+
+
+def _head_to_head(budget):
+  from experiments.commands import head_to_head
+  hands = head_to_head.HANDS.resolve(None, budget == "quick")
+  # Player 0's mean 0, its interval's half-width 1.96 / sqrt(N).
+  returns = np.tile([[1.0, -1.0], [-1.0, 1.0]], (hands // 2, 1))
+  names = (head_to_head.DEFAULT_P0, head_to_head.DEFAULT_P1)
+  inside, outside = (head_to_head.summary_markdown(head_to_head.Result(
+      head_to_head.DEFAULT_GAME, names, returns, exact, head_to_head.z_value(1)), 1)
+      for exact in ((0.0, 0.0), (0.5, -0.5)))
+  three = head_to_head.summary_markdown(head_to_head.Result(
+      "kuhn_poker(players=3)", ("uniform",) * 3, np.hstack([returns, np.zeros((len(returns), 1))]),
+      (0.0, 0.0, 0.0), head_to_head.z_value(2)), 2)
+  assert f"on `{head_to_head.DEFAULT_GAME}`, {len(returns)} hands played" in inside
+  assert inside.endswith("(Bonferroni, z = 1.960). The exact expected value "
+                         "(`expected_game_score.policy_value`) lies in its interval.")
+  assert "of player(s) 0 lies OUTSIDE the interval" in outside
+  assert "over players 0-1 (player 2's return is fixed by the others' in a constant-sum" in three
+  return [inside, outside, three]
+
+
+def _landscape(budget):
+  from experiments.commands import landscape
+  from experiments.commands.landscape import equilibrium_map
+  iterations = landscape.ITERATIONS.resolve(None, True)
+  land = landscape.compute(1.0, 1.0, landscape.DEFAULT_SOLVER, iterations)
+  summary = landscape.summary_markdown(land, landscape.DEFAULT_SOLVER)
+  assert f"U(p, q) = {land.surface.a:+.6f} {land.surface.b:+.6f} p" in summary
+  assert f"| {landscape.DEFAULT_SOLVER} average after {iterations} iterations |" in summary
+  title = landscape.figure_title(1.0, 1.0, landscape.DEFAULT_SOLVER)
+  texts = [summary, title]
+  points = equilibrium_map.GRID.resolve(None, True)
+  for deck in (equilibrium_map.DECK_SIZE, 13):
+    solved = equilibrium_map.solve_grid(points, deck_size=deck)
+    caption = equilibrium_map.caption(solved)
+    assert caption.startswith(f"**Equilibrium map** ({points} x {points} = {points**2} games")
+    assert f"after T = {equilibrium_map.ITERATIONS}: distance" in caption
+    texts += [caption, equilibrium_map.figure_title(solved)]
+  assert f"with 13 cards over (ante, bet): {points**2} games" in texts[-1]
+  return texts
+
+
+def _play(budget):
+  from experiments.commands import play
+  said = []
+  answers = itertools.cycle(["0 0 0", "1 1 1"])
+  for opponent in ("equilibrium", "uniform"):
+    assert play.main(["--game", "kuhn_poker_referee", "--opponent", opponent, "--hints",
+                      "--hands", "1", "--seed", "1"], say=said.append,
+                     ask=lambda prompt: next(answers)) == 0
+  out = "\n".join(said)
+  assert "in steps of 1/3, and the\nreferee draws your action" in out
+  assert "Hints: the exact expected chips of each move against the opponent's policy, " \
+      "given\nwhat you know, if you then play the subgame-perfect equilibrium" in out
+  assert f"nodes, over {play.play_values.MAX_EXACT_NODES:,})" in out
+  return [out]
+
+
+def _rebel(budget):
+  from experiments.commands import rebel
+  iterations = rebel.ITERATIONS.resolve(None, budget == "quick")
+  marks = [t for t in rebel.TABLE_ITERATIONS if t <= iterations]
+  frame = pd.DataFrame({"game": rebel.GAMES[0], "depth": 1, "algorithm": "CFR-D",
+                        "weighting": "uniform", "iteration": [1, *marks],
+                        "exploitability": 0.1, "seconds": 1.0})
+  leafless = rebel.leafless_cuts(rebel.GAMES[2:], rebel.DEPTHS[1:])
+  report = rebel.report_markdown(rebel.summary_table(frame, iterations), leafless)
+  assert (f"reduce to CFR there): {rebel.GAMES[2]} at depth {rebel.DEPTHS[1]}\n\n**Figure**"
+          in report)
+  return [report]
+
+
+def _reference_check(budget):
+  from experiments.commands import reference_check
+  family = references.compute_reference("kuhn_poker(players=3)")
+  runs = pd.DataFrame(columns=["game", "solver", "T"])
+  report = reference_check.report_markdown(
+      reference_check.pass_fail_frame({"kuhn_poker": []}, {}, ["our_cfr"]), runs, runs, [],
+      [family], runs)
+  assert f"golden file `experiments/harness/golden/{references.GOLDEN_PATH.name}`" in report
+  assert f"Sampled solvers run {solver_registry.SAMPLED_BUDGET_FACTOR}x the iterations" in report
+  assert f"MCCFR: {solver_kinds.MCCFR_SEEDS} seeds, the run of median" in report
+  assert (f"{len(family['family']['members'])} members are recorded in the golden file" in report
+          and f"MCCFR: {solver_kinds.MCCFR_N_PLAYER_FACTOR:g}x both" in report)
+  return [report]
+
+
+def _reference_data(budget):
+  from experiments.commands import reference_data
+  data = reference_data.build(["kuhn_poker"])
+  assert data["description"].endswith("; actions 0: check or fold, 1: bet or call.")
+  assert list(data["tolerances"]) == list(reference_data.TOLERANCES)
+  return [data["description"], data["rules"], *data["tolerances"].values()]
+
+
+def _rps(budget):
+  from experiments.commands import rps
+  iterations = rps.ITERATIONS.resolve(None, budget == "quick")
+  report = rps.summary_markdown(rps.run_all(iterations, 0))
+  assert report.startswith(f"Regret matching (Hart & Mas-Colell 2000), {iterations} iterations,")
+  return [report]
+
+
+def _strategy_tables(budget):
+  from experiments.commands import strategy_tables
+  texts = []
+  games = [game_loader.load_game(g, two_player_zero_sum=False)
+           for g in ("kuhn_poker_ante", "kuhn_poker(players=3)", "kuhn_poker(players=4)")]
+  for game in games:
+    pol = policies.make_policy(game, "uniform", 0)
+    reference = strategy_tables.reference_for(game, pol)
+    frame = strategy_tables.strategy_table(
+        game, pol, reference.policy if reference is not None else None)
+    texts.append(strategy_tables.report_markdown(game, "uniform", pol, reference, frame,
+                                                 exploitability.nash_conv(game, pol)))
+  assert texts[0].startswith(f"The policy `uniform` on `{games[0]}`, beside the reference")
+  assert "\n\nLargest difference: " in texts[0]
+  assert "(3 players: NashConv " in texts[1] and ", beside the reference equilibrium: " in texts[1]
+  assert "; no equilibrium of this game is known, so the table shows the policy alone." in texts[2]
+  return texts
+
+
+RENDER = {"ante_sweep": _ante_sweep, "convergence": _convergence, "head_to_head": _head_to_head,
+          "landscape": _landscape, "large_deck": _large_deck, "play": _play, "rebel": _rebel,
+          "rebel_agent": _rebel_agent, "rebel_learned": _rebel_learned,
+          "reference_check": _reference_check, "reference_data": _reference_data, "rps": _rps,
+          "strategy_tables": _strategy_tables, "three_player": _three_player,
+          "three_player_large": _three_player_large}
 BUDGETS = {"rebel_agent": ("quick", "default", "full"),
-           "rebel_learned": ("quick", "default", "full")}
+           "rebel_learned": ("quick", "default", "full"),
+           # Their text does not depend on the budget (or is measured at --quick only: the
+           # default landscape's path and map take some 20 seconds).
+           **{name: ("default",) for name in ("landscape", "play", "reference_check",
+                                              "reference_data", "strategy_tables")}}
 # Templates a module fills once, on import (the texts ``_large_deck`` checks).
 FILLED_ON_IMPORT = {"large_deck": {"not_measured", "no_fit"}}
 
 
-@pytest.mark.parametrize("name, budget", [(name, budget) for name in PACKAGES
+@pytest.mark.parametrize("name, budget", [(name, budget) for name in PACKAGES + MODULES
                                           for budget in BUDGETS.get(name, ("quick", "default"))])
 def test_every_template_fills_from_the_plan_with_nothing_left_over(name, budget, monkeypatch):
   texts = _captions(name).CAPTIONS
