@@ -59,7 +59,7 @@ class LearnedPlan:
     exploration: self-play's exploring player's random-action probability.
     weighting, tremble: both agents' averaging and tremble (``ReBeLAgent``), self-play's
       searches included.
-    leaf_tolerance, leaf_max_iterations: the exact leaves' (``paper_table.PaperPlan``).
+    leaf_tolerance, leaf_max_iterations, leaves: the exact leaves' (``paper_table.PaperPlan``).
   """
 
   game: str = paper_table.LD_1X4
@@ -74,6 +74,7 @@ class LearnedPlan:
   exploration: float = 0.25
   weighting: str = paper_table.PLANS["default"].weighting
   tremble: float = paper_table.PLANS["default"].tremble
+  leaves: str = paper_table.PLANS["default"].leaves
   leaf_tolerance: float = paper_table.PLANS["default"].leaf_tolerance
   leaf_max_iterations: int = paper_table.PLANS["default"].leaf_max_iterations
   seeds: int = 5
@@ -118,7 +119,7 @@ def learned_seed(plan: LearnedPlan, seed: int) -> List[Dict[str, object]]:
              "episodes": plan.rounds * plan.episodes, "searches": agent.searches_run}
   exact = paper_table.agent_seed(plan.game, plan.lookahead, plan.iterations, plan.replicates,
                                  seed, plan.leaf_tolerance, plan.leaf_max_iterations,
-                                 plan.weighting, plan.tremble)
+                                 plan.weighting, plan.tremble, plan.leaves)
   return [learned, {"game": plan.game, "seed": seed, "kind": EXACT,
                     "exploitability": exact["exploitability"],
                     "lower_bound": exact["lower_bound"], "reference": exact["reference"],

@@ -48,9 +48,11 @@ from algorithms.cfr.tree_exploitability import TreeEvaluator
 from algorithms.exact.sequence_form_lp import solve_game
 from algorithms.rebel import public_views
 from algorithms.rebel.agent.agent import ReBeLAgent
+from algorithms.rebel.agent.agent import exact_leaf_solver
 from algorithms.rebel.agent.behaviour import tabular_policy
 from algorithms.rebel.agent.estimate import estimate_exploitability
 from algorithms.rebel.fictitious_play import FictitiousPlaySolver
+from algorithms.rebel.leaf_step import check_choice
 from algorithms.rebel.leaves.forest import ForestCFRLeafSolver
 from experiments.commands.rebel_agent import measure
 from experiments.harness import checks
@@ -94,6 +96,12 @@ class PaperPlan:
       stops there fails the accuracy check).
     tremble: the agent's tremble (``ReBeLAgent``): 0, the released code's (its beliefs add
       1e-80 to each reach, csrc/liars_dice/subgame_solving.h's ``kReachSmoothingEps``).
+    leaves: the exact leaf solver (``LEAVES``): "forest", a search's leaves solved together by
+      warm-started CFR to ``leaf_tolerance`` (``leaves.forest``), or "lp", each leaf's
+      sequence-form LP (the agent's default exact solver, ``agent.exact_leaf_solver``), about ten
+      times slower per search on 1 die of 4 faces. Both are exact leaves, but a leaf's
+      equilibrium is not unique and the agent's exploitability depends on which one a solver
+      returns (docs/rebel.md).
   """
 
   runs: Tuple[PaperRun, ...]
@@ -104,12 +112,14 @@ class PaperPlan:
   weighting: str = "linear_cfr"
   leaf_max_iterations: int = 50_000
   tremble: float = 0.0
+  leaves: str = "forest"
 
   @property
   def games(self) -> Tuple[str, ...]:
     return tuple(run.game for run in self.runs)
 
 
+LEAVES = ("forest", "lp")
 # Hands the agent plays against itself, every search run, for its CPU time per hand.
 HANDS_TIMED = 4
 
@@ -171,21 +181,22 @@ def baselines(game: str, iterations: int) -> pd.DataFrame:
 
 def agent_seed(game: str, lookahead: int, iterations: int, replicates: int, seed: int,
                leaf_tolerance: float, leaf_max_iterations: int, weighting: str,
-               tremble: float) -> Dict[str, Any]:
+               tremble: float, leaves: str) -> Dict[str, Any]:
   """The agent's row for one seed of its draws (module docstring), with the paper protocol's
   estimate after every power of two of the sampled strategies (``plug_in_curve``) and the CPU
   time of a hand it plays against itself (``measure.cpu_per_hand``: ``HANDS_TIMED`` hands, every
   search run, on an agent of its own)."""
+  check_choice("leaves", leaves, LEAVES)
   loaded = game_loader.load_game(game)
 
   def new_agent(cache_size: int) -> ReBeLAgent:
-    leaves = ForestCFRLeafSolver(tolerance=leaf_tolerance * loaded.max_utility(),
-                                 max_iterations=leaf_max_iterations)
-    return ReBeLAgent(loaded, lookahead=lookahead, iterations=iterations, leaf_solver=leaves,
+    solver = (ForestCFRLeafSolver(tolerance=leaf_tolerance * loaded.max_utility(),
+                                  max_iterations=leaf_max_iterations)
+              if leaves == "forest" else exact_leaf_solver())
+    return ReBeLAgent(loaded, lookahead=lookahead, iterations=iterations, leaf_solver=solver,
                       weighting=weighting, tremble=tremble, cache_size=cache_size)
 
   agent = new_agent(1_000_000)
-  leaves = agent.leaf_solver
   start = time.process_time()
   estimate = estimate_exploitability(agent, replicates=replicates, exact_levels=0, seed=seed)
   seconds = time.process_time() - start
@@ -194,9 +205,11 @@ def agent_seed(game: str, lookahead: int, iterations: int, replicates: int, seed
           "exploitability": float(estimate.plug_in), "reference": float(openspiel),
           "policy_value": float("nan"), "lower_bound": float(estimate.interval[0]),
           "replicates": replicates, "searches": agent.searches_run,
-          "leaf_gap": leaves.largest_gap, "cpu_seconds": seconds,
+          # The LP is exact: no gap, no call stopped by a cap.
+          "leaf_gap": agent.leaf_solver.largest_gap if leaves == "forest" else 0.0,
+          "cpu_seconds": seconds,
           "cpu_per_hand": measure.cpu_per_hand(new_agent(0), HANDS_TIMED, seed),
-          "capped_leaf_calls": leaves.capped_calls,
+          "capped_leaf_calls": agent.leaf_solver.capped_calls if leaves == "forest" else 0,
           "plug_in_curve": [list(point) for point in estimate.plug_in_curve]}
 
 

@@ -19,6 +19,7 @@ from algorithms.rebel.agent.agent import ReBeLAgent
 from algorithms.rebel.agent.estimate import estimate_exploitability
 from algorithms.rebel.learning.value_network import PBSValueFunction
 from algorithms.rebel.leaves.forest import ForestCFRLeafSolver
+from algorithms.rebel.leaves.solvers import SequenceFormLPSolver
 from experiments import cli
 from experiments.commands import rebel_agent
 from experiments.commands.rebel_agent import paper_learned
@@ -317,7 +318,8 @@ def test_paper_protocol_agent_forms_beliefs_without_trembles():
   # same seed's sampled strategies), not of the project's default tremble.
   assert all(p.tremble == 0.0 for p in paper_table.PLANS.values())
   game_string = "liars_dice(numdice=1,dice_sides=3)"  # On 2 faces the trembles change nothing.
-  row = paper_table.agent_seed(game_string, 2, 4, 2, 0, 1e-5, 50_000, "linear_cfr", 0.0)
+  row = paper_table.agent_seed(game_string, 2, 4, 2, 0, 1e-5, 50_000, "linear_cfr", 0.0,
+                               "forest")
   game = pyspiel.load_game(game_string)
   estimates = {}
   for tremble in (0.0, leaf_step.TREMBLE):
@@ -326,6 +328,23 @@ def test_paper_protocol_agent_forms_beliefs_without_trembles():
     estimates[tremble] = estimate_exploitability(agent, replicates=2, exact_levels=0, seed=0)
   assert row["exploitability"] == pytest.approx(estimates[0.0].plug_in, abs=1e-9)
   assert abs(estimates[leaf_step.TREMBLE].plug_in - estimates[0.0].plug_in) > 1e-6
+
+
+def test_paper_protocol_agent_with_lp_leaves_is_the_agents_default_exact_solver():
+  # leaves="lp": each leaf's sequence-form LP, ties split at one-player leaves (the agent's own
+  # default exact solver), so the row is that agent's estimate with the same seed; exact, so no
+  # gap and no capped call. Any other name is refused in one line.
+  game_string = "liars_dice(numdice=1,dice_sides=3)"
+  row = paper_table.agent_seed(game_string, 2, 4, 2, 0, 1e-5, 50_000, "linear_cfr", 0.0, "lp")
+  agent = ReBeLAgent(pyspiel.load_game(game_string), lookahead=2, iterations=4,
+                     weighting="linear_cfr", tremble=0.0,
+                     leaf_solver=SequenceFormLPSolver(split_ties=True))
+  expected = estimate_exploitability(agent, replicates=2, exact_levels=0, seed=0)
+  assert row["exploitability"] == pytest.approx(expected.plug_in, abs=1e-9)
+  assert row["reference"] == pytest.approx(row["exploitability"], abs=1e-9)  # OpenSpiel's.
+  assert (row["leaf_gap"], row["capped_leaf_calls"]) == (0.0, 0)
+  with pytest.raises(ValueError, match="leaves must be one of"):
+    paper_table.agent_seed(game_string, 2, 4, 2, 0, 1e-5, 50_000, "linear_cfr", 0.0, "simplex")
 
 
 def test_game_runs_measurement_7_alone_and_a_game_without_view_is_refused(tmp_path):
