@@ -330,6 +330,7 @@ def test_paper_protocol_agent_forms_beliefs_without_trembles():
   assert abs(estimates[leaf_step.TREMBLE].plug_in - estimates[0.0].plug_in) > 1e-6
 
 
+@pytest.mark.slow
 def test_paper_protocol_agent_with_lp_leaves_is_the_agents_default_exact_solver():
   # leaves="lp": each leaf's sequence-form LP, ties split at one-player leaves (the agent's own
   # default exact solver), so the row is that agent's estimate with the same seed; exact, so no
