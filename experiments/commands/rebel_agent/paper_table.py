@@ -102,6 +102,8 @@ class PaperPlan:
       times slower per search on 1 die of 4 faces. Both are exact leaves, but a leaf's
       equilibrium is not unique and the agent's exploitability depends on which one a solver
       returns (docs/rebel.md).
+    hands: the hands the agent plays against itself, every search run, for its CPU time per
+      hand (after one warm-up hand).
   """
 
   runs: Tuple[PaperRun, ...]
@@ -113,6 +115,7 @@ class PaperPlan:
   leaf_max_iterations: int = 50_000
   tremble: float = 0.0
   leaves: str = "forest"
+  hands: int = 4
 
   @property
   def games(self) -> Tuple[str, ...]:
@@ -120,14 +123,11 @@ class PaperPlan:
 
 
 LEAVES = ("forest", "lp")
-# Hands the agent plays against itself, every search run, for its CPU time per hand.
-HANDS_TIMED = 4
-
 # The paper's search: 1,024 single-player steps = T = 512 rounds; its estimate averages 1,024
 # sampled strategies. Only 1 die of 4 faces comes near that here (about 2.4 CPU s per strategy
 # at T = 512); the larger games run at T = 16 (1x6f: 72 s per strategy, 2x3f: 210 s).
 PLANS = {
-    "quick": PaperPlan((PaperRun(LD_1X4, 16, 2),), 2, 1024, 5, 1e-5),
+    "quick": PaperPlan((PaperRun(LD_1X4, 16, 2),), 2, 1024, 5, 1e-5, hands=1),
     "default": PaperPlan((PaperRun(LD_1X4, 32, 16),), 2, 1024, 5, 1e-5),
     "full": PaperPlan((PaperRun(LD_1X4, 512, 64), PaperRun(LD_1X5, 16, 8),
                        PaperRun(LD_1X6, 16, 4), PaperRun(LD_2X3, 16, 2),
@@ -181,11 +181,11 @@ def baselines(game: str, iterations: int) -> pd.DataFrame:
 
 def agent_seed(game: str, lookahead: int, iterations: int, replicates: int, seed: int,
                leaf_tolerance: float, leaf_max_iterations: int, weighting: str,
-               tremble: float, leaves: str) -> Dict[str, Any]:
+               tremble: float, leaves: str, hands: int) -> Dict[str, Any]:
   """The agent's row for one seed of its draws (module docstring), with the paper protocol's
   estimate after every power of two of the sampled strategies (``plug_in_curve``) and the CPU
-  time of a hand it plays against itself (``measure.cpu_per_hand``: ``HANDS_TIMED`` hands, every
-  search run, on an agent of its own)."""
+  time of a hand it plays against itself (``measure.cpu_per_hand``: ``hands`` hands, every search
+  run, on an agent of its own)."""
   check_choice("leaves", leaves, LEAVES)
   loaded = game_loader.load_game(game)
 
@@ -208,7 +208,7 @@ def agent_seed(game: str, lookahead: int, iterations: int, replicates: int, seed
           # The LP is exact: no gap, no call stopped by a cap.
           "leaf_gap": agent.leaf_solver.largest_gap if leaves == "forest" else 0.0,
           "cpu_seconds": seconds,
-          "cpu_per_hand": measure.cpu_per_hand(new_agent(0), HANDS_TIMED, seed),
+          "cpu_per_hand": measure.cpu_per_hand(new_agent(0), hands, seed),
           "capped_leaf_calls": agent.leaf_solver.capped_calls if leaves == "forest" else 0,
           "plug_in_curve": [list(point) for point in estimate.plug_in_curve]}
 

@@ -298,7 +298,7 @@ def paper_table_tasks(plan: paper_table.PaperPlan) -> Dict[Key, Task]:
            lookahead=plan.lookahead, iterations=run.iterations, replicates=run.replicates,
            seed=seed, leaf_tolerance=plan.leaf_tolerance,
            leaf_max_iterations=plan.leaf_max_iterations, weighting=plan.weighting,
-           tremble=plan.tremble, leaves=plan.leaves)
+           tremble=plan.tremble, leaves=plan.leaves, hands=plan.hands)
   return out
 
 

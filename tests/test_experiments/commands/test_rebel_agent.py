@@ -319,7 +319,7 @@ def test_paper_protocol_agent_forms_beliefs_without_trembles():
   assert all(p.tremble == 0.0 for p in paper_table.PLANS.values())
   game_string = "liars_dice(numdice=1,dice_sides=3)"  # On 2 faces the trembles change nothing.
   row = paper_table.agent_seed(game_string, 2, 4, 2, 0, 1e-5, 50_000, "linear_cfr", 0.0,
-                               "forest")
+                               "forest", 1)
   game = pyspiel.load_game(game_string)
   estimates = {}
   for tremble in (0.0, leaf_step.TREMBLE):
@@ -336,7 +336,7 @@ def test_paper_protocol_agent_with_lp_leaves_is_the_agents_default_exact_solver(
   # default exact solver), so the row is that agent's estimate with the same seed; exact, so no
   # gap and no capped call. Any other name is refused in one line.
   game_string = "liars_dice(numdice=1,dice_sides=3)"
-  row = paper_table.agent_seed(game_string, 2, 4, 2, 0, 1e-5, 50_000, "linear_cfr", 0.0, "lp")
+  row = paper_table.agent_seed(game_string, 2, 4, 2, 0, 1e-5, 50_000, "linear_cfr", 0.0, "lp", 1)
   agent = ReBeLAgent(pyspiel.load_game(game_string), lookahead=2, iterations=4,
                      weighting="linear_cfr", tremble=0.0,
                      leaf_solver=SequenceFormLPSolver(split_ties=True))
@@ -345,7 +345,7 @@ def test_paper_protocol_agent_with_lp_leaves_is_the_agents_default_exact_solver(
   assert row["reference"] == pytest.approx(row["exploitability"], abs=1e-9)  # OpenSpiel's.
   assert (row["leaf_gap"], row["capped_leaf_calls"]) == (0.0, 0)
   with pytest.raises(ValueError, match="leaves must be one of"):
-    paper_table.agent_seed(game_string, 2, 4, 2, 0, 1e-5, 50_000, "linear_cfr", 0.0, "simplex")
+    paper_table.agent_seed(game_string, 2, 4, 2, 0, 1e-5, 50_000, "linear_cfr", 0.0, "simplex", 1)
 
 
 def test_game_runs_measurement_7_alone_and_a_game_without_view_is_refused(tmp_path):
