@@ -1,9 +1,10 @@
 """``python -m experiments <command> [options]``: see ``experiments.cli``.
 
-``entry`` imports the CLI itself, so that a Ctrl-C (or SIGTERM) while its modules load, the
-first seconds of a run, ends with one line and the shell's status instead of a traceback; once
-the CLI has returned, a stop signal is ignored (Python's teardown would otherwise die of it
-silently, status -2, after a complete run). The script ``kuhn-experiments`` runs it too.
+``entry`` imports the CLI and its commands itself, so that a Ctrl-C (or SIGTERM) while their
+modules load, the first seconds of a run, ends with one line and the shell's status instead of
+a traceback; once the CLI has returned, a stop signal is ignored (Python's teardown would
+otherwise die of it silently, status -2, after a complete run). The script
+``kuhn-experiments`` runs it too.
 """
 
 import os
@@ -25,17 +26,19 @@ def _stopped(signum, frame):
 
 
 def entry(prog: str = "kuhn-experiments") -> int:
-  """Loads the CLI and runs it (``experiments.cli.main``); the exit status. A signal while the
-  CLI loads ends the process at once, with one line and status 128 + the signal's number.
+  """Loads the CLI and every command and runs it (``experiments.cli.main``); the exit status. A
+  signal while they load ends the process at once, with one line and status 128 + the signal's
+  number.
 
-  A signal while the CLI loads may surface as another exception (NumPy turns an interrupted
-  import of its C parts into an ImportError): after a signal, any exception of the import is
-  the signal's.
+  A signal while they load may surface as another exception (NumPy and Matplotlib turn an
+  interrupted import of their C parts into an ImportError, "initialization failed"): after a
+  signal, any exception of the import is the signal's.
   """
   stops = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
   previous = {s: signal.signal(s, _stopped) for s in stops}
   try:
-    from experiments.cli import main  # noqa: PLC0415  (loaded here: see the module docstring)
+    from experiments import cli  # noqa: PLC0415  (loaded here: see the module docstring)
+    cli.command_modules()  # The commands too: the CLI loads them (importing Matplotlib) lazily.
   except BaseException:
     if not _RECEIVED:
       raise
@@ -49,7 +52,7 @@ def entry(prog: str = "kuhn-experiments") -> int:
   finally:
     for signum, handler in previous.items():
       signal.signal(signum, handler)
-  status = main(prog=prog, started=STARTED)
+  status = cli.main(prog=prog, started=STARTED)
   for signum in stops:  # The run is over, its report written: a stop while Python exits is moot.
     signal.signal(signum, signal.SIG_IGN)
   return status

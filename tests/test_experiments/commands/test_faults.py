@@ -84,6 +84,31 @@ def test_ctrl_c_while_the_program_starts_is_one_line(tmp_path, delay):
   assert "interrupted" in stderr
 
 
+# A Ctrl-C inside a C extension's import, as Matplotlib's ``_image`` reports it: the import fails
+# with "ImportError: initialization failed", its cause the KeyboardInterrupt (seen once in CI,
+# where the signal hit a command module's ``import matplotlib.figure``).
+_INTERRUPTED_IMPORT = """
+import os, signal, sys, time
+from experiments import __main__ as entry_point
+from experiments import cli
+def interrupted_import():
+  os.kill(os.getpid(), signal.SIGINT)
+  try:
+    time.sleep(5)
+  except KeyboardInterrupt as e:
+    raise ImportError("initialization failed") from e
+cli.command_modules = interrupted_import
+sys.exit(entry_point.entry(prog="python -m experiments"))
+"""
+
+
+def test_ctrl_c_inside_a_command_modules_c_import_is_one_line():
+  done = subprocess.run([sys.executable, "-c", _INTERRUPTED_IMPORT], capture_output=True,
+                        text=True, timeout=120, cwd=NEUTRAL)
+  assert done.returncode == 130, done.stderr
+  assert done.stderr == "python -m experiments: interrupted while starting; nothing was run\n"
+
+
 @pytest.mark.slow
 def test_the_deadline_ends_a_whole_run_with_a_report_of_what_was_cut(tmp_path):
   out = tmp_path / "results"
