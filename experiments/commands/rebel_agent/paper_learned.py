@@ -19,11 +19,11 @@ stated gap), median over seeds. Per seed (``learned_seed``):
   (at most the agent's own exploitability); the plug-in is checked against OpenSpiel's
   exploitability of the same policy (``reference``).
 
-Rows: game, seed, kind ("learned" or "exact"), exploitability (plug-in), lower_bound, reference,
-cpu_seconds (self-play's for "learned": its training; the estimate's in ``estimate_seconds``),
-episodes (self-play's, 0 for "exact"), searches (the estimate's). ``ratios`` puts each seed's
-learned/exact ratio of the plug-in (the target's) beside both lower bounds, with their medians
-(a ratio of lower bounds is not formed: a lower bound can be near 0 or below it).
+Rows: game, seed, kind ("learned" or "exact"), iterations (the agents' T), exploitability (plug-in),
+lower_bound, reference, cpu_seconds (self-play's for "learned": its training; the estimate's in
+``estimate_seconds``), episodes (self-play's, 0 for "exact"), searches (the estimate's). ``ratios``
+puts each seed's learned/exact ratio of the plug-in (the target's) beside both lower bounds, with
+their medians (a ratio of lower bounds is not formed: a lower bound can be near 0 or below it).
 """
 
 import dataclasses
@@ -52,7 +52,9 @@ class LearnedPlan:
   """The budget of one seed.
 
   Attributes:
-    game, lookahead, iterations: the agents' game, d and T (self-play's searches too).
+    game, lookahead, iterations: the measured agents' game, d and T.
+    self_play_iterations: self-play's T; None, the agents' (the paper's runs use one T for
+      both; a smaller one here trains at a fraction of the cost of searches at the paper's).
     replicates: the estimate's sampled strategies (and as many for its fit).
     rounds, episodes, train_steps: self-play's rounds, episodes per round, Adam steps per round.
     hidden: the networks' hidden widths; batch_size: their minibatch.
@@ -65,6 +67,7 @@ class LearnedPlan:
   game: str = paper_table.LD_1X4
   lookahead: int = 2
   iterations: int = 16
+  self_play_iterations: Optional[int] = None
   replicates: int = 32
   rounds: int = 200
   episodes: int = 32
@@ -99,7 +102,8 @@ def learned_seed(plan: LearnedPlan, seed: int) -> List[Dict[str, object]]:
   start = time.process_time()
   play = BootstrapSelfPlay(
       game, lookahead=plan.lookahead,
-      options=SelfPlayOptions(search_iterations=plan.iterations, exploration=plan.exploration,
+      options=SelfPlayOptions(search_iterations=plan.self_play_iterations or plan.iterations,
+                              exploration=plan.exploration,
                               episodes_per_round=plan.episodes, train_steps=plan.train_steps,
                               seed=seed),
       training=TrainingOptions(hidden=plan.hidden, batch_size=plan.batch_size),
@@ -112,7 +116,7 @@ def learned_seed(plan: LearnedPlan, seed: int) -> List[Dict[str, object]]:
   estimate = estimate_exploitability(agent, replicates=plan.replicates, exact_levels=0, seed=seed)
   seconds = time.process_time() - start
   reference = exploitability.exploitability(game, tabular_policy(agent, estimate.behaviour))
-  learned = {"game": plan.game, "seed": seed, "kind": LEARNED,
+  learned = {"game": plan.game, "seed": seed, "kind": LEARNED, "iterations": plan.iterations,
              "exploitability": float(estimate.plug_in),
              "lower_bound": float(estimate.interval[0]), "reference": float(reference),
              "cpu_seconds": training_seconds, "estimate_seconds": seconds,
@@ -121,7 +125,7 @@ def learned_seed(plan: LearnedPlan, seed: int) -> List[Dict[str, object]]:
                                  seed, plan.leaf_tolerance, plan.leaf_max_iterations,
                                  plan.weighting, plan.tremble, plan.leaves,
                                  hands=0)  # Its time per hand is not reported: not timed.
-  return [learned, {"game": plan.game, "seed": seed, "kind": EXACT,
+  return [learned, {"game": plan.game, "seed": seed, "kind": EXACT, "iterations": plan.iterations,
                     "exploitability": exact["exploitability"],
                     "lower_bound": exact["lower_bound"], "reference": exact["reference"],
                     "cpu_seconds": 0.0, "estimate_seconds": exact["cpu_seconds"],

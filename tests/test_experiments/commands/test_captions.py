@@ -5,6 +5,7 @@ filled from the plans the command runs with (quick, default and full budgets), n
 unfilled, the plan's numbers are in the text, and pyproject.toml installs every file."""
 
 import ast
+import dataclasses
 import fnmatch
 import importlib
 import itertools
@@ -158,6 +159,12 @@ def _rebel_agent(budget):
   intro = captions.paper_learned_intro(learned)
   assert (f"on {learned.game}** (lookahead {learned.lookahead}, T = {learned.iterations}" in intro
           and f"for {learned.rounds} rounds of {learned.episodes} episodes" in intro)
+  # Self-play's T: the agents' unless the plan sets its own.
+  for trained_at in (None, 4):
+    text = captions.paper_learned_intro(
+        dataclasses.replace(learned, self_play_iterations=trained_at))
+    assert " ".join(text.split()).count(
+        f"episodes of searches with T = {trained_at or learned.iterations}, then") == 1
   plan7 = paper_table.plan_for(budget, None)
   paper = captions.paper_intro(plan7)
   assert all(f"{run.game}: T = {run.iterations}, {run.replicates} strategies" in paper

@@ -6,6 +6,7 @@ evaluator's on every agent; the exact-leaf agent at doubled stakes twice as expl
 """
 
 import argparse
+import dataclasses
 import json
 
 from open_spiel.python.algorithms import cfr
@@ -294,6 +295,22 @@ def test_quick_run_measures_learned_leaves_on_liars_dice(quick_run):
   assert list(rows.kind) == [paper_learned.LEARNED, paper_learned.EXACT] * plan.seeds
   ratios = pd.read_csv(folder / "rebel_agent_paper_learned_ratios.csv")
   assert list(ratios.seed.astype(str)) == [str(s) for s in range(plan.seeds)] + ["median"]
+
+
+def test_learned_leaves_self_play_runs_at_its_own_t(monkeypatch):
+  # LearnedPlan.self_play_iterations: self-play's searches at their own T, the measured agents at
+  # the plan's.
+  pytest.importorskip("torch")
+  seen = []
+  real = paper_learned.SelfPlayOptions
+  monkeypatch.setattr(paper_learned, "SelfPlayOptions",
+                      lambda **kw: seen.append(kw["search_iterations"]) or real(**kw))
+  plan = dataclasses.replace(paper_learned.PLANS["quick"], self_play_iterations=2, rounds=1)
+  rows = paper_learned.learned_seed(plan, 0)
+  assert seen == [2]
+  assert [r["iterations"] for r in rows] == [plan.iterations] * 2 and plan.iterations != 2
+  paper_learned.learned_seed(dataclasses.replace(plan, self_play_iterations=None), 0)
+  assert seen == [2, plan.iterations]
 
 
 def test_paper_table_baselines_are_openspiels_cfr_and_xfp():
