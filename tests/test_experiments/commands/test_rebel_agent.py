@@ -297,6 +297,7 @@ def test_quick_run_measures_learned_leaves_on_liars_dice(quick_run):
   assert list(ratios.seed.astype(str)) == [str(s) for s in range(plan.seeds)] + ["median"]
 
 
+@pytest.mark.slow
 def test_learned_leaves_self_play_runs_at_its_own_t(monkeypatch):
   # LearnedPlan.self_play_iterations: self-play's searches at their own T, the measured agents at
   # the plan's.
