@@ -185,6 +185,11 @@ class SequenceFormLPSolver:
   value function's values and the continuation).
   """
 
+  # The accuracy report of an approximate leaf solver (``forest.ForestCFRLeafSolver``): the LP is
+  # exact, so no bound on a leaf's gap and no call stopped short.
+  largest_gap = 0.0
+  capped_calls = 0
+
   def __init__(self, split_ties: bool = False):
     self.split_ties = bool(split_ties)
     self._cache: Dict[int, Tuple[LeafSubgame, dict]] = {}

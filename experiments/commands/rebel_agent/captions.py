@@ -29,7 +29,7 @@ def paper_learned_intro(plan: LearnedPlan) -> str:
   return CAPTIONS.fill(
       "paper_learned", game=plan.game, lookahead=plan.lookahead, iterations=plan.iterations,
       weighting=plan.weighting, rounds=plan.rounds, episodes=plan.episodes,
-      self_play_iterations=plan.self_play_iterations or plan.iterations,
+      self_play_iterations=plan.self_play_t,
       replicates=plan.replicates, seeds=plan.seeds)
 
 

@@ -83,6 +83,16 @@ class LearnedPlan:
   seeds: int = 5
   target_ratio: Optional[float] = 2.0
 
+  def __post_init__(self):
+    if self.self_play_iterations is not None and self.self_play_iterations < 1:
+      raise ValueError(f"self_play_iterations must be None or at least 1, not "
+                       f"{self.self_play_iterations}")
+
+  @property
+  def self_play_t(self) -> int:
+    """Self-play's T: ``self_play_iterations``, or the agents' when None."""
+    return self.iterations if self.self_play_iterations is None else self.self_play_iterations
+
 
 # The issue's target on 1 die of 4 faces runs with --full (about 4 CPU minutes of self-play per
 # seed); the quick budget runs a tiny plan on 1 die of 2 faces, without a target, so that the
@@ -102,8 +112,7 @@ def learned_seed(plan: LearnedPlan, seed: int) -> List[Dict[str, object]]:
   start = time.process_time()
   play = BootstrapSelfPlay(
       game, lookahead=plan.lookahead,
-      options=SelfPlayOptions(search_iterations=plan.self_play_iterations or plan.iterations,
-                              exploration=plan.exploration,
+      options=SelfPlayOptions(search_iterations=plan.self_play_t, exploration=plan.exploration,
                               episodes_per_round=plan.episodes, train_steps=plan.train_steps,
                               seed=seed),
       training=TrainingOptions(hidden=plan.hidden, batch_size=plan.batch_size),

@@ -201,17 +201,14 @@ def agent_seed(game: str, lookahead: int, iterations: int, replicates: int, seed
   estimate = estimate_exploitability(agent, replicates=replicates, exact_levels=0, seed=seed)
   seconds = time.process_time() - start
   openspiel = exploitability.exploitability(loaded, tabular_policy(agent, estimate.behaviour))
-  # The LP is exact: no gap, no call stopped by a cap.
-  gap, capped = ((agent.leaf_solver.largest_gap, agent.leaf_solver.capped_calls)
-                 if leaves == "forest" else (0.0, 0))
   return {"game": game, "method": AGENT, "iterations": iterations, "seed": seed,
           "exploitability": float(estimate.plug_in), "reference": float(openspiel),
           "policy_value": float("nan"), "lower_bound": float(estimate.interval[0]),
           "replicates": replicates, "searches": agent.searches_run,
-          "leaf_gap": gap, "cpu_seconds": seconds,
+          "leaf_gap": agent.leaf_solver.largest_gap, "cpu_seconds": seconds,
           "cpu_per_hand": (measure.cpu_per_hand(new_agent(0), hands, seed) if hands > 0
                            else float("nan")),
-          "capped_leaf_calls": capped,
+          "capped_leaf_calls": agent.leaf_solver.capped_calls,
           "plug_in_curve": [list(point) for point in estimate.plug_in_curve]}
 
 

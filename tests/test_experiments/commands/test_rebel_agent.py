@@ -312,6 +312,8 @@ def test_learned_leaves_self_play_runs_at_its_own_t(monkeypatch):
   assert [r["iterations"] for r in rows] == [plan.iterations] * 2 and plan.iterations != 2
   paper_learned.learned_seed(dataclasses.replace(plan, self_play_iterations=None), 0)
   assert seen == [2, plan.iterations]
+  with pytest.raises(ValueError, match="self_play_iterations must be None or at least 1, not 0"):
+    dataclasses.replace(plan, self_play_iterations=0)
 
 
 def test_paper_table_baselines_are_openspiels_cfr_and_xfp():
